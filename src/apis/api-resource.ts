@@ -1,0 +1,71 @@
+/**
+ * What a group tells the rest of the server about each of its resources: names,
+ * scope, schemas, printer columns and the strategy that holds its semantics. The
+ * registry, discovery and OpenAPI are generic over these.
+ */
+import type { FieldError } from '../machinery/errors.js';
+import type { KubeObject } from '../machinery/object.js';
+import type { JsonSchema } from '../machinery/json-schema.js';
+
+/** One printer column, as in a Table's columnDefinitions. */
+export interface PrinterColumn {
+  readonly name: string;
+  readonly type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  readonly format?: string;
+  readonly description: string;
+  readonly priority: number;
+  /** Reads the cell from an object of the storage version. */
+  readonly cell: (object: KubeObject) => unknown;
+}
+
+/** A kind's semantics, as kube's `rest.RESTCreateStrategy`/`RESTUpdateStrategy` hold them. */
+export interface Strategy {
+  /** Clears what a client may not set on create and applies defaults; returns a new object. */
+  prepareForCreate(object: KubeObject): KubeObject;
+  /** Carries over what an update may not change; returns a new object. */
+  prepareForUpdate(object: KubeObject, old: KubeObject): KubeObject;
+  /** Kind-specific validation beyond the schema, with field paths. */
+  validate(object: KubeObject): FieldError[];
+  /** Kind-specific validation of an update. */
+  validateUpdate(object: KubeObject, old: KubeObject): FieldError[];
+  /** Whether the change from `old` to `object` bumps `metadata.generation`. */
+  generationChanged(object: KubeObject, old: KubeObject): boolean;
+  /** The values of the selectable fields (`metadata.name`, `spec.runnerClassName`, …). */
+  selectableFields(object: KubeObject): Readonly<Record<string, string>>;
+}
+
+/** One served version of a resource. */
+export interface ResourceVersion {
+  readonly version: string;
+  /** The OpenAPI v3 component schema of the kind in this version (`metadata` by $ref). */
+  readonly schema: JsonSchema;
+  /** The name of that component (`dev.cairn.v1.Pipeline`). */
+  readonly schemaName: string;
+}
+
+/** A resource of a group. */
+export interface ApiResource {
+  readonly group: string;
+  /** `pipelines` */
+  readonly plural: string;
+  readonly singular: string;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  /** Served versions, preferred first; the first is also the storage version. */
+  readonly versions: readonly ResourceVersion[];
+  readonly strategy: Strategy;
+  readonly printerColumns: readonly PrinterColumn[];
+  /** Field selectors accepted besides `metadata.name` and `metadata.namespace`. */
+  readonly selectableFields: readonly string[];
+}
+
+/** A group and the resources it serves. */
+export interface ApiGroup {
+  readonly name: string;
+  /** Served versions, preferred first. */
+  readonly versions: readonly string[];
+  readonly resources: readonly ApiResource[];
+}

@@ -1,0 +1,48 @@
+/**
+ * Kind-specific validation of cairn.dev objects beyond their schemas: rules a
+ * structural schema cannot say (unique step names, label-safe references).
+ */
+import type { FieldError } from '../../machinery/errors.js';
+import { validateDns1123Subdomain } from '../../machinery/names.js';
+import { isPlainObject, type KubeObject } from '../../machinery/object.js';
+
+function duplicateNames(items: unknown, path: string, key: string): FieldError[] {
+  if (!Array.isArray(items)) return [];
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  items.forEach((item, i) => {
+    const value = isPlainObject(item) ? item[key] : undefined;
+    if (typeof value !== 'string') return;
+    if (seen.has(value)) {
+      errors.push({ field: `${path}[${i}].${key}`, reason: 'FieldValueDuplicate', message: `Duplicate value: "${value}"` });
+    }
+    seen.add(value);
+  });
+  return errors;
+}
+
+/** Validates a v1 Pipeline. */
+export function validatePipeline(object: KubeObject): FieldError[] {
+  const spec = isPlainObject(object.spec) ? object.spec : {};
+  const errors: FieldError[] = [];
+  const runnerClassName = spec.runnerClassName;
+  if (typeof runnerClassName === 'string' && runnerClassName !== '') {
+    for (const problem of validateDns1123Subdomain(runnerClassName)) {
+      errors.push({ field: 'spec.runnerClassName', reason: 'FieldValueInvalid', message: `Invalid value: "${runnerClassName}": ${problem}` });
+    }
+  }
+  errors.push(...duplicateNames(spec.steps, 'spec.steps', 'name'));
+  if (Array.isArray(spec.steps)) {
+    spec.steps.forEach((step, i) => {
+      if (isPlainObject(step)) errors.push(...duplicateNames(step.env, `spec.steps[${i}].env`, 'name'));
+    });
+  }
+  const conditions = isPlainObject(object.status) ? object.status.conditions : undefined;
+  errors.push(...duplicateNames(conditions, 'status.conditions', 'type'));
+  return errors;
+}
+
+/** Validates a v1 RunnerClass. */
+export function validateRunnerClass(_object: KubeObject): FieldError[] {
+  return [];
+}

@@ -1,0 +1,96 @@
+/**
+ * The Koa application: the order of the middleware and every route, readable in
+ * one place.
+ */
+import Router from '@koa/router';
+import Koa, { type Context } from 'koa';
+import type { Logger } from 'pino';
+import type { ApiGroup } from '../apis/api-resource.js';
+import type { Authenticator } from '../auth/user-info.js';
+import { pathNotFound } from '../machinery/errors.js';
+import type { Registry } from '../registry/registry.js';
+import { authenticationMiddleware } from './authentication.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
+import { errorMiddleware } from './error-middleware.js';
+import { answerHealth, type HealthCheck } from './health.js';
+import { ApiMetrics } from './metrics.js';
+import { documentHash, groupVersionDocument, openApiRoot } from './openapi-v3.js';
+import { handleResource } from './resource-handler.js';
+import { versionInfo } from './version.js';
+
+/** What the app is built from. */
+export interface AppOptions {
+  readonly groups: readonly ApiGroup[];
+  /** The registry once storage is ready; undefined before. */
+  readonly registry: () => Registry | undefined;
+  readonly authenticators: readonly Authenticator[];
+  readonly livezChecks: readonly HealthCheck[];
+  readonly readyzChecks: readonly HealthCheck[];
+  readonly logger: Logger;
+  /** Aborts when the server begins shutting down. */
+  readonly shutdown: AbortSignal;
+}
+
+function json(ctx: Context, value: unknown): void {
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(value);
+}
+
+/** Builds the application. */
+export function createApp(options: AppOptions): Koa {
+  const app = new Koa();
+  const metrics = new ApiMetrics();
+  const openapi = new Map<string, { hash: string; document: object }>();
+  for (const group of options.groups) {
+    for (const version of group.versions) {
+      const document = groupVersionDocument(group, version);
+      openapi.set(`apis/${group.name}/${version}`, { document, hash: documentHash(document) });
+    }
+  }
+
+  const router = new Router();
+  router.get('/version', (ctx) => json(ctx, versionInfo()));
+  router.get('/livez', (ctx) => answerHealth(ctx, 'livez', options.livezChecks));
+  router.get('/livez/:check', (ctx) => answerHealth(ctx, 'livez', options.livezChecks, ctx.params.check));
+  router.get('/healthz', (ctx) => answerHealth(ctx, 'healthz', options.livezChecks));
+  router.get('/healthz/:check', (ctx) => answerHealth(ctx, 'healthz', options.livezChecks, ctx.params.check));
+  router.get('/readyz', (ctx) => answerHealth(ctx, 'readyz', options.readyzChecks));
+  router.get('/readyz/:check', (ctx) => answerHealth(ctx, 'readyz', options.readyzChecks, ctx.params.check));
+  router.get('/metrics', (ctx) => metrics.answer(ctx));
+  router.get('/api', (ctx) => json(ctx, apiVersions()));
+  router.get('/apis', (ctx) => json(ctx, apiGroupList(options.groups)));
+  router.get('/apis/:group', (ctx) => {
+    const group = options.groups.find((g) => g.name === ctx.params.group);
+    if (!group) throw pathNotFound();
+    json(ctx, apiGroup(group));
+  });
+  router.get('/apis/:group/:version', (ctx) => {
+    const group = options.groups.find((g) => g.name === ctx.params.group);
+    const list = group && apiResourceList(group, ctx.params.version!);
+    if (!list) throw pathNotFound();
+    json(ctx, list);
+  });
+  router.get('/openapi/v3', (ctx) => json(ctx, openApiRoot(openapi)));
+  router.get('/openapi/v3/apis/:group/:version', (ctx) => {
+    const entry = openapi.get(`apis/${ctx.params.group}/${ctx.params.version}`);
+    if (!entry) throw pathNotFound();
+    if (ctx.query.hash === entry.hash) ctx.set('Cache-Control', 'public, immutable');
+    ctx.set('ETag', `"${entry.hash}"`);
+    json(ctx, entry.document);
+  });
+  router.all('/apis/:group/:version/*rest', (ctx) =>
+    handleResource(ctx, ctx.params.group!, ctx.params.version!, ctx.path.split('/').slice(4), {
+      groups: options.groups,
+      registry: options.registry,
+      shutdown: options.shutdown,
+    }),
+  );
+
+  app.use(errorMiddleware(options.logger));
+  app.use(metrics.middleware());
+  app.use(authenticationMiddleware(options.authenticators));
+  app.use(router.routes());
+  // Koa's default error listener prints to stderr; errors are already answered and logged above.
+  app.on('error', () => {});
+  return app;
+}

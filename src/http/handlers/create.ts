@@ -1,0 +1,14 @@
+/** POST to a collection. */
+import { writeOptions } from '../query.js';
+import { addWarnings, respond } from '../respond.js';
+import { decodeObject } from './decode-object.js';
+import { namespaceOf, type ResourceContext } from './resource-context.js';
+
+/** Answers `create` with 201 and the stored object. */
+export async function createHandler(rc: ResourceContext): Promise<void> {
+  const options = writeOptions(rc.query);
+  const body = await decodeObject(rc);
+  const { object, warnings } = await rc.store.create(namespaceOf(rc), body, options);
+  addWarnings(rc.ctx, warnings);
+  respond(rc.ctx, 201, object, rc.format);
+}

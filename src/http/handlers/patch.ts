@@ -1,0 +1,29 @@
+/** PATCH of one object, with JSON Patch or JSON Merge Patch. */
+import { badRequest, unsupportedMediaType } from '../../machinery/errors.js';
+import { applyJsonPatch, applyMergePatch, patchTypes } from '../../machinery/patch.js';
+import { decodeBody, mediaType } from '../negotiation.js';
+import { writeOptions } from '../query.js';
+import { readBody } from '../read-body.js';
+import { addWarnings, respond } from '../respond.js';
+import { namespaceOf, type ResourceContext } from './resource-context.js';
+
+const supported = [patchTypes.json, patchTypes.merge] as const;
+
+/** Answers `patch`: the patch applies to the current object inside the update's lock. */
+export async function patchHandler(rc: ResourceContext): Promise<void> {
+  const type = mediaType(rc.ctx.get('Content-Type'));
+  if (!(supported as readonly string[]).includes(type)) throw unsupportedMediaType(type, supported);
+  const options = writeOptions(rc.query);
+  const raw = await readBody(rc.ctx.req);
+  if (raw.trim() === '') throw badRequest('the body of the request was empty');
+  // Both patch types are JSON documents.
+  const patch = decodeBody(raw, 'application/json', ['application/json']);
+  const apply = type === patchTypes.json ? applyJsonPatch : applyMergePatch;
+  const { object, warnings } = await rc.store.patch(
+    { namespace: namespaceOf(rc), name: rc.request.name! },
+    (current) => apply(current, patch),
+    options,
+  );
+  addWarnings(rc.ctx, warnings);
+  respond(rc.ctx, 200, object, rc.format);
+}

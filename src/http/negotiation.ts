@@ -1,0 +1,83 @@
+/**
+ * Content negotiation: which media type a response is written in, and how a
+ * request body is read.
+ */
+import YAML from 'yaml';
+import { badRequest, notAcceptable, unsupportedMediaType } from '../machinery/errors.js';
+
+/** A media type Cairn writes objects in. */
+export type OutputFormat = 'json' | 'yaml';
+
+interface MediaRange {
+  readonly type: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly q: number;
+}
+
+/** Parses an Accept header into media ranges, best first (stable for equal q). */
+export function parseAccept(header: string | undefined): MediaRange[] {
+  if (!header?.trim()) return [{ type: '*/*', params: {}, q: 1 }];
+  return header
+    .split(',')
+    .map((part) => {
+      const [type = '', ...rest] = part.split(';').map((s) => s.trim());
+      const params: Record<string, string> = {};
+      for (const p of rest) {
+        const eq = p.indexOf('=');
+        if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+      }
+      const q = params.q === undefined ? 1 : Number(params.q);
+      delete params.q;
+      return { type: type.toLowerCase(), params, q: Number.isFinite(q) ? q : 0 };
+    })
+    .filter((r) => r.type && r.q > 0)
+    .sort((a, b) => b.q - a.q);
+}
+
+const formats: Readonly<Record<string, OutputFormat>> = {
+  'application/json': 'json',
+  'application/yaml': 'yaml',
+  'application/*': 'json',
+  '*/*': 'json',
+};
+
+/** Picks the output format for objects; 406 when the client accepts none of ours. */
+export function negotiateOutput(accept: string | undefined): OutputFormat {
+  for (const range of parseAccept(accept)) {
+    // A range asking for another representation (`as=Table`, `as=PartialObjectMetadata`) is not ours to satisfy.
+    if (range.params.as !== undefined) continue;
+    const format = formats[range.type];
+    if (format) return format;
+  }
+  throw notAcceptable(['application/json', 'application/yaml']);
+}
+
+/** The media types of writes (create, update). */
+export const writeMediaTypes = ['application/json', 'application/yaml'] as const;
+
+/** The media type of a request, without parameters. */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Decodes a JSON or YAML body into a value; 400 for malformed input. */
+export function decodeBody(raw: string, type: string, accepted: readonly string[]): unknown {
+  const effective = type === '' ? 'application/json' : type;
+  if (!accepted.includes(effective)) throw unsupportedMediaType(type, accepted);
+  if (effective.endsWith('yaml')) {
+    const doc = YAML.parseDocument(raw, { uniqueKeys: false });
+    if (doc.errors.length) throw badRequest(`error converting YAML to JSON: ${doc.errors[0]!.message}`);
+    return doc.toJS();
+  }
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw badRequest(`error decoding JSON body: ${(error as Error).message}`);
+  }
+}
+
+/** Serializes a value in the negotiated format. */
+export function encode(value: unknown, format: OutputFormat): { body: string; contentType: string } {
+  if (format === 'yaml') return { body: YAML.stringify(value), contentType: 'application/yaml' };
+  return { body: JSON.stringify(value), contentType: 'application/json' };
+}

@@ -1,0 +1,167 @@
+/**
+ * The OpenAPI v3 documents: the root listing each group-version, and one document
+ * per group-version built from the same schemas that validate requests. kubectl
+ * reads the PATCH operation's `fieldValidation` parameter and request content types
+ * to decide how to validate and patch.
+ */
+import { createHash } from 'node:crypto';
+import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
+import { patchTypes } from '../machinery/patch.js';
+import { metaSchemaNames } from '../machinery/meta-schemas.js';
+import type { JsonSchema } from '../machinery/json-schema.js';
+import { componentSchemas } from '../registry/registry.js';
+
+type Operation = Record<string, unknown>;
+
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const queryParam = (name: string, description: string, type: 'string' | 'integer' | 'boolean' = 'string') => ({
+  name,
+  in: 'query',
+  description,
+  schema: { type, uniqueItems: true },
+});
+const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string', uniqueItems: true } });
+
+const p = {
+  pretty: queryParam('pretty', "If 'true', then the output is pretty printed."),
+  dryRun: queryParam('dryRun', 'When present, indicates that modifications should not be persisted. The only valid value is All.'),
+  fieldManager: queryParam('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
+  fieldValidation: queryParam(
+    'fieldValidation',
+    'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn (the default), Strict.',
+  ),
+  labelSelector: queryParam('labelSelector', 'A selector to restrict the list of returned objects by their labels. Defaults to everything.'),
+  fieldSelector: queryParam('fieldSelector', 'A selector to restrict the list of returned objects by their fields. Defaults to everything.'),
+  resourceVersion: queryParam('resourceVersion', 'resourceVersion sets a constraint on what resource versions a request may be served from.'),
+  timeoutSeconds: queryParam('timeoutSeconds', 'Timeout for the list/watch call.', 'integer'),
+  watch: queryParam('watch', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.', 'boolean'),
+  namespace: pathParam('namespace', 'object name and auth scope, such as for teams and projects'),
+  name: (kind: string) => pathParam('name', `name of the ${kind}`),
+};
+
+const jsonAndYaml = (schema: object) => ({ 'application/json': { schema }, 'application/yaml': { schema } });
+const ok = (schema: object, description = 'OK') => ({ description, content: jsonAndYaml(schema) });
+const unauthorized = { description: 'Unauthorized' };
+
+function operationId(verb: string, resource: ApiResource, version: string, namespaced: boolean, list = false): string {
+  const group = resource.group.split('.').map((s) => s[0]!.toUpperCase() + s.slice(1)).join('');
+  const scope = namespaced ? 'Namespaced' : '';
+  return `${verb}${group}${version[0]!.toUpperCase()}${version.slice(1)}${scope}${resource.kind}${list ? '' : ''}`;
+}
+
+function operations(resource: ApiResource, version: string, schemaName: string): Record<string, Record<string, Operation | unknown[]>> {
+  const gvk = { group: resource.group, version, kind: resource.kind };
+  const listSchema = `${schemaName}List`;
+  const base = `/apis/${resource.group}/${version}`;
+  const scoped = resource.namespaced ? `${base}/namespaces/{namespace}/${resource.plural}` : `${base}/${resource.plural}`;
+  const scopeParams = resource.namespaced ? [p.namespace] : [];
+  const common = (action: string, id: string, extra: object = {}): Operation => ({
+    tags: [`${resource.group}_${version}`],
+    operationId: id,
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': gvk,
+    ...extra,
+  });
+  const list = (namespaced: boolean): Operation =>
+    common('list', `${operationId('list', resource, version, namespaced)}`, {
+      description: `list or watch objects of kind ${resource.kind}`,
+      parameters: [p.labelSelector, p.fieldSelector, p.resourceVersion, p.timeoutSeconds, p.watch],
+      responses: { 200: ok(schemaRef(listSchema)), 401: unauthorized },
+    });
+  const writeParams = [p.dryRun, p.fieldManager, p.fieldValidation];
+  const paths: Record<string, Record<string, Operation | unknown[]>> = {
+    [scoped]: {
+      get: list(resource.namespaced),
+      post: common('post', operationId('create', resource, version, resource.namespaced), {
+        description: `create a ${resource.kind}`,
+        parameters: writeParams,
+        requestBody: { required: true, content: jsonAndYaml(schemaRef(schemaName)) },
+        responses: { 200: ok(schemaRef(schemaName)), 201: ok(schemaRef(schemaName), 'Created'), 401: unauthorized },
+      }),
+      parameters: [...scopeParams, p.pretty],
+    },
+    [`${scoped}/{name}`]: {
+      get: common('get', operationId('read', resource, version, resource.namespaced), {
+        description: `read the specified ${resource.kind}`,
+        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+      }),
+      put: common('put', operationId('replace', resource, version, resource.namespaced), {
+        description: `replace the specified ${resource.kind}`,
+        parameters: writeParams,
+        requestBody: { required: true, content: jsonAndYaml(schemaRef(schemaName)) },
+        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+      }),
+      patch: common('patch', operationId('patch', resource, version, resource.namespaced), {
+        description: `partially update the specified ${resource.kind}`,
+        parameters: writeParams,
+        requestBody: {
+          required: true,
+          content: {
+            [patchTypes.json]: { schema: schemaRef(metaSchemaNames.patch) },
+            [patchTypes.merge]: { schema: schemaRef(metaSchemaNames.patch) },
+          },
+        },
+        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+      }),
+      delete: common('delete', operationId('delete', resource, version, resource.namespaced), {
+        description: `delete a ${resource.kind}`,
+        parameters: [p.dryRun],
+        requestBody: { content: { 'application/json': { schema: schemaRef(metaSchemaNames.deleteOptions) } } },
+        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+      }),
+      parameters: [p.name(resource.kind), ...scopeParams, p.pretty],
+    },
+  };
+  if (resource.namespaced) {
+    paths[`${base}/${resource.plural}`] = { get: list(false), parameters: [p.pretty] };
+  }
+  return paths;
+}
+
+function listSchemaOf(resource: ApiResource, version: string, schemaName: string): JsonSchema {
+  return {
+    type: 'object',
+    description: `${resource.listKind} is a list of ${resource.kind}`,
+    required: ['items'],
+    properties: {
+      apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
+      items: { type: 'array', items: schemaRef(schemaName), description: `List of ${resource.plural}.` },
+      kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+      metadata: { allOf: [schemaRef(metaSchemaNames.listMeta)], description: 'Standard list metadata.' },
+    },
+    'x-kubernetes-group-version-kind': [{ group: resource.group, version, kind: resource.listKind }],
+  };
+}
+
+/** The OpenAPI v3 document of one group-version. */
+export function groupVersionDocument(group: ApiGroup, version: string): object {
+  const components = componentSchemas([group]);
+  const paths: Record<string, unknown> = {};
+  for (const resource of group.resources) {
+    const served = resource.versions.find((v) => v.version === version);
+    if (!served) continue;
+    Object.assign(paths, operations(resource, version, served.schemaName));
+    components[`${served.schemaName}List`] = listSchemaOf(resource, version, served.schemaName);
+  }
+  const schemas = Object.fromEntries(
+    Object.entries(components).filter(([name]) => name.startsWith('io.k8s.') || name.includes(`.${version}.`)),
+  );
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Cairn', version: `${group.name}/${version}` },
+    paths,
+    components: { schemas },
+  };
+}
+
+/** Content hash of a document, as kube-apiserver puts in `serverRelativeURL`. */
+export function documentHash(document: object): string {
+  return createHash('sha512').update(JSON.stringify(document)).digest('hex').toUpperCase().slice(0, 128);
+}
+
+/** The OpenAPI v3 root (`/openapi/v3`). */
+export function openApiRoot(documents: ReadonlyMap<string, { readonly hash: string }>): object {
+  const paths: Record<string, { serverRelativeURL: string }> = {};
+  for (const [path, { hash }] of documents) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
+  return { paths };
+}

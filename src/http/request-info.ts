@@ -1,0 +1,60 @@
+/**
+ * Parses a resource path under `/apis/<group>/<version>/` into what kube's
+ * RequestInfo holds: namespace, resource, name, subresource and verb.
+ */
+import { badRequest } from '../machinery/errors.js';
+import { validatePathSegmentName } from '../machinery/names.js';
+
+/** A request for a resource. */
+export interface ResourceRequest {
+  readonly group: string;
+  readonly version: string;
+  /** Undefined for cluster-scoped resources and for lists across all namespaces. */
+  readonly namespace?: string;
+  readonly resource: string;
+  readonly name?: string;
+  readonly subresource?: string;
+  /** get, list, watch, create, update, patch, delete */
+  readonly verb: string;
+}
+
+function checkSegment(kind: string, value: string): string {
+  const problems = validatePathSegmentName(value);
+  if (problems.length) throw badRequest(`${kind} "${value}": ${problems.join(', ')}`);
+  return value;
+}
+
+/** Parses the part after the group and version; undefined when it names no resource. */
+export function parseResourcePath(group: string, version: string, rest: readonly string[], method: string, watch: boolean): ResourceRequest | undefined {
+  let segments = rest.map((s) => decodeURIComponent(s));
+  let namespace: string | undefined;
+  if (segments[0] === 'namespaces' && segments.length >= 3) {
+    namespace = checkSegment('namespace', segments[1]!);
+    segments = segments.slice(2);
+  }
+  const [resource, name, subresource, ...extra] = segments;
+  if (!resource || extra.length) return undefined;
+  if (name !== undefined) checkSegment('name', name);
+  let verb: string;
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      verb = name === undefined ? (watch ? 'watch' : 'list') : 'get';
+      break;
+    case 'POST':
+      verb = 'create';
+      break;
+    case 'PUT':
+      verb = 'update';
+      break;
+    case 'PATCH':
+      verb = 'patch';
+      break;
+    case 'DELETE':
+      verb = name === undefined ? 'deletecollection' : 'delete';
+      break;
+    default:
+      verb = method.toLowerCase();
+  }
+  return { group, version, namespace, resource, name, subresource, verb };
+}

@@ -1,0 +1,56 @@
+/**
+ * Routes `/apis/<group>/<version>/…` resource requests to the handler of their verb.
+ */
+import type { Context } from 'koa';
+import type { ApiGroup } from '../apis/api-resource.js';
+import { methodNotAllowed, pathNotFound, serviceUnavailable } from '../machinery/errors.js';
+import type { Registry } from '../registry/registry.js';
+import { createHandler } from './handlers/create.js';
+import { deleteHandler } from './handlers/delete.js';
+import { getHandler } from './handlers/get.js';
+import { listHandler } from './handlers/list.js';
+import { patchHandler } from './handlers/patch.js';
+import type { ResourceContext } from './handlers/resource-context.js';
+import { updateHandler } from './handlers/update.js';
+import { watchHandler } from './handlers/watch.js';
+import { negotiateOutput } from './negotiation.js';
+import { isWatch } from './query.js';
+import { parseResourcePath } from './request-info.js';
+
+const handlers: Readonly<Record<string, (rc: ResourceContext) => Promise<void>>> = {
+  get: getHandler,
+  list: listHandler,
+  watch: watchHandler,
+  create: createHandler,
+  update: updateHandler,
+  patch: patchHandler,
+  delete: deleteHandler,
+};
+
+/** Where the resource handler finds the registry, once the storage is up. */
+export interface ResourceHandlerOptions {
+  readonly groups: readonly ApiGroup[];
+  /** The registry, or undefined while the server is still starting. */
+  readonly registry: () => Registry | undefined;
+  readonly shutdown: AbortSignal;
+}
+
+/** Handles one resource request. */
+export async function handleResource(ctx: Context, group: string, version: string, rest: readonly string[], options: ResourceHandlerOptions): Promise<void> {
+  const query = new URLSearchParams(ctx.querystring);
+  const request = parseResourcePath(group, version, rest, ctx.method, isWatch(query));
+  if (!request) throw pathNotFound();
+  const resource = options.groups.find((g) => g.name === group)?.resources.find((r) => r.plural === request.resource);
+  if (!resource || !resource.versions.some((v) => v.version === version)) throw pathNotFound();
+  if (request.subresource !== undefined) throw pathNotFound();
+  if (!resource.namespaced && request.namespace !== undefined) throw pathNotFound();
+  const needsNamespace = resource.namespaced && request.namespace === undefined;
+  if (needsNamespace && request.verb !== 'list' && request.verb !== 'watch') {
+    throw methodNotAllowed(ctx.method, `${request.resource}`);
+  }
+  const handler = handlers[request.verb];
+  if (!handler) throw methodNotAllowed(ctx.method, request.resource);
+  const store = options.registry()?.store(group, resource.plural);
+  if (!store) throw serviceUnavailable('the server is starting', 1);
+  await handler({ ctx, request, resource, store, query, format: negotiateOutput(ctx.get('Accept')), shutdown: options.shutdown });
+}

@@ -1,0 +1,158 @@
+/**
+ * The catalogue of every API error, each building the `metav1.Status` kube-apiserver
+ * would answer with. Messages follow apimachinery's `k8s.io/apimachinery/pkg/api/errors`.
+ */
+import { failureStatus, StatusError, type StatusCause } from './status.js';
+
+/** Names the resource an error concerns: `pipelines.cairn.dev "ingest"`. */
+export interface GroupResource {
+  readonly group: string;
+  readonly resource: string;
+}
+
+/** Formats a GroupResource the way kube does in messages (`pipelines.cairn.dev`). */
+export function qualifiedResource(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+
+/** 404 NotFound. */
+export function notFound(gr: GroupResource, name: string): StatusError {
+  return new StatusError(
+    failureStatus(404, 'NotFound', `${qualifiedResource(gr)} "${name}" not found`, {
+      name,
+      group: gr.group,
+      kind: gr.resource,
+    }),
+  );
+}
+
+/** 404 NotFound for a path that serves nothing. */
+export function pathNotFound(): StatusError {
+  return new StatusError(failureStatus(404, 'NotFound', 'the server could not find the requested resource', {}));
+}
+
+/** 409 AlreadyExists. */
+export function alreadyExists(gr: GroupResource, name: string): StatusError {
+  return new StatusError(
+    failureStatus(409, 'AlreadyExists', `${qualifiedResource(gr)} "${name}" already exists`, {
+      name,
+      group: gr.group,
+      kind: gr.resource,
+    }),
+  );
+}
+
+/** 409 Conflict, e.g. a stale resourceVersion. */
+export function conflict(gr: GroupResource, name: string, cause: string): StatusError {
+  return new StatusError(
+    failureStatus(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${cause}`, {
+      name,
+      group: gr.group,
+      kind: gr.resource,
+    }),
+  );
+}
+
+/** The message kube uses for a stale resourceVersion. */
+export const optimisticLockMessage = 'the object has been modified; please apply your changes to the latest version and try again';
+
+/** One field error, as `field.Error` renders it. */
+export interface FieldError {
+  /** `spec.steps[2].name` */
+  readonly field: string;
+  /** `FieldValueRequired`, `FieldValueInvalid`, `FieldValueNotSupported`, `FieldValueTooLong`, … */
+  readonly reason: string;
+  /** The detail, e.g. `Required value` or `Invalid value: "x": must be …`. */
+  readonly message: string;
+}
+
+/** 422 Invalid with one cause per field error. */
+export function invalid(kind: string, group: string, name: string, errors: readonly FieldError[]): StatusError {
+  const causes: StatusCause[] = errors.map((e) => ({ reason: e.reason, message: e.message, field: e.field }));
+  const summary = errors.map((e) => `${e.field}: ${e.message}`);
+  const joined = summary.length === 1 ? summary[0] : `[${summary.join(', ')}]`;
+  return new StatusError(
+    failureStatus(422, 'Invalid', `${kind}.${group} "${name}" is invalid: ${joined}`, {
+      name,
+      group,
+      kind,
+      causes,
+    }),
+  );
+}
+
+/** 400 BadRequest. */
+export function badRequest(message: string): StatusError {
+  return new StatusError(failureStatus(400, 'BadRequest', message));
+}
+
+/** 401 Unauthorized. */
+export function unauthorized(message = 'Unauthorized'): StatusError {
+  return new StatusError(failureStatus(401, 'Unauthorized', message));
+}
+
+/** 403 Forbidden. */
+export function forbidden(message: string): StatusError {
+  return new StatusError(failureStatus(403, 'Forbidden', message));
+}
+
+/** 405 MethodNotAllowed. */
+export function methodNotAllowed(method: string, what: string): StatusError {
+  return new StatusError(
+    failureStatus(405, 'MethodNotAllowed', `${method} is not supported on resources to ${what}`, {}),
+  );
+}
+
+/** 406 NotAcceptable. */
+export function notAcceptable(supported: readonly string[]): StatusError {
+  return new StatusError(
+    failureStatus(406, 'NotAcceptable', `only the following media types are accepted: ${supported.join(', ')}`),
+  );
+}
+
+/** 415 UnsupportedMediaType. */
+export function unsupportedMediaType(contentType: string, supported: readonly string[]): StatusError {
+  return new StatusError(
+    failureStatus(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`,
+      { causes: [{ reason: 'UnsupportedMediaType', message: contentType }] },
+    ),
+  );
+}
+
+/** 410 Gone with reason Expired: a resourceVersion older than the retained history. */
+export function expired(message: string): StatusError {
+  return new StatusError(failureStatus(410, 'Expired', message));
+}
+
+/** 413 RequestEntityTooLarge. */
+export function requestEntityTooLarge(message: string): StatusError {
+  return new StatusError(failureStatus(413, 'RequestEntityTooLarge', message));
+}
+
+/** 429 TooManyRequests with Retry-After. */
+export function tooManyRequests(retryAfterSeconds: number): StatusError {
+  return new StatusError(
+    failureStatus(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds }),
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
+/** 503 ServiceUnavailable with Retry-After. */
+export function serviceUnavailable(message: string, retryAfterSeconds = 1): StatusError {
+  return new StatusError(
+    failureStatus(503, 'ServiceUnavailable', message, { retryAfterSeconds }),
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
+/** 500 InternalError; the message never carries an unknown error's text. */
+export function internal(message = 'an error on the server has prevented the request from succeeding'): StatusError {
+  return new StatusError(
+    failureStatus(500, 'InternalError', `Internal error occurred: ${message}`, {
+      causes: [{ message }],
+    }),
+  );
+}

@@ -1,0 +1,41 @@
+/**
+ * The options of write requests, already decoded from query and body.
+ */
+import type { FieldSelector } from '../machinery/field-selector.js';
+import type { LabelSelector } from '../machinery/label-selector.js';
+
+/** `fieldValidation`: what to do with fields the schema does not know. */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** Options every write verb takes. */
+export interface WriteOptions {
+  readonly dryRun: boolean;
+  readonly fieldManager?: string;
+  readonly fieldValidation: FieldValidation;
+}
+
+/** DeleteOptions.preconditions. */
+export interface Preconditions {
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+}
+
+/** Options of a delete. */
+export interface DeleteOptions {
+  readonly dryRun: boolean;
+  readonly preconditions?: Preconditions;
+}
+
+/** Options of list and watch. */
+export interface ListOptions {
+  readonly labelSelector?: LabelSelector;
+  readonly fieldSelector?: FieldSelector;
+  /** `resourceVersion` as the client sent it ('' when unset). */
+  readonly resourceVersion: string;
+}
+
+/** The outcome of a write: the object and the warnings to send as `Warning` headers. */
+export interface WriteResult<T> {
+  readonly object: T;
+  readonly warnings: readonly string[];
+}

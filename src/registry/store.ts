@@ -1,0 +1,261 @@
+/**
+ * The generic store: create, get, list, update, patch, delete and watch for any
+ * resource, driven by the resource's strategy and schema. One Store per resource.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ApiResource } from '../apis/api-resource.js';
+import { badRequest, conflict, invalid, optimisticLockMessage, type FieldError, type GroupResource } from '../machinery/errors.js';
+import { generateName } from '../machinery/names.js';
+import { deepCopy, isPlainObject, type KubeObject, type StoredObject } from '../machinery/object.js';
+import { validateObjectMeta } from '../machinery/object-meta-validation.js';
+import type { ResourceStorage, StorageWatcher } from '../storage/object-store.js';
+import { StorageError } from '../storage/storage-error.js';
+import type { DeleteOptions, ListOptions, WriteOptions, WriteResult } from './request-options.js';
+import type { SchemaValidator } from './schema-validator.js';
+import { toApiError } from './storage-errors.js';
+
+/** Where an object is addressed: its namespace ('' when cluster-scoped) and name. */
+export interface ObjectKey {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** A started watch: the synthetic ADDED objects first, then the storage stream. */
+export interface RegistryWatch {
+  readonly initial: readonly StoredObject[];
+  readonly watcher: StorageWatcher;
+}
+
+/** A list result. */
+export interface ListPage {
+  readonly items: readonly StoredObject[];
+  readonly resourceVersion: string;
+}
+
+const generateNameAttempts = 8;
+
+/** What kube writes in creationTimestamp: RFC 3339 in seconds. */
+function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The generic store of one resource. */
+export class Store {
+  readonly resource: ApiResource;
+  readonly #storage: ResourceStorage;
+  readonly #validator: SchemaValidator;
+  readonly #gr: GroupResource;
+  readonly #apiVersion: string;
+
+  constructor(resource: ApiResource, storage: ResourceStorage, validator: SchemaValidator) {
+    this.resource = resource;
+    this.#storage = storage;
+    this.#validator = validator;
+    this.#gr = { group: resource.group, resource: resource.plural };
+    this.#apiVersion = `${resource.group}/${resource.versions[0]!.version}`;
+  }
+
+  async #call<T>(name: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw toApiError(error, this.#gr, name);
+    }
+  }
+
+  /** Checks apiVersion/kind/namespace/name of a request body against the URL; 400 when they differ. */
+  #checkIdentity(body: KubeObject, key: ObjectKey | { namespace: string; name?: undefined }): void {
+    const kind = this.resource.kind;
+    const apiVersion = this.#apiVersion;
+    if (!body.kind) throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body).slice(0, 200)}'`);
+    if (!body.apiVersion) throw badRequest(`Object 'apiVersion' is missing in '${JSON.stringify(body).slice(0, 200)}'`);
+    if (body.apiVersion !== apiVersion) {
+      throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${apiVersion})`);
+    }
+    if (body.kind !== kind) throw badRequest(`${body.kind} in version "${apiVersion.split('/')[1]}" cannot be handled as a ${kind}: the kind in the data does not match the expected kind ${kind}`);
+    if (!isPlainObject(body.metadata) && body.metadata !== undefined) throw badRequest('metadata must be an object');
+    const ns = body.metadata?.namespace;
+    if (this.resource.namespaced) {
+      if (ns && ns !== key.namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+    } else if (ns) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    if (key.name !== undefined && body.metadata?.name && body.metadata.name !== key.name) {
+      throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${key.name})`);
+    }
+  }
+
+  /** Schema, metadata and strategy validation; prunes unknown fields; returns the warnings. */
+  #validate(object: KubeObject, old: KubeObject | undefined, options: WriteOptions): string[] {
+    const { errors: schemaErrors, unknownFields } = this.#validator.validate(this.resource.versions[0]!.schemaName, object);
+    if (unknownFields.length && options.fieldValidation === 'Strict') {
+      const list = unknownFields.map((f) => `unknown field "${f}"`).join(', ');
+      throw badRequest(`${this.resource.kind} in version "${this.resource.versions[0]!.version}" cannot be handled as a ${this.resource.kind}: strict decoding error: ${list}`);
+    }
+    const errors: FieldError[] = [...schemaErrors, ...validateObjectMeta(object.metadata ?? {}, this.resource.namespaced)];
+    if (errors.length === 0) {
+      errors.push(...(old ? this.resource.strategy.validateUpdate(object, old) : this.resource.strategy.validate(object)));
+    }
+    if (errors.length) throw invalid(this.resource.kind, this.resource.group, object.metadata?.name ?? '', errors);
+    return options.fieldValidation === 'Warn' ? unknownFields.map((f) => `unknown field "${f}"`) : [];
+  }
+
+  /** create: system metadata → generateName → namespace → prepareForCreate → validate → storage. */
+  async create(namespace: string, body: KubeObject, options: WriteOptions): Promise<WriteResult<StoredObject>> {
+    this.#checkIdentity(body, { namespace });
+    const generate = !body.metadata?.name && body.metadata?.generateName;
+    for (let attempt = 1; ; attempt++) {
+      const object = deepCopy(body);
+      const meta = { ...(object.metadata ?? {}) };
+      delete meta.resourceVersion;
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+      delete meta.selfLink;
+      meta.uid = randomUUID();
+      meta.creationTimestamp = now();
+      meta.generation = 1;
+      if (generate) meta.name = generateName(meta.generateName!);
+      if (this.resource.namespaced) meta.namespace = namespace;
+      object.metadata = meta;
+      const prepared = this.resource.strategy.prepareForCreate(object);
+      const warnings = this.#validate(prepared, undefined, options);
+      const name = prepared.metadata!.name!;
+      if (options.dryRun) {
+        return { object: prepared as StoredObject, warnings };
+      }
+      try {
+        const stored = await this.#storage.create({ namespace: this.#keyNamespace(namespace), name }, prepared);
+        return { object: stored, warnings };
+      } catch (error) {
+        // A generated name that collides is retried, as kube's RetryGenerateName does.
+        if (generate && attempt < generateNameAttempts && error instanceof StorageError && error.code === 'KeyExists') continue;
+        throw toApiError(error, this.#gr, name);
+      }
+    }
+  }
+
+  #keyNamespace(namespace: string): string {
+    return this.resource.namespaced ? namespace : '';
+  }
+
+  /** get */
+  get(key: ObjectKey): Promise<StoredObject> {
+    return this.#call(key.name, () => this.#storage.get({ namespace: this.#keyNamespace(key.namespace), name: key.name }));
+  }
+
+  /** list, consistent at the returned resourceVersion. */
+  list(namespace: string | undefined, options: ListOptions): Promise<ListPage> {
+    return this.#call('', () =>
+      this.#storage.list(namespace, { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector }),
+    );
+  }
+
+  /**
+   * The update path shared by update and patch: `mutate` computes the new object
+   * from the current one; optimistic concurrency on the result's resourceVersion.
+   */
+  async #update(key: ObjectKey, mutate: (current: StoredObject) => KubeObject, options: WriteOptions): Promise<WriteResult<StoredObject>> {
+    let warnings: string[] = [];
+    const tryUpdate = (current: StoredObject): KubeObject => {
+      const next = deepCopy(mutate(current));
+      this.#checkIdentity(next, key);
+      const sent = next.metadata?.resourceVersion;
+      if (sent && sent !== current.metadata.resourceVersion) {
+        throw conflict(this.#gr, key.name, optimisticLockMessage);
+      }
+      const meta = { ...(next.metadata ?? {}) };
+      meta.name = current.metadata.name;
+      if (this.resource.namespaced) meta.namespace = current.metadata.namespace;
+      meta.uid = current.metadata.uid;
+      meta.creationTimestamp = current.metadata.creationTimestamp;
+      meta.resourceVersion = current.metadata.resourceVersion;
+      if (current.metadata.deletionTimestamp) meta.deletionTimestamp = current.metadata.deletionTimestamp;
+      else delete meta.deletionTimestamp;
+      delete meta.selfLink;
+      next.metadata = meta;
+      const prepared = this.resource.strategy.prepareForUpdate(next, current);
+      const generation = current.metadata.generation ?? 1;
+      prepared.metadata = {
+        ...prepared.metadata,
+        generation: this.resource.strategy.generationChanged(prepared, current) ? generation + 1 : generation,
+      };
+      warnings = this.#validate(prepared, current, options);
+      return prepared;
+    };
+    const storageKey = { namespace: this.#keyNamespace(key.namespace), name: key.name };
+    if (options.dryRun) {
+      const current = await this.get(key);
+      return { object: tryUpdate(current) as StoredObject, warnings };
+    }
+    const result = await this.#call(key.name, () => this.#storage.guaranteedUpdate(storageKey, tryUpdate));
+    return { object: result.object, warnings };
+  }
+
+  /** update (PUT): replaces the object; a stale `metadata.resourceVersion` is a 409. */
+  update(key: ObjectKey, body: KubeObject, options: WriteOptions): Promise<WriteResult<StoredObject>> {
+    this.#checkIdentity(body, key);
+    return this.#update(key, () => body, options);
+  }
+
+  /** patch: applies `patch` (a function of the current object) then updates like PUT. */
+  patch(key: ObjectKey, apply: (current: StoredObject) => KubeObject, options: WriteOptions): Promise<WriteResult<StoredObject>> {
+    return this.#update(key, apply, options);
+  }
+
+  /** delete: checks preconditions and removes the object; returns its last state. */
+  async delete(key: ObjectKey, options: DeleteOptions): Promise<StoredObject> {
+    const check = (current: StoredObject): void => {
+      const pre = options.preconditions;
+      if (pre?.uid && pre.uid !== current.metadata.uid) {
+        throw conflict(this.#gr, key.name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+        throw conflict(
+          this.#gr,
+          key.name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
+        );
+      }
+    };
+    if (options.dryRun) {
+      const current = await this.get(key);
+      check(current);
+      return current;
+    }
+    return this.#call(key.name, () =>
+      this.#storage.delete({ namespace: this.#keyNamespace(key.namespace), name: key.name }, check),
+    );
+  }
+
+  /**
+   * watch: with resourceVersion unset or "0", the current objects come first as
+   * ADDED; otherwise every change after that resourceVersion.
+   */
+  async watch(namespace: string | undefined, options: ListOptions): Promise<RegistryWatch> {
+    const predicate = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
+    return this.#call('', async () => {
+      if (options.resourceVersion === '' || options.resourceVersion === '0') {
+        const list = await this.#storage.list(namespace, predicate);
+        return { initial: list.items, watcher: this.#translated(await this.#storage.watch(namespace, list.resourceVersion, predicate)) };
+      }
+      return { initial: [], watcher: this.#translated(await this.#storage.watch(namespace, options.resourceVersion, predicate)) };
+    });
+  }
+
+  /** A watcher whose storage errors (compaction, outage) arrive as API errors. */
+  #translated(watcher: StorageWatcher): StorageWatcher {
+    const gr = this.#gr;
+    return {
+      stop: () => watcher.stop(),
+      async *[Symbol.asyncIterator]() {
+        try {
+          yield* watcher;
+        } catch (error) {
+          throw toApiError(error, gr, '');
+        }
+      },
+    };
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The server's configuration, from flags and environment variables (flags win).
+ */
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+
+/** Everything the server process is configured with. */
+export interface ServerConfig {
+  readonly command: 'start' | 'migrate';
+  readonly port: number;
+  readonly bindAddress: string;
+  readonly dataDir: string;
+  /** A PostgreSQL URL; PGlite under the data directory when unset. */
+  readonly databaseUrl?: string;
+  /** How long the event log keeps history, in ms (kube's default etcd compaction window is 5 min; ours is 15). */
+  readonly eventRetentionMs: number;
+  readonly compactionIntervalMs: number;
+  /** Extra names and IPs for the serving certificate (e.g. `cairn.cairn-system.svc`). */
+  readonly tlsSans: readonly string[];
+  readonly logLevel: string;
+  /** How long shutdown waits for requests in flight before closing connections, in ms. */
+  readonly shutdownGraceMs: number;
+}
+
+const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
+  [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS]
+  [--tls-san NAME]... [--log-level LEVEL] [--shutdown-grace SECONDS]
+environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
+  COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL`;
+
+function seconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number of seconds, got "${value}"\n${usage}`);
+  return n * 1000;
+}
+
+/** Parses argv and the environment; throws with the usage on bad input. */
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServerConfig {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      port: { type: 'string' },
+      'bind-address': { type: 'string' },
+      'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
+      'event-retention': { type: 'string' },
+      'compaction-interval': { type: 'string' },
+      'tls-san': { type: 'string', multiple: true },
+      'log-level': { type: 'string' },
+      'shutdown-grace': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) throw new Error(usage);
+  const command = positionals[0] ?? 'start';
+  if (command !== 'start' && command !== 'migrate') throw new Error(`unknown command "${command}"\n${usage}`);
+  const portText = values.port ?? env.PORT ?? '8443';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}"\n${usage}`);
+  return Object.freeze({
+    command,
+    port,
+    bindAddress: values['bind-address'] ?? env.BIND_ADDRESS ?? '127.0.0.1',
+    dataDir: resolve(values['data-dir'] ?? env.DATA_DIR ?? '.data'),
+    databaseUrl: values['database-url'] ?? (env.DATABASE_URL || undefined),
+    eventRetentionMs: seconds('event retention', values['event-retention'] ?? env.EVENT_RETENTION_SECONDS, 15 * 60),
+    compactionIntervalMs: seconds('compaction interval', values['compaction-interval'] ?? env.COMPACTION_INTERVAL_SECONDS, 60),
+    tlsSans: Object.freeze([...(values['tls-san'] ?? []), ...(env.TLS_SANS ? env.TLS_SANS.split(',').map((s) => s.trim()).filter(Boolean) : [])]),
+    logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
+    shutdownGraceMs: seconds('shutdown grace', values['shutdown-grace'], 10),
+  });
+}

@@ -1,0 +1,20 @@
+/**
+ * Opens the configured database: PostgreSQL when a URL is given, PGlite under the
+ * data directory otherwise.
+ */
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Database } from '../storage/database.js';
+import { PGliteDatabase } from '../storage/pglite-database.js';
+import { PostgresDatabase } from '../storage/postgres-database.js';
+
+/** Opens the database of `config`. */
+export async function openDatabase(config: { databaseUrl?: string; dataDir: string }, logger: Logger): Promise<Database> {
+  if (config.databaseUrl) {
+    return new PostgresDatabase({
+      connectionString: config.databaseUrl,
+      onBackgroundError: (error) => logger.warn({ err: error }, 'database connection error'),
+    });
+  }
+  return PGliteDatabase.open(join(config.dataDir, 'pglite'));
+}

@@ -1,0 +1,144 @@
+/**
+ * Wires the process together: TLS material and kubeconfig, the HTTPS listener,
+ * the database and its migrations, the object store, the registry, compaction,
+ * readiness and graceful shutdown.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import type { ApiGroup } from '../apis/api-resource.js';
+import { cairnGroup } from '../apis/cairn/register.js';
+import { X509Authenticator } from '../auth/x509-authenticator.js';
+import { createApp } from '../http/app.js';
+import type { HealthCheck } from '../http/health.js';
+import { Registry } from '../registry/registry.js';
+import type { Database } from '../storage/database.js';
+import { migrateToLatest } from '../storage/migrate.js';
+import { SqlObjectStore } from '../storage/sql-object-store.js';
+import type { ServerConfig } from './config.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import { openDatabase } from './open-database.js';
+import { ensurePki, type Pki } from './pki.js';
+import { listen, type Listener } from './serving.js';
+
+/** The groups this server serves. */
+export const servedGroups: readonly ApiGroup[] = [cairnGroup];
+
+/** A running server. */
+export interface RunningServer {
+  readonly port: number;
+  /** `https://127.0.0.1:PORT` */
+  readonly url: string;
+  readonly pki: Pki;
+  readonly kubeconfigPath: string;
+  /** Resolves once storage is migrated and the API can serve. */
+  readonly ready: Promise<void>;
+  /** Graceful shutdown: readyz fails, watches end, connections close, the database closes. */
+  close(): Promise<void>;
+}
+
+const databaseRetryMs = 1000;
+const pingCacheMs = 1000;
+
+/** Pings the database at most once a second; readyz and data requests share the answer. */
+function databaseCheck(database: () => Database | undefined): HealthCheck {
+  let last = 0;
+  let healthy: Promise<boolean> = Promise.resolve(false);
+  return {
+    name: 'database',
+    check: () => {
+      const db = database();
+      if (!db) return false;
+      if (Date.now() - last > pingCacheMs) {
+        last = Date.now();
+        healthy = db.ping().then(
+          () => true,
+          () => false,
+        );
+      }
+      return healthy;
+    },
+  };
+}
+
+/** Starts the server described by `config`. */
+export async function startServer(config: ServerConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
+  await mkdir(config.dataDir, { recursive: true });
+  const pki = await ensurePki(join(config.dataDir, 'pki'), { hosts: ['localhost', '127.0.0.1', '::1', ...config.tlsSans] });
+  const shutdown = new AbortController();
+  let registry: Registry | undefined;
+  let database: Database | undefined;
+  let store: SqlObjectStore | undefined;
+  let migrated = false;
+
+  const app = createApp({
+    groups: servedGroups,
+    registry: () => registry,
+    authenticators: [new X509Authenticator()],
+    livezChecks: [{ name: 'ping', check: () => true }],
+    readyzChecks: [
+      { name: 'ping', check: () => true },
+      { name: 'migrations', check: () => migrated },
+      databaseCheck(() => database),
+      { name: 'shutdown', check: () => !shutdown.signal.aborted },
+    ],
+    logger,
+    shutdown: shutdown.signal,
+  });
+  const listener: Listener = await listen(
+    app.callback(),
+    { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems: [pki.clientCaPem] },
+    config.bindAddress,
+    config.port,
+  );
+  const url = `https://127.0.0.1:${listener.port}`;
+  const kubeconfigPath = join(config.dataDir, 'kubeconfig');
+  await writeKubeconfig(kubeconfigPath, {
+    server: url,
+    caPem: pki.servingCaPem,
+    clientCertPem: pki.adminCertPem,
+    clientKeyPem: pki.adminKeyPem,
+  });
+  logger.info({ url, kubeconfig: kubeconfigPath }, 'listening');
+
+  let compaction: NodeJS.Timeout | undefined;
+  // The listener answers discovery and health at once; the API serves once storage is up.
+  const ready = (async () => {
+    for (;;) {
+      try {
+        database ??= await openDatabase(config, logger);
+        const applied = await migrateToLatest(database);
+        if (applied.length) logger.info({ migrations: applied }, 'migrated');
+        migrated = true;
+        store = await SqlObjectStore.open(database, { onBackgroundError: (error) => logger.warn({ err: error }, 'event log') });
+        registry = new Registry(servedGroups, store);
+        break;
+      } catch (error) {
+        if (shutdown.signal.aborted) throw error;
+        logger.warn({ err: error }, 'storage not ready; retrying');
+        await new Promise((resolve) => setTimeout(resolve, databaseRetryMs));
+      }
+    }
+    compaction = setInterval(() => {
+      store?.compact(config.eventRetentionMs).catch((error: unknown) => logger.warn({ err: error }, 'compaction failed'));
+    }, config.compactionIntervalMs);
+    compaction.unref();
+    logger.info('ready');
+  })();
+  ready.catch(() => undefined);
+
+  return {
+    port: listener.port,
+    url,
+    pki,
+    kubeconfigPath,
+    ready,
+    async close() {
+      shutdown.abort();
+      clearInterval(compaction);
+      await store?.close();
+      await listener.close(config.shutdownGraceMs);
+      await database?.close();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The TLS listener: HTTP/2 and HTTP/1.1 on one port (ALPN), client certificates
+ * requested (not required), and connection tracking for graceful shutdown.
+ */
+import http2 from 'node:http2';
+import type { Socket } from 'node:net';
+import type { RequestListener } from 'node:http';
+
+/** TLS material of the listener. */
+export interface ServingTls {
+  readonly certPem: string;
+  readonly keyPem: string;
+  /** CAs whose client certificates verify (the local client CA). */
+  readonly clientCaPems: readonly string[];
+}
+
+/** A listening server. */
+export interface Listener {
+  readonly port: number;
+  /** Stops accepting, lets requests in flight finish for `graceMs`, then cuts what is left. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** kube-apiserver allows many streams per connection; the aggregator multiplexes watches on one. */
+const maxConcurrentStreams = 2000;
+
+/** Starts listening on `host:port` (port 0 picks one). */
+export async function listen(handler: RequestListener, tls: ServingTls, host: string, port: number): Promise<Listener> {
+  const server = http2.createSecureServer(
+    {
+      cert: tls.certPem,
+      key: tls.keyPem,
+      ca: [...tls.clientCaPems],
+      requestCert: true,
+      rejectUnauthorized: false,
+      allowHTTP1: true,
+      settings: { maxConcurrentStreams },
+    },
+    handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+  );
+  const sockets = new Set<Socket>();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : port,
+    async close(graceMs) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const session of sessions) session.close();
+      const timer = setTimeout(() => {
+        for (const session of sessions) session.destroy();
+        for (const socket of sockets) socket.destroy();
+      }, graceMs);
+      timer.unref();
+      // HTTP/1.1 keep-alive connections with no request in flight would hold close() forever.
+      for (const socket of sockets) if (!sessionOf(socket, sessions)) socket.end();
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function sessionOf(socket: Socket, sessions: ReadonlySet<http2.ServerHttp2Session>): boolean {
+  for (const session of sessions) if (session.socket === socket) return true;
+  return false;
+}

@@ -1,0 +1,114 @@
+/**
+ * Reading and writing the event log and the resourceVersion counter.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { deepFreeze, type StoredObject } from '../machinery/object.js';
+import type { LogEvent } from './log-event.js';
+import type { StorageSchema, StringMap } from './schema.js';
+
+type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
+
+/**
+ * Takes the next resourceVersion. The counter row stays locked until the
+ * transaction ends, which is what orders commits by resourceVersion.
+ */
+export async function nextResourceVersion(trx: Transaction<StorageSchema>): Promise<bigint> {
+  const row = await trx
+    .updateTable('cairn_resource_version')
+    .set({ current: sql`current + 1` })
+    .where('id', '=', 1)
+    .returning('current')
+    .executeTakeFirstOrThrow();
+  return BigInt(row.current);
+}
+
+/** The newest committed resourceVersion. */
+export async function readCurrentResourceVersion(db: Queryable): Promise<bigint> {
+  const row = await db.selectFrom('cairn_resource_version').select('current').where('id', '=', 1).executeTakeFirstOrThrow();
+  return BigInt(row.current);
+}
+
+/** The newest resourceVersion whose events have been dropped by compaction. */
+export async function readCompactedResourceVersion(db: Queryable): Promise<bigint> {
+  const row = await db.selectFrom('cairn_compaction').select('compacted').where('id', '=', 1).executeTakeFirstOrThrow();
+  return BigInt(row.compacted);
+}
+
+/** What a write records in the log besides the object. */
+export interface EventRecord {
+  readonly rv: bigint;
+  readonly resource: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly type: LogEvent['type'];
+  readonly labels: StringMap;
+  readonly fields: StringMap;
+  readonly prevLabels?: StringMap;
+  readonly prevFields?: StringMap;
+  readonly object: StoredObject;
+}
+
+/** Appends one event to the log. */
+export async function appendEvent(trx: Transaction<StorageSchema>, event: EventRecord): Promise<void> {
+  await trx
+    .insertInto('cairn_events')
+    .values({
+      resource_version: event.rv.toString(),
+      resource: event.resource,
+      namespace: event.namespace,
+      name: event.name,
+      type: event.type,
+      labels: JSON.stringify(event.labels),
+      fields: JSON.stringify(event.fields),
+      prev_labels: event.prevLabels ? JSON.stringify(event.prevLabels) : null,
+      prev_fields: event.prevFields ? JSON.stringify(event.prevFields) : null,
+      object: JSON.stringify(event.object),
+    })
+    .execute();
+}
+
+/** Reads up to `limit` events after `after`, in order; of one resource when given. */
+export async function readEvents(db: Queryable, after: bigint, limit: number, resource?: string): Promise<LogEvent[]> {
+  let query = db
+    .selectFrom('cairn_events')
+    .select(['resource_version', 'resource', 'namespace', 'name', 'type', 'labels', 'fields', 'prev_labels', 'prev_fields', 'object'])
+    .where('resource_version', '>', after.toString());
+  if (resource !== undefined) query = query.where('resource', '=', resource);
+  const rows = await query.orderBy('resource_version').limit(limit).execute();
+  return rows.map((row) =>
+    deepFreeze({
+      rv: BigInt(row.resource_version),
+      resource: row.resource,
+      namespace: row.namespace,
+      name: row.name,
+      type: row.type,
+      labels: row.labels,
+      fields: row.fields,
+      prevLabels: row.prev_labels,
+      prevFields: row.prev_fields,
+      object: row.object as StoredObject,
+    }),
+  );
+}
+
+/**
+ * Drops the events older than `cutoff`, as a prefix of the log, and records the
+ * newest dropped resourceVersion. Returns the compacted resourceVersion.
+ */
+export async function compactEvents(trx: Transaction<StorageSchema>, cutoff: Date): Promise<bigint> {
+  const boundary = await trx
+    .selectFrom('cairn_events')
+    .select((eb) => eb.fn.max('resource_version').as('rv'))
+    .where('created_at', '<', cutoff)
+    .executeTakeFirst();
+  const rv = boundary?.rv;
+  if (rv !== null && rv !== undefined) {
+    await trx.deleteFrom('cairn_events').where('resource_version', '<=', String(rv)).execute();
+    await trx
+      .updateTable('cairn_compaction')
+      .set({ compacted: sql`GREATEST(compacted, ${String(rv)}::bigint)` })
+      .where('id', '=', 1)
+      .execute();
+  }
+  return readCompactedResourceVersion(trx);
+}

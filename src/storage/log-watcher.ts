@@ -1,0 +1,125 @@
+/**
+ * One watch: a cursor over the event log, fed from the watch cache when the cache
+ * reaches back far enough and from the database otherwise, filtered by namespace and
+ * selectors with kube's watch-cache semantics (an object that stops matching is
+ * DELETED for this watcher, one that starts matching is ADDED).
+ */
+import { matchesFields } from '../machinery/field-selector.js';
+import { matchesLabels } from '../machinery/label-selector.js';
+import type { Database } from './database.js';
+import { readCompactedResourceVersion, readEvents } from './event-log.js';
+import type { LogEvent } from './log-event.js';
+import type { SelectionPredicate, StorageWatchEvent, StorageWatcher } from './object-store.js';
+import type { StringMap } from './schema.js';
+import { classifyDatabaseError, tooOld } from './storage-error.js';
+import type { WatchCache } from './watch-cache.js';
+
+/** What a LogWatcher follows. */
+export interface LogWatcherOptions {
+  readonly resource: string;
+  readonly namespace: string | undefined;
+  readonly predicate: SelectionPredicate;
+  /** Events after this resourceVersion are delivered. */
+  readonly from: bigint;
+  readonly database: Database;
+  readonly cache: WatchCache;
+  readonly onStop: (watcher: LogWatcher) => void;
+}
+
+const databasePage = 500;
+
+/** A StorageWatcher over the event log. */
+export class LogWatcher implements StorageWatcher {
+  readonly #o: LogWatcherOptions;
+  readonly #abort = new AbortController();
+  #cursor: bigint;
+
+  constructor(options: LogWatcherOptions) {
+    this.#o = options;
+    this.#cursor = options.from;
+  }
+
+  /** Throws `TooOld` when events after the cursor have been compacted away. */
+  async checkNotCompacted(): Promise<void> {
+    let compacted: bigint;
+    try {
+      compacted = await this.#o.database.run((db) => readCompactedResourceVersion(db));
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+    if (this.#cursor < compacted) throw tooOld(this.#cursor.toString(), compacted.toString());
+  }
+
+  stop(): void {
+    if (this.#abort.signal.aborted) return;
+    this.#abort.abort();
+    this.#o.onStop(this);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
+    const signal = this.#abort.signal;
+    try {
+      while (!signal.aborted) {
+        const batch = await this.#nextBatch();
+        if (batch.length === 0) {
+          await this.#o.cache.changed(signal);
+          continue;
+        }
+        for (const event of batch) {
+          this.#cursor = event.rv;
+          const delivered = this.#filter(event);
+          if (delivered) yield delivered;
+          if (signal.aborted) return;
+        }
+      }
+    } finally {
+      this.stop();
+    }
+  }
+
+  async #nextBatch(): Promise<readonly LogEvent[]> {
+    const cached = this.#o.cache.after(this.#cursor);
+    if (cached) return cached;
+    // Older than the cache: read the log, and prove compaction did not cut into it.
+    // Everything up to `edge` had committed before the read below began.
+    const edge = this.#o.cache.newest;
+    const { events, compacted } = await this.#o.database
+      .transaction(
+        async (trx) => ({
+          events: await readEvents(trx, this.#cursor, databasePage, this.#o.resource),
+          compacted: await readCompactedResourceVersion(trx),
+        }),
+        { snapshot: true },
+      )
+      .catch((error: unknown) => {
+        throw classifyDatabaseError(error);
+      });
+    if (this.#cursor < compacted) throw tooOld(this.#cursor.toString(), compacted.toString());
+    if (events.length === 0) {
+      // Nothing of this resource up to the cache's edge: continue from there.
+      if (edge > this.#cursor) this.#cursor = edge;
+    }
+    return events;
+  }
+
+  #matches(labels: StringMap | null, fields: StringMap | null): boolean {
+    if (labels === null || fields === null) return false;
+    const { labelSelector, fieldSelector } = this.#o.predicate;
+    return (!labelSelector || matchesLabels(labelSelector, labels)) && (!fieldSelector || matchesFields(fieldSelector, fields));
+  }
+
+  #filter(event: LogEvent): StorageWatchEvent | undefined {
+    if (event.resource !== this.#o.resource) return undefined;
+    if (this.#o.namespace !== undefined && event.namespace !== this.#o.namespace) return undefined;
+    const resourceVersion = event.rv.toString();
+    if (event.type !== 'MODIFIED') {
+      return this.#matches(event.labels, event.fields) ? { type: event.type, object: event.object, resourceVersion } : undefined;
+    }
+    const now = this.#matches(event.labels, event.fields);
+    const before = this.#matches(event.prevLabels, event.prevFields);
+    if (now && before) return { type: 'MODIFIED', object: event.object, resourceVersion };
+    if (now) return { type: 'ADDED', object: event.object, resourceVersion };
+    if (before) return { type: 'DELETED', object: event.object, resourceVersion };
+    return undefined;
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Brings the database schema up to date with the Kysely migrations in migrations/.
+ */
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import * as objectStore from '../../migrations/0001-object-store.js';
+import type { Database } from './database.js';
+
+// Listed here rather than read from disk so the same code runs from source and from a build.
+const migrations: Readonly<Record<string, Migration>> = Object.freeze({
+  '0001-object-store': objectStore,
+});
+
+const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };
+
+/** Runs every pending migration; throws with the failing migration's error. */
+export async function migrateToLatest(database: Database): Promise<readonly string[]> {
+  return database.run(async (db) => {
+    const migrator = new Migrator({
+      db,
+      provider,
+      migrationTableName: 'cairn_migrations',
+      migrationLockTableName: 'cairn_migrations_lock',
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error;
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  });
+}

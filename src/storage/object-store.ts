@@ -1,0 +1,84 @@
+/**
+ * The storage interface the registry builds on: keys, resourceVersions, typed
+ * storage errors and watch streams. Nothing here knows HTTP or a kind's semantics.
+ */
+import type { FieldSelector } from '../machinery/field-selector.js';
+import type { LabelSelector } from '../machinery/label-selector.js';
+import type { KubeObject, StoredObject } from '../machinery/object.js';
+import type { StringMap } from './schema.js';
+
+/** Where one object lives: its resource (`pipelines.cairn.dev`), namespace (`''` when cluster-scoped) and name. */
+export interface StorageKey {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** Label and field selectors applied in storage. */
+export interface SelectionPredicate {
+  readonly labelSelector?: LabelSelector;
+  readonly fieldSelector?: FieldSelector;
+}
+
+/** What a list returns: the items and the resourceVersion they are consistent at. */
+export interface ListResult {
+  readonly items: readonly StoredObject[];
+  readonly resourceVersion: string;
+}
+
+/** A change, as the event log recorded it, already filtered for one watcher. */
+export interface StorageWatchEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** Frozen: receivers copy before changing it. */
+  readonly object: StoredObject;
+  readonly resourceVersion: string;
+}
+
+/** A stream of watch events; iterate it, and `stop()` it when the client leaves. */
+export interface StorageWatcher extends AsyncIterable<StorageWatchEvent> {
+  stop(): void;
+}
+
+/** Computes an updated object from the current one, inside the write's lock. */
+export type TryUpdate = (current: StoredObject) => KubeObject | Promise<KubeObject>;
+
+/** The outcome of a guaranteed update. */
+export interface UpdateResult {
+  readonly object: StoredObject;
+  /** False when the update changed nothing: no new resourceVersion, no event. */
+  readonly changed: boolean;
+}
+
+/** Storage of one resource (for example `pipelines.cairn.dev`). */
+export interface ResourceStorage {
+  /** Stores a new object; throws `KeyExists`. Sets `metadata.resourceVersion`. */
+  create(key: StorageKey, object: KubeObject): Promise<StoredObject>;
+  /** Reads one object; throws `KeyNotFound`. */
+  get(key: StorageKey): Promise<StoredObject>;
+  /** Reads, transforms and writes one object atomically; throws `KeyNotFound`, or what `tryUpdate` throws. */
+  guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate): Promise<UpdateResult>;
+  /**
+   * Deletes one object after `precondition` accepted the current state; returns it
+   * carrying the resourceVersion of its deletion. Throws `KeyNotFound`.
+   */
+  delete(key: StorageKey, precondition?: (current: StoredObject) => void): Promise<StoredObject>;
+  /** Lists the current objects of one namespace (or all, when undefined) matching the predicate. */
+  list(namespace: string | undefined, predicate: SelectionPredicate): Promise<ListResult>;
+  /**
+   * Streams every change after `resourceVersion` in order, exactly once. Throws
+   * `TooOld` when that version is older than the retained history.
+   */
+  watch(namespace: string | undefined, resourceVersion: string, predicate: SelectionPredicate): Promise<StorageWatcher>;
+}
+
+/** How storage learns a kind's selectable fields (`spec.runnerClassName`, …) for SQL selection. */
+export type FieldsOf = (object: KubeObject) => StringMap;
+
+/** The database-wide store: one resource storage per registered resource. */
+export interface ObjectStore {
+  /** Storage for `resource` (a qualified resource such as `pipelines.cairn.dev`). */
+  forResource(resource: string, fieldsOf: FieldsOf): ResourceStorage;
+  /** The newest committed resourceVersion. */
+  currentResourceVersion(): Promise<string>;
+  /** Drops events older than the retention window; returns the new compacted resourceVersion. */
+  compact(retentionMs: number): Promise<string>;
+}

@@ -1,0 +1,53 @@
+/**
+ * The embedded backend: PGlite (Postgres compiled to WASM) in this process,
+ * file-backed under the data directory, or in memory when no directory is given.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PGliteDialect } from 'kysely';
+import type { Database, DatabaseWork, TransactionWork } from './database.js';
+import type { StorageSchema } from './schema.js';
+import { SerialQueue } from './serial-queue.js';
+
+/** A Database on PGlite. */
+export class PGliteDatabase implements Database {
+  readonly backend = 'pglite' as const;
+  readonly #pglite: PGlite;
+  readonly #db: Kysely<StorageSchema>;
+  readonly #queue = new SerialQueue();
+
+  private constructor(pglite: PGlite) {
+    this.#pglite = pglite;
+    this.#db = new Kysely<StorageSchema>({ dialect: new PGliteDialect({ pglite }) });
+  }
+
+  /** Opens (or creates) the database in `dataDir`; in memory when it is undefined. */
+  static async open(dataDir?: string): Promise<PGliteDatabase> {
+    const pglite = dataDir ? new PGlite(dataDir) : new PGlite();
+    await pglite.waitReady;
+    return new PGliteDatabase(pglite);
+  }
+
+  run<T>(work: DatabaseWork<T>): Promise<T> {
+    return this.#queue.run(() => work(this.#db));
+  }
+
+  transaction<T>(work: TransactionWork<T>): Promise<T> {
+    // One connection and a serial queue: every transaction already sees a stable snapshot.
+    return this.#queue.run(() => this.#db.transaction().execute(work));
+  }
+
+  async listen(): Promise<() => Promise<void>> {
+    // Only this process can open the data directory: there is nobody else to hear from.
+    return async () => {};
+  }
+
+  async notify(): Promise<void> {}
+
+  async ping(): Promise<void> {
+    await this.#queue.run(() => this.#pglite.query('SELECT 1'));
+  }
+
+  async close(): Promise<void> {
+    await this.#queue.run(() => this.#db.destroy());
+  }
+}

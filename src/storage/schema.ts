@@ -1,0 +1,46 @@
+/**
+ * Kysely's view of Cairn's tables (see migrations/).
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+type Int8 = ColumnType<string, string | bigint | number, string | bigint | number>;
+type Json<T> = ColumnType<T, string, string>;
+type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
+
+/** String-to-string maps kept beside each object for selection in SQL. */
+export type StringMap = Readonly<Record<string, string>>;
+
+/** One row per live object. */
+export interface ObjectsTable {
+  resource: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  resource_version: Int8;
+  labels: Json<StringMap>;
+  fields: Json<StringMap>;
+  object: Json<unknown>;
+}
+
+/** The event log, one row per change, keyed by the resourceVersion it created. */
+export interface EventsTable {
+  resource_version: Int8;
+  resource: string;
+  namespace: string;
+  name: string;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  labels: Json<StringMap>;
+  fields: Json<StringMap>;
+  prev_labels: NullableJson<StringMap>;
+  prev_fields: NullableJson<StringMap>;
+  object: Json<unknown>;
+  created_at: Generated<Date>;
+}
+
+/** The database schema. */
+export interface StorageSchema {
+  cairn_objects: ObjectsTable;
+  cairn_events: EventsTable;
+  cairn_resource_version: { id: number; current: Int8 };
+  cairn_compaction: { id: number; compacted: Int8 };
+}

@@ -1,0 +1,15 @@
+/**
+ * Runs async work one piece at a time, in arrival order. PGlite has a single
+ * connection, and Kysely's PGlite driver keeps one transaction per connection, so
+ * every use of it goes through one queue.
+ */
+export class SerialQueue {
+  #tail: Promise<unknown> = Promise.resolve();
+
+  /** Runs `work` after everything queued before it has settled. */
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(work, work);
+    this.#tail = result.catch(() => undefined);
+    return result;
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The ObjectStore on a Database (PGlite or PostgreSQL): the event-log poller that
+ * feeds the watch cache, compaction, and one SqlResourceStorage per resource.
+ */
+import type { Database } from './database.js';
+import { compactEvents, readCurrentResourceVersion, readEvents } from './event-log.js';
+import type { FieldsOf, ObjectStore, ResourceStorage } from './object-store.js';
+import { SqlResourceStorage } from './sql-resource-storage.js';
+import { classifyDatabaseError } from './storage-error.js';
+import { WatchCache } from './watch-cache.js';
+
+/** The NOTIFY channel replicas wake each other on. */
+export const eventsChannel = 'cairn_events';
+
+/** Options of the store. */
+export interface SqlObjectStoreOptions {
+  /** Events kept in memory for watchers; default 10,000. */
+  readonly watchCacheCapacity?: number;
+  /** A poll of the log even without a wake-up, in case one was missed; default 5 s. */
+  readonly safetyPollMs?: number;
+  /** Errors of background work (polling, NOTIFY). */
+  readonly onBackgroundError?: (error: unknown) => void;
+}
+
+const pollBatch = 1000;
+const retryPollMs = 500;
+
+/** An ObjectStore backed by SQL tables and an event log. */
+export class SqlObjectStore implements ObjectStore {
+  readonly #database: Database;
+  readonly #cache: WatchCache;
+  readonly #options: SqlObjectStoreOptions;
+  readonly #storages = new Map<string, SqlResourceStorage>();
+  #polling = false;
+  #pollAgain = false;
+  #notifying = false;
+  #notifyAgain = false;
+  #closed = false;
+  #safetyTimer: NodeJS.Timeout | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #unlisten: (() => Promise<void>) | undefined;
+
+  private constructor(database: Database, cache: WatchCache, options: SqlObjectStoreOptions) {
+    this.#database = database;
+    this.#cache = cache;
+    this.#options = options;
+  }
+
+  /** Opens the store on a migrated database and starts following the event log. */
+  static async open(database: Database, options: SqlObjectStoreOptions = {}): Promise<SqlObjectStore> {
+    const start = await database.run((db) => readCurrentResourceVersion(db));
+    const store = new SqlObjectStore(database, new WatchCache(start, options.watchCacheCapacity), options);
+    store.#unlisten = await database.listen(eventsChannel, () => store.#poll());
+    store.#safetyTimer = setInterval(() => store.#poll(), options.safetyPollMs ?? 5000);
+    store.#safetyTimer.unref();
+    return store;
+  }
+
+  forResource(resource: string, fieldsOf: FieldsOf): ResourceStorage {
+    let storage = this.#storages.get(resource);
+    if (!storage) {
+      storage = new SqlResourceStorage({
+        resource,
+        fieldsOf,
+        database: this.#database,
+        cache: this.#cache,
+        afterCommit: () => this.#afterCommit(),
+      });
+      this.#storages.set(resource, storage);
+    }
+    return storage;
+  }
+
+  async currentResourceVersion(): Promise<string> {
+    try {
+      return (await this.#database.run((db) => readCurrentResourceVersion(db))).toString();
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+  }
+
+  async compact(retentionMs: number): Promise<string> {
+    const cutoff = new Date(Date.now() - retentionMs);
+    try {
+      return (await this.#database.transaction((trx) => compactEvents(trx, cutoff))).toString();
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+  }
+
+  /** Stops polling and ends every watch. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#safetyTimer);
+    clearTimeout(this.#retryTimer);
+    await this.#unlisten?.();
+    for (const storage of this.#storages.values()) storage.stopWatchers();
+    this.#cache.close();
+  }
+
+  /** A local write committed: read it into the cache now, and wake the other replicas. */
+  #afterCommit(): void {
+    this.#poll();
+    if (this.#database.backend === 'pglite') return;
+    // One NOTIFY in flight at a time: it is a coalesced wake-up, the log is the truth.
+    if (this.#notifying) {
+      this.#notifyAgain = true;
+      return;
+    }
+    this.#notifying = true;
+    void (async () => {
+      do {
+        this.#notifyAgain = false;
+        try {
+          await this.#database.notify(eventsChannel);
+        } catch (error) {
+          this.#options.onBackgroundError?.(error);
+        }
+      } while (this.#notifyAgain && !this.#closed);
+      this.#notifying = false;
+    })();
+  }
+
+  /** Reads the log past the cache's newest event; coalesces overlapping calls. */
+  #poll(): void {
+    if (this.#closed) return;
+    if (this.#polling) {
+      this.#pollAgain = true;
+      return;
+    }
+    this.#polling = true;
+    void (async () => {
+      try {
+        do {
+          this.#pollAgain = false;
+          let batch;
+          do {
+            batch = await this.#database.run((db) => readEvents(db, this.#cache.newest, pollBatch));
+            this.#cache.append(batch);
+          } while (batch.length === pollBatch && !this.#closed);
+        } while (this.#pollAgain && !this.#closed);
+      } catch (error) {
+        this.#options.onBackgroundError?.(error);
+        this.#retryTimer ??= setTimeout(() => {
+          this.#retryTimer = undefined;
+          this.#poll();
+        }, retryPollMs);
+      } finally {
+        this.#polling = false;
+      }
+    })();
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * Storage of one resource in the object table, each write recorded in the event
+ * log in the same transaction.
+ */
+import type { Transaction } from 'kysely';
+import { deepCopy, jsonEqual, type KubeObject, type StoredObject } from '../machinery/object.js';
+import type { Database } from './database.js';
+import { appendEvent, nextResourceVersion, readCurrentResourceVersion } from './event-log.js';
+import type {
+  FieldsOf,
+  ListResult,
+  ResourceStorage,
+  SelectionPredicate,
+  StorageKey,
+  StorageWatcher,
+  TryUpdate,
+  UpdateResult,
+} from './object-store.js';
+import type { StorageSchema, StringMap } from './schema.js';
+import { fieldSelectorSql, labelSelectorSql } from './selector-sql.js';
+import { classifyDatabaseError, keyExists, keyNotFound } from './storage-error.js';
+import type { WatchCache } from './watch-cache.js';
+import { LogWatcher } from './log-watcher.js';
+
+/** What a SqlResourceStorage is made of. */
+export interface SqlResourceStorageOptions {
+  readonly resource: string;
+  readonly fieldsOf: FieldsOf;
+  readonly database: Database;
+  readonly cache: WatchCache;
+  /** Called after every committed write. */
+  readonly afterCommit: () => void;
+}
+
+const labelsOf = (object: KubeObject): StringMap => object.metadata?.labels ?? {};
+
+function withResourceVersion(object: KubeObject, rv: bigint): StoredObject {
+  const copy = deepCopy(object) as StoredObject;
+  copy.metadata = { ...copy.metadata, resourceVersion: rv.toString() };
+  return copy;
+}
+
+function withoutResourceVersion(object: KubeObject): KubeObject {
+  const { resourceVersion: _ignored, ...metadata } = object.metadata ?? {};
+  return { ...object, metadata };
+}
+
+/** ResourceStorage on SQL tables. */
+export class SqlResourceStorage implements ResourceStorage {
+  readonly #o: SqlResourceStorageOptions;
+  readonly #watchers = new Set<LogWatcher>();
+
+  constructor(options: SqlResourceStorageOptions) {
+    this.#o = options;
+  }
+
+  #describe(key: StorageKey): string {
+    return `/${this.#o.resource}/${key.namespace}/${key.name}`;
+  }
+
+  /** Runs a write transaction; wakes the watch machinery once it has committed. */
+  async #write<T>(work: (trx: Transaction<StorageSchema>) => Promise<{ result: T; wrote: boolean }>): Promise<T> {
+    let outcome: { result: T; wrote: boolean };
+    try {
+      outcome = await this.#o.database.transaction(work);
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+    if (outcome.wrote) this.#o.afterCommit();
+    return outcome.result;
+  }
+
+  async #lockCurrent(trx: Transaction<StorageSchema>, key: StorageKey): Promise<StoredObject> {
+    const row = await trx
+      .selectFrom('cairn_objects')
+      .select('object')
+      .where('resource', '=', this.#o.resource)
+      .where('namespace', '=', key.namespace)
+      .where('name', '=', key.name)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw keyNotFound(this.#describe(key));
+    return row.object as StoredObject;
+  }
+
+  create(key: StorageKey, object: KubeObject): Promise<StoredObject> {
+    return this.#write(async (trx) => {
+      const rv = await nextResourceVersion(trx);
+      const stored = withResourceVersion(object, rv);
+      const labels = labelsOf(stored);
+      const fields = this.#o.fieldsOf(stored);
+      const inserted = await trx
+        .insertInto('cairn_objects')
+        .values({
+          resource: this.#o.resource,
+          namespace: key.namespace,
+          name: key.name,
+          uid: String(stored.metadata.uid),
+          resource_version: rv.toString(),
+          labels: JSON.stringify(labels),
+          fields: JSON.stringify(fields),
+          object: JSON.stringify(stored),
+        })
+        .onConflict((oc) => oc.doNothing())
+        .returning('name')
+        .executeTakeFirst();
+      // Throwing rolls the counter back too: a failed create leaves no gap.
+      if (!inserted) throw keyExists(this.#describe(key));
+      await appendEvent(trx, { rv, resource: this.#o.resource, ...key, type: 'ADDED', labels, fields, object: stored });
+      return { result: stored, wrote: true };
+    });
+  }
+
+  async get(key: StorageKey): Promise<StoredObject> {
+    let row;
+    try {
+      row = await this.#o.database.run((db) =>
+        db
+          .selectFrom('cairn_objects')
+          .select('object')
+          .where('resource', '=', this.#o.resource)
+          .where('namespace', '=', key.namespace)
+          .where('name', '=', key.name)
+          .executeTakeFirst(),
+      );
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+    if (!row) throw keyNotFound(this.#describe(key));
+    return row.object as StoredObject;
+  }
+
+  guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate): Promise<UpdateResult> {
+    return this.#write(async (trx) => {
+      const current = await this.#lockCurrent(trx, key);
+      const next = await tryUpdate(deepCopy(current));
+      if (jsonEqual(withoutResourceVersion(next), withoutResourceVersion(current))) {
+        return { result: { object: current, changed: false } as UpdateResult, wrote: false };
+      }
+      const rv = await nextResourceVersion(trx);
+      const stored = withResourceVersion(next, rv);
+      const labels = labelsOf(stored);
+      const fields = this.#o.fieldsOf(stored);
+      await trx
+        .updateTable('cairn_objects')
+        .set({
+          resource_version: rv.toString(),
+          labels: JSON.stringify(labels),
+          fields: JSON.stringify(fields),
+          object: JSON.stringify(stored),
+        })
+        .where('resource', '=', this.#o.resource)
+        .where('namespace', '=', key.namespace)
+        .where('name', '=', key.name)
+        .execute();
+      await appendEvent(trx, {
+        rv,
+        resource: this.#o.resource,
+        ...key,
+        type: 'MODIFIED',
+        labels,
+        fields,
+        prevLabels: labelsOf(current),
+        prevFields: this.#o.fieldsOf(current),
+        object: stored,
+      });
+      return { result: { object: stored, changed: true }, wrote: true };
+    });
+  }
+
+  delete(key: StorageKey, precondition?: (current: StoredObject) => void): Promise<StoredObject> {
+    return this.#write(async (trx) => {
+      const current = await this.#lockCurrent(trx, key);
+      precondition?.(current);
+      const rv = await nextResourceVersion(trx);
+      await trx
+        .deleteFrom('cairn_objects')
+        .where('resource', '=', this.#o.resource)
+        .where('namespace', '=', key.namespace)
+        .where('name', '=', key.name)
+        .execute();
+      // As kube's watch cache does, the DELETED object carries the deletion's resourceVersion.
+      const deleted = withResourceVersion(current, rv);
+      await appendEvent(trx, {
+        rv,
+        resource: this.#o.resource,
+        ...key,
+        type: 'DELETED',
+        labels: labelsOf(current),
+        fields: this.#o.fieldsOf(current),
+        object: deleted,
+      });
+      return { result: deleted, wrote: true };
+    });
+  }
+
+  async list(namespace: string | undefined, predicate: SelectionPredicate): Promise<ListResult> {
+    try {
+      return await this.#o.database.transaction(
+        async (trx) => {
+          const rv = await readCurrentResourceVersion(trx);
+          let query = trx.selectFrom('cairn_objects').select('object').where('resource', '=', this.#o.resource);
+          if (namespace !== undefined) query = query.where('namespace', '=', namespace);
+          if (predicate.labelSelector?.length) query = query.where(labelSelectorSql(predicate.labelSelector));
+          if (predicate.fieldSelector?.length) query = query.where(fieldSelectorSql(predicate.fieldSelector));
+          const rows = await query.orderBy('namespace').orderBy('name').execute();
+          return { items: rows.map((r) => r.object as StoredObject), resourceVersion: rv.toString() };
+        },
+        { snapshot: true },
+      );
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+  }
+
+  async watch(namespace: string | undefined, resourceVersion: string, predicate: SelectionPredicate): Promise<StorageWatcher> {
+    const watcher = new LogWatcher({
+      resource: this.#o.resource,
+      namespace,
+      predicate,
+      from: BigInt(resourceVersion),
+      database: this.#o.database,
+      cache: this.#o.cache,
+      onStop: (w) => this.#watchers.delete(w),
+    });
+    await watcher.checkNotCompacted();
+    this.#watchers.add(watcher);
+    return watcher;
+  }
+
+  /** Ends every watch of this resource (shutdown). */
+  stopWatchers(): void {
+    for (const watcher of [...this.#watchers]) watcher.stop();
+  }
+}
