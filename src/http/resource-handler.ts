@@ -48,7 +48,8 @@ export async function handleResource(ctx: Context, group: string, version: strin
   if (needsNamespace && request.verb !== 'list' && request.verb !== 'watch') {
     throw methodNotAllowed(ctx.method, `${request.resource}`);
   }
-  const handler = handlers[request.verb];
+  // POST goes to collections only, as in kube.
+  const handler = request.verb === 'create' && request.name !== undefined ? undefined : handlers[request.verb];
   if (!handler) throw methodNotAllowed(ctx.method, request.resource);
   const store = options.registry()?.store(group, resource.plural);
   if (!store) throw serviceUnavailable('the server is starting', 1);

@@ -1,0 +1,222 @@
+/**
+ * The storage conformance suite: every backend (PGlite, PostgreSQL) runs it
+ * unchanged. It proves the invariants of DESIGN.md at the storage boundary.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseLabelSelector } from '../../src/machinery/label-selector.js';
+import type { KubeObject, StoredObject } from '../../src/machinery/object.js';
+import type { Database } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import type { ResourceStorage, StorageWatchEvent, StorageWatcher } from '../../src/storage/object-store.js';
+import { PGliteDatabase } from '../../src/storage/pglite-database.js';
+import { PostgresDatabase } from '../../src/storage/postgres-database.js';
+import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
+import { StorageError } from '../../src/storage/storage-error.js';
+import { testDatabaseUrl } from '../support/test-database.js';
+
+type Backend = 'pglite' | 'postgres';
+
+const fieldsOf = (o: KubeObject) => ({ 'metadata.name': String(o.metadata?.name ?? '') });
+
+function object(name: string, extra: Record<string, unknown> = {}, labels?: Record<string, string>): KubeObject {
+  return { apiVersion: 'test/v1', kind: 'Thing', metadata: { name, namespace: 'ns', uid: `uid-${name}`, ...(labels ? { labels } : {}) }, ...extra };
+}
+
+async function expectStorageError(promise: Promise<unknown>, code: StorageError['code']): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(StorageError);
+  expect((error as StorageError).code).toBe(code);
+}
+
+/** Collects events from a watcher until `count` arrived (or fails after `ms`). */
+async function collect(watcher: StorageWatcher, count: number, ms = 20_000): Promise<StorageWatchEvent[]> {
+  const events: StorageWatchEvent[] = [];
+  if (count === 0) return events;
+  const timer = setTimeout(() => watcher.stop(), ms);
+  for await (const event of watcher) {
+    events.push(event);
+    if (events.length >= count) break;
+  }
+  clearTimeout(timer);
+  watcher.stop();
+  return events;
+}
+
+describe.each<Backend>(['pglite', 'postgres'])('object store on %s', (backend) => {
+  let url: string | undefined;
+  const opened: { database: Database; store: SqlObjectStore }[] = [];
+
+  async function open(options: { watchCacheCapacity?: number } = {}) {
+    const database: Database = backend === 'pglite' ? await PGliteDatabase.open() : new PostgresDatabase({ connectionString: url! });
+    await migrateToLatest(database);
+    const store = await SqlObjectStore.open(database, options);
+    opened.push({ database, store });
+    return { database, store };
+  }
+
+  let store: SqlObjectStore;
+  let things: ResourceStorage;
+
+  beforeAll(async () => {
+    if (backend === 'postgres') url = await testDatabaseUrl();
+    ({ store } = await open());
+    things = store.forResource('things.test', fieldsOf);
+  });
+
+  afterAll(async () => {
+    for (const { database, store: s } of opened.reverse()) {
+      await s.close();
+      await database.close();
+    }
+  });
+
+  it('creates, reads, refuses duplicates and reports missing keys', async () => {
+    const created = await things.create({ namespace: 'ns', name: 'a' }, object('a', { spec: { n: 0, s: '', l: [], m: {} } }));
+    expect(created.metadata.resourceVersion).toMatch(/^\d+$/);
+    const read = await things.get({ namespace: 'ns', name: 'a' });
+    expect(read).toEqual(created);
+    // Unset is not empty: zero values read back as sent.
+    expect(read.spec).toEqual({ n: 0, s: '', l: [], m: {} });
+    await expectStorageError(things.create({ namespace: 'ns', name: 'a' }, object('a')), 'KeyExists');
+    await expectStorageError(things.get({ namespace: 'ns', name: 'missing' }), 'KeyNotFound');
+    await expectStorageError(things.guaranteedUpdate({ namespace: 'ns', name: 'missing' }, (c) => c), 'KeyNotFound');
+    await expectStorageError(things.delete({ namespace: 'ns', name: 'missing' }), 'KeyNotFound');
+  });
+
+  it('gives every write a strictly higher resourceVersion, across resources', async () => {
+    const other = store.forResource('others.test', fieldsOf);
+    const rvs: bigint[] = [];
+    for (let i = 0; i < 5; i++) {
+      rvs.push(BigInt((await things.create({ namespace: 'ns', name: `rv-${i}` }, object(`rv-${i}`))).metadata.resourceVersion));
+      rvs.push(BigInt((await other.create({ namespace: 'ns', name: `rv-${i}` }, object(`rv-${i}`))).metadata.resourceVersion));
+    }
+    for (let i = 1; i < rvs.length; i++) expect(rvs[i]! > rvs[i - 1]!).toBe(true);
+    expect(BigInt(await store.currentResourceVersion())).toBe(rvs.at(-1));
+  });
+
+  it('updates atomically, skips no-op updates, and lets a precondition abort the write', async () => {
+    const created = await things.create({ namespace: 'ns', name: 'u' }, object('u', { spec: { n: 1 } }));
+    const updated = await things.guaranteedUpdate({ namespace: 'ns', name: 'u' }, (c) => ({ ...c, spec: { n: 2 } }));
+    expect(updated.changed).toBe(true);
+    expect(BigInt(updated.object.metadata.resourceVersion) > BigInt(created.metadata.resourceVersion)).toBe(true);
+    const same = await things.guaranteedUpdate({ namespace: 'ns', name: 'u' }, (c) => c);
+    expect(same.changed).toBe(false);
+    expect(same.object.metadata.resourceVersion).toBe(updated.object.metadata.resourceVersion);
+    const before = await store.currentResourceVersion();
+    await expect(
+      things.guaranteedUpdate({ namespace: 'ns', name: 'u' }, () => {
+        throw new Error('precondition failed');
+      }),
+    ).rejects.toThrow('precondition failed');
+    // A failed write allocates nothing: no gap, no event.
+    expect(await store.currentResourceVersion()).toBe(before);
+  });
+
+  it('deletes with a precondition and reports the deletion resourceVersion', async () => {
+    const created = await things.create({ namespace: 'ns', name: 'd' }, object('d'));
+    await expect(
+      things.delete({ namespace: 'ns', name: 'd' }, () => {
+        throw new Error('uid mismatch');
+      }),
+    ).rejects.toThrow('uid mismatch');
+    const deleted = await things.delete({ namespace: 'ns', name: 'd' });
+    expect(BigInt(deleted.metadata.resourceVersion) > BigInt(created.metadata.resourceVersion)).toBe(true);
+    await expectStorageError(things.get({ namespace: 'ns', name: 'd' }), 'KeyNotFound');
+  });
+
+  it('lists by namespace and label selector at a consistent resourceVersion', async () => {
+    const listed = store.forResource('listed.test', fieldsOf);
+    await listed.create({ namespace: 'a', name: 'x' }, object('x', {}, { team: 'data' }));
+    await listed.create({ namespace: 'b', name: 'y' }, object('y', {}, { team: 'web' }));
+    await listed.create({ namespace: 'b', name: 'z' }, object('z'));
+    const all = await listed.list(undefined, {});
+    expect(all.items.map((o) => o.metadata.name)).toEqual(['x', 'y', 'z']);
+    expect(all.resourceVersion).toBe(await store.currentResourceVersion());
+    expect((await listed.list('b', {})).items.map((o) => o.metadata.name)).toEqual(['y', 'z']);
+    const selected = await listed.list(undefined, { labelSelector: parseLabelSelector('team in (data,ops)') });
+    expect(selected.items.map((o) => o.metadata.name)).toEqual(['x']);
+    const notWeb = await listed.list(undefined, { labelSelector: parseLabelSelector('team!=web') });
+    expect(notWeb.items.map((o) => o.metadata.name)).toEqual(['x', 'z']);
+  });
+
+  it('delivers every change of 20 concurrent writers exactly once, in order, to two watchers', async () => {
+    // A small cache makes the second watcher read part of the history from the database.
+    const replicas = backend === 'postgres' ? [store, (await open({ watchCacheCapacity: 50 })).store] : [store];
+    const resources = replicas.map((s) => s.forResource('concurrent.test', fieldsOf));
+    const start = await store.currentResourceVersion();
+    const writers = 20;
+    const perWriter = 15;
+    const watchers = [await resources[0]!.watch(undefined, start, {}), await resources.at(-1)!.watch(undefined, start, {})];
+    const expected = writers * perWriter * 2;
+    const collecting = watchers.map((w) => collect(w, expected));
+    const acknowledged: string[] = [];
+    await Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        const storage = resources[w % resources.length]!;
+        for (let i = 0; i < perWriter; i++) {
+          const key = { namespace: `w${w}`, name: `o${i}` };
+          acknowledged.push((await storage.create(key, object(key.name, { spec: { w, i } }))).metadata.resourceVersion);
+          const updated = await storage.guaranteedUpdate(key, (c) => ({ ...c, spec: { w, i, done: true } }));
+          acknowledged.push(updated.object.metadata.resourceVersion);
+        }
+      }),
+    );
+    const sortedAcks = [...acknowledged].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    for (const events of await Promise.all(collecting)) {
+      const rvs = events.map((e) => e.resourceVersion);
+      expect(rvs).toEqual(sortedAcks);
+      expect(new Set(rvs).size).toBe(expected);
+      expect(events.filter((e) => e.type === 'ADDED')).toHaveLength(writers * perWriter);
+      for (const e of events) expect(e.object.metadata.resourceVersion).toBe(e.resourceVersion);
+    }
+  });
+
+  it('turns label changes into ADDED and DELETED for a selecting watcher', async () => {
+    const selected = store.forResource('selected.test', fieldsOf);
+    const start = await store.currentResourceVersion();
+    const watcher = await selected.watch('ns', start, { labelSelector: parseLabelSelector('tier=gold') });
+    const events = collect(watcher, 3);
+    await selected.create({ namespace: 'ns', name: 's' }, object('s', {}, { tier: 'silver' }));
+    await selected.guaranteedUpdate({ namespace: 'ns', name: 's' }, (c) => ({ ...c, metadata: { ...c.metadata, labels: { tier: 'gold' } } }));
+    await selected.guaranteedUpdate({ namespace: 'ns', name: 's' }, (c) => ({ ...c, spec: { touched: true } }));
+    await selected.guaranteedUpdate({ namespace: 'ns', name: 's' }, (c) => ({ ...c, metadata: { ...c.metadata, labels: { tier: 'bronze' } } }));
+    await selected.create({ namespace: 'other', name: 's' }, object('s', {}, { tier: 'gold' }));
+    expect((await events).map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+  });
+
+  it('answers a watch from before the retention window with TooOld, and resumes inside it after a restart', async () => {
+    const compacting = store.forResource('compacted.test', fieldsOf);
+    const old = await store.currentResourceVersion();
+    await compacting.create({ namespace: 'ns', name: 'c1' }, object('c1'));
+    const inside = await store.currentResourceVersion();
+    await compacting.create({ namespace: 'ns', name: 'c2' }, object('c2'));
+
+    if (backend === 'postgres') {
+      // A restart: a new store on the same database resumes from a resourceVersion in the window.
+      const restarted = (await open()).store.forResource('compacted.test', fieldsOf);
+      const resumed = await collect(await restarted.watch(undefined, inside, {}), 1);
+      expect(resumed.map((e) => e.object.metadata.name)).toEqual(['c2']);
+    }
+
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const compacted = await store.compact(0);
+    expect(BigInt(compacted) >= BigInt(inside)).toBe(true);
+    await expectStorageError(compacting.watch(undefined, old, {}), 'TooOld');
+    const fresh = await compacting.watch(undefined, compacted, {});
+    const next = collect(fresh, 1);
+    await compacting.create({ namespace: 'ns', name: 'c3' }, object('c3'));
+    expect((await next).map((e) => e.object.metadata.name)).toEqual(['c3']);
+  });
+
+  it('hands out frozen objects from the watch cache', async () => {
+    const frozen = store.forResource('frozen.test', fieldsOf);
+    const watcher = await frozen.watch(undefined, await store.currentResourceVersion(), {});
+    const events = collect(watcher, 1);
+    await frozen.create({ namespace: 'ns', name: 'f' }, object('f'));
+    const [event] = await events;
+    expect(Object.isFrozen((event!.object as StoredObject).metadata)).toBe(true);
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * Starts a real Cairn server (TLS, real database) for a test, and talks to it with
+ * the admin client certificate.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { parseConfig } from '../../src/server/config.js';
+import { startServer, type RunningServer } from '../../src/server/server.js';
+import { testDatabaseUrl } from './test-database.js';
+
+/** Which database a test server stores in. */
+export type Backend = 'pglite' | 'postgres';
+
+/** The backends every API and storage test runs against. */
+export const backends: readonly Backend[] = ['pglite', 'postgres'];
+
+/** A test server and how to reach it. */
+export interface TestServer extends RunningServer {
+  readonly dataDir: string;
+  readonly databaseUrl?: string;
+  /** Makes a request as the admin user. */
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Stops the server and removes its data directory. */
+  destroy(): Promise<void>;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  /** Another client certificate, or null for none. */
+  readonly clientCert?: { certPem: string; keyPem: string } | null;
+}
+
+/** A response, its body read in full. */
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+  /** The body parsed as JSON (undefined when it is not JSON). */
+  readonly json: any;
+}
+
+/** Options of a test server. */
+export interface TestServerOptions {
+  readonly backend: Backend;
+  /** Reuse a data directory (restart tests); a fresh one otherwise. */
+  readonly dataDir?: string;
+  /** Reuse a database (restart tests); a fresh one otherwise. */
+  readonly databaseUrl?: string;
+  readonly args?: readonly string[];
+}
+
+/** Starts a server on a free port and waits until it is ready. */
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'cairn-test-')));
+  const databaseUrl = options.backend === 'postgres' ? (options.databaseUrl ?? (await testDatabaseUrl())) : undefined;
+  const args = ['--port', '0', '--data-dir', dataDir, ...(databaseUrl ? ['--database-url', databaseUrl] : []), ...(options.args ?? [])];
+  const server = await startServer(parseConfig(args, {}), pino({ level: process.env.CAIRN_TEST_LOG ?? 'silent' }));
+  await server.ready;
+  const request = (method: string, path: string, ro: RequestOptions = {}) => requestServer(server, method, path, ro);
+  return Object.assign(Object.create(null) as object, server, {
+    dataDir,
+    databaseUrl,
+    request,
+    close: () => server.close(),
+    async destroy() {
+      await server.close();
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  }) as TestServer;
+}
+
+/** Makes one HTTPS request to a running server. */
+export function requestServer(server: RunningServer, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
+  const cert = options.clientCert === undefined ? { certPem: server.pki.adminCertPem, keyPem: server.pki.adminKeyPem } : options.clientCert;
+  const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const headers: Record<string, string> = {
+    ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) } : {}),
+    ...options.headers,
+  };
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      `${server.url}${path}`,
+      { method, headers, ca: server.pki.servingCaPem, cert: cert?.certPem, key: cert?.keyPem, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** A minimal valid Pipeline manifest. */
+export function pipeline(name: string, spec: Record<string, unknown> = {}, labels?: Record<string, string>) {
+  return {
+    apiVersion: 'cairn.dev/v1',
+    kind: 'Pipeline',
+    metadata: { name, ...(labels ? { labels } : {}) },
+    spec: { runnerClassName: 'standard', steps: [{ name: 'fetch', image: 'alpine:3.20', command: ['sh', '-c', 'echo hi'] }], ...spec },
+  };
+}
