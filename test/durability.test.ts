@@ -238,6 +238,7 @@ describe.each(backends)('durability on %s', (backend: Backend) => {
       });
     }
 
+    const failures: unknown[] = [];
     // Background writers keep the server busy until the kill, so it dies mid-write.
     const background = Array.from({ length: 4 }, async (_, w) => {
       for (let n = 0; !killed; n++) {
@@ -246,14 +247,16 @@ describe.each(backends)('durability on %s', (backend: Backend) => {
         unanswered.set(`${pipelinesPath}/${name}`, body);
         const reply = await first.request('POST', pipelinesPath, body).catch(() => undefined);
         if (killed || reply === undefined) return;
-        expectStatus(reply, 201, `create ${name}`);
+        if (reply.status !== 201) {
+          failures.push(new Error(`create ${name}: expected 201, got ${reply.status}: ${reply.text}`));
+          return;
+        }
         unanswered.delete(`${pipelinesPath}/${name}`);
         record(`${pipelinesPath}/${name}`, reply);
       }
     });
 
     let remaining = tasks.length;
-    const failures: unknown[] = [];
     await new Promise<void>((resolve) => {
       for (const task of tasks) {
         task().then(

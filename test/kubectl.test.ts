@@ -42,13 +42,12 @@ interface Client {
   readonly slug: string;
 }
 
-const clients: readonly Client[] = kubectlOnPath === undefined
-  ? []
-  : [
-      { label: 'kubectl on PATH (dispatcher)', binary: kubectlOnPath, slug: 'path' },
-      { label: 'kubectl.1.29', binary: join(versionedDir, 'kubectl.1.29'), slug: 'v129' },
-      { label: 'kubectl.1.33', binary: join(versionedDir, 'kubectl.1.33'), slug: 'v133' },
-    ];
+// Listed even without kubectl, so the skipped tests show up under the reason.
+const clients: readonly Client[] = [
+  { label: 'kubectl on PATH (dispatcher)', binary: kubectlOnPath ?? 'kubectl', slug: 'path' },
+  { label: 'kubectl.1.29', binary: join(versionedDir, 'kubectl.1.29'), slug: 'v129' },
+  { label: 'kubectl.1.33', binary: join(versionedDir, 'kubectl.1.33'), slug: 'v133' },
+];
 
 /** What one kubectl invocation did. */
 interface RunResult {
