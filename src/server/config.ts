@@ -20,13 +20,18 @@ export interface ServerConfig {
   readonly logLevel: string;
   /** How long shutdown waits for requests in flight before closing connections, in ms. */
   readonly shutdownGraceMs: number;
+  /**
+   * How long the server keeps serving with /readyz failing before it stops listening,
+   * in ms, so load balancers drain it first (kube's --shutdown-delay-duration).
+   */
+  readonly shutdownDelayMs: number;
 }
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
   [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS]
-  [--tls-san NAME]... [--log-level LEVEL] [--shutdown-grace SECONDS]
+  [--tls-san NAME]... [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
-  COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL`;
+  COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS`;
 
 function seconds(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
@@ -50,6 +55,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'tls-san': { type: 'string', multiple: true },
       'log-level': { type: 'string' },
       'shutdown-grace': { type: 'string' },
+      'shutdown-delay': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -70,5 +76,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     tlsSans: Object.freeze([...(values['tls-san'] ?? []), ...(env.TLS_SANS ? env.TLS_SANS.split(',').map((s) => s.trim()).filter(Boolean) : [])]),
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     shutdownGraceMs: seconds('shutdown grace', values['shutdown-grace'], 10),
+    shutdownDelayMs: seconds('shutdown delay', values['shutdown-delay'] ?? env.SHUTDOWN_DELAY_SECONDS, 0),
   });
 }

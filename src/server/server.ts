@@ -135,6 +135,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     ready,
     async close() {
       shutdown.abort();
+      if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
       clearInterval(compaction);
       await store?.close();
       await listener.close(config.shutdownGraceMs);
