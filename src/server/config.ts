@@ -34,7 +34,7 @@ environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS
   COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS`;
 
 function seconds(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
+  if (value === undefined || value === '') return fallback * 1000;
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number of seconds, got "${value}"\n${usage}`);
   return n * 1000;

@@ -5,6 +5,7 @@
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { RequestListener } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 
 /** TLS material of the listener. */
 export interface ServingTls {
@@ -35,6 +36,10 @@ export async function listen(handler: RequestListener, tls: ServingTls, host: st
       rejectUnauthorized: false,
       allowHTTP1: true,
       settings: { maxConcurrentStreams },
+      // Node cuts a connection after a burst of stream resets (an attack guard); a client
+      // cancelling its watches on a shared aggregator connection must stay under it.
+      streamResetBurst: 2 * maxConcurrentStreams,
+      streamResetRate: maxConcurrentStreams,
     },
     handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
   );
@@ -66,15 +71,10 @@ export async function listen(handler: RequestListener, tls: ServingTls, host: st
         for (const socket of sockets) socket.destroy();
       }, graceMs);
       timer.unref();
-      // HTTP/1.1 keep-alive connections with no request in flight would hold close() forever.
-      for (const socket of sockets) if (!sessionOf(socket, sessions)) socket.end();
+      // HTTP/1.1 connections would hold close() open; HTTP/2 ones end through session.close().
+      for (const socket of sockets) if ((socket as TLSSocket).alpnProtocol !== 'h2') socket.end();
       await closed;
       clearTimeout(timer);
     },
   };
-}
-
-function sessionOf(socket: Socket, sessions: ReadonlySet<http2.ServerHttp2Session>): boolean {
-  for (const session of sessions) if (session.socket === socket) return true;
-  return false;
 }

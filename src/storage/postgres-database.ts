@@ -35,6 +35,8 @@ export class PostgresDatabase implements Database {
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     this.#pool.on('error', (error) => options.onBackgroundError?.(error));
+    // A checked-out client whose server goes away between queries emits 'error' itself.
+    this.#pool.on('connect', (client) => client.on('error', (error) => options.onBackgroundError?.(error)));
     this.#db = new Kysely<StorageSchema>({ dialect: new PostgresDialect({ pool: this.#pool }) });
   }
 

@@ -8,7 +8,9 @@ export class SerialQueue {
 
   /** Runs `work` after everything queued before it has settled. */
   run<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(work, work);
+    // PGlite runs on the event-loop thread: yield between pieces so requests keep flowing.
+    const turn = this.#tail.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    const result = turn.then(work);
     this.#tail = result.catch(() => undefined);
     return result;
   }

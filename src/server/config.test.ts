@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from './config.js';
+
+describe('parseConfig', () => {
+  it('defaults to the embedded mode with kube-like durations in milliseconds', () => {
+    const config = parseConfig([], {});
+    expect(config).toMatchObject({
+      command: 'start',
+      port: 8443,
+      bindAddress: '127.0.0.1',
+      databaseUrl: undefined,
+      eventRetentionMs: 15 * 60 * 1000,
+      compactionIntervalMs: 60 * 1000,
+      shutdownGraceMs: 10 * 1000,
+      shutdownDelayMs: 0,
+    });
+    expect(config.dataDir).toMatch(/\.data$/);
+  });
+
+  it('takes flags over environment variables', () => {
+    const config = parseConfig(['--port', '9443', '--event-retention', '30', '--tls-san', 'cairn.cairn-system.svc'], {
+      PORT: '1',
+      DATABASE_URL: 'postgres://db/cairn',
+      EVENT_RETENTION_SECONDS: '5',
+      TLS_SANS: 'a.example, b.example',
+    });
+    expect(config.port).toBe(9443);
+    expect(config.eventRetentionMs).toBe(30_000);
+    expect(config.databaseUrl).toBe('postgres://db/cairn');
+    expect(config.tlsSans).toEqual(['cairn.cairn-system.svc', 'a.example', 'b.example']);
+  });
+
+  it('parses the migrate command and rejects bad input', () => {
+    expect(parseConfig(['migrate'], {}).command).toBe('migrate');
+    expect(() => parseConfig(['serve'], {})).toThrow(/unknown command/);
+    expect(() => parseConfig(['--port', 'x'], {})).toThrow(/invalid port/);
+    expect(() => parseConfig(['--event-retention=-1'], {})).toThrow(/non-negative/);
+  });
+});
