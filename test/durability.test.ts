@@ -14,7 +14,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { backends, pipeline, type Backend } from './support/test-server.js';
+import { backends, pipeline, requestServer, type Backend } from './support/test-server.js';
 import { testDatabaseUrl } from './support/test-database.js';
 
 const root = join(import.meta.dirname, '..');
@@ -108,37 +108,13 @@ async function spawnServer(dataDir: string, databaseUrl: string | undefined): Pr
   const pki = join(dataDir, 'pki');
   const [ca, cert, key] = await Promise.all(['serving-ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
   const agent = new https.Agent({ keepAlive: true, maxSockets: 32, ca, cert, key });
+  const endpoint = { url: url!, pki: { servingCaPem: ca!, adminCertPem: cert!, adminKeyPem: key! } };
   const servingPid = serverPid!;
   return {
     url: url!,
     serverPid: servingPid,
     output: () => log,
-    request(method, path, body) {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      return new Promise((resolve, reject) => {
-        const req = https.request(
-          `${url}${path}`,
-          { method, agent, headers: payload === undefined ? {} : { 'Content-Type': 'application/json' } },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => {
-              const text = Buffer.concat(chunks).toString('utf8');
-              let json: unknown;
-              try {
-                json = JSON.parse(text);
-              } catch {
-                json = undefined;
-              }
-              resolve({ status: res.statusCode ?? 0, json, text });
-            });
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end(payload);
-      });
-    },
+    request: (method, path, body) => requestServer(endpoint, method, path, { body, agent }),
     async kill() {
       killGroup(child);
       agent.destroy();

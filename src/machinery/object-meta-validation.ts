@@ -5,46 +5,9 @@
 import type { FieldError } from './errors.js';
 import { validateDns1123Label, validateDns1123Subdomain } from './names.js';
 import type { ObjectMeta } from './object.js';
+import { labelValueErrors, qualifiedNameErrors } from './qualified-name.js';
 
-const qualifiedNamePattern = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const totalAnnotationSizeLimit = 256 * 1024;
-
-/** Problems with a qualified name (`prefix/name`), as label and annotation keys use. */
-export function validateQualifiedName(value: string): string[] {
-  const parts = value.split('/');
-  let name = value;
-  const problems: string[] = [];
-  if (parts.length === 2) {
-    const [prefix, rest] = parts as [string, string];
-    name = rest;
-    if (prefix.length === 0) problems.push('prefix part must be non-empty');
-    else problems.push(...validateDns1123Subdomain(prefix).map((p) => `prefix part ${p}`));
-  } else if (parts.length > 2) {
-    return [
-      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-    ];
-  }
-  if (name.length === 0) problems.push('name part must be non-empty');
-  else if (name.length > 63) problems.push('name part must be no more than 63 characters');
-  if (name.length > 0 && !qualifiedNamePattern.test(name)) {
-    problems.push(
-      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
-    );
-  }
-  return problems;
-}
-
-/** Problems with a label value (may be empty). */
-export function validateLabelValue(value: string): string[] {
-  const problems: string[] = [];
-  if (value.length > 63) problems.push('must be no more than 63 characters');
-  if (value.length > 0 && !qualifiedNamePattern.test(value)) {
-    problems.push(
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-    );
-  }
-  return problems;
-}
 
 const invalid = (field: string, value: string, problem: string): FieldError => ({
   field,
@@ -67,12 +30,12 @@ export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean): Field
     errors.push({ field: 'metadata.namespace', reason: 'FieldValueForbidden', message: 'Forbidden: not allowed on this type' });
   }
   for (const [key, value] of Object.entries(meta.labels ?? {})) {
-    for (const p of validateQualifiedName(key)) errors.push(invalid('metadata.labels', key, p));
-    for (const p of validateLabelValue(value)) errors.push(invalid(`metadata.labels`, value, p));
+    for (const p of qualifiedNameErrors(key)) errors.push(invalid('metadata.labels', key, p));
+    for (const p of labelValueErrors(value)) errors.push(invalid('metadata.labels', value, p));
   }
   let annotationBytes = 0;
   for (const [key, value] of Object.entries(meta.annotations ?? {})) {
-    for (const p of validateQualifiedName(key.toLowerCase())) errors.push(invalid('metadata.annotations', key, p));
+    for (const p of qualifiedNameErrors(key.toLowerCase())) errors.push(invalid('metadata.annotations', key, p));
     annotationBytes += Buffer.byteLength(key) + Buffer.byteLength(value);
   }
   if (annotationBytes > totalAnnotationSizeLimit) {

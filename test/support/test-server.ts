@@ -33,7 +33,12 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
   /** Another client certificate, or null for none. */
   readonly clientCert?: { certPem: string; keyPem: string } | null;
+  /** A keep-alive agent to reuse connections; a fresh connection per request otherwise. */
+  readonly agent?: https.Agent;
 }
+
+/** What a request needs of a server: its URL and TLS material. */
+export type ServerEndpoint = Pick<RunningServer, 'url'> & { readonly pki: Pick<RunningServer['pki'], 'servingCaPem' | 'adminCertPem' | 'adminKeyPem'> };
 
 /** A response, its body read in full. */
 export interface TestResponse {
@@ -75,7 +80,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
 }
 
 /** Makes one HTTPS request to a running server. */
-export function requestServer(server: RunningServer, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
+export function requestServer(server: ServerEndpoint, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
   const cert = options.clientCert === undefined ? { certPem: server.pki.adminCertPem, keyPem: server.pki.adminKeyPem } : options.clientCert;
   const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   const headers: Record<string, string> = {
@@ -85,7 +90,7 @@ export function requestServer(server: RunningServer, method: string, path: strin
   return new Promise((resolve, reject) => {
     const req = https.request(
       `${server.url}${path}`,
-      { method, headers, ca: server.pki.servingCaPem, cert: cert?.certPem, key: cert?.keyPem, agent: false },
+      { method, headers, ca: server.pki.servingCaPem, cert: cert?.certPem, key: cert?.keyPem, agent: options.agent ?? false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
