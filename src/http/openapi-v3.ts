@@ -43,10 +43,10 @@ const jsonAndYaml = (schema: object) => ({ 'application/json': { schema }, 'appl
 const ok = (schema: object, description = 'OK') => ({ description, content: jsonAndYaml(schema) });
 const unauthorized = { description: 'Unauthorized' };
 
-function operationId(verb: string, resource: ApiResource, version: string, namespaced: boolean, list = false): string {
+function operationId(verb: string, resource: ApiResource, version: string, namespaced: boolean): string {
   const group = resource.group.split('.').map((s) => s[0]!.toUpperCase() + s.slice(1)).join('');
   const scope = namespaced ? 'Namespaced' : '';
-  return `${verb}${group}${version[0]!.toUpperCase()}${version.slice(1)}${scope}${resource.kind}${list ? '' : ''}`;
+  return `${verb}${group}${version[0]!.toUpperCase()}${version.slice(1)}${scope}${resource.kind}`;
 }
 
 function operations(resource: ApiResource, version: string, schemaName: string): Record<string, Record<string, Operation | unknown[]>> {
@@ -63,7 +63,7 @@ function operations(resource: ApiResource, version: string, schemaName: string):
     ...extra,
   });
   const list = (namespaced: boolean): Operation =>
-    common('list', `${operationId('list', resource, version, namespaced)}`, {
+    common('list', operationId('list', resource, version, namespaced), {
       description: `list or watch objects of kind ${resource.kind}`,
       parameters: [p.labelSelector, p.fieldSelector, p.resourceVersion, p.timeoutSeconds, p.watch],
       responses: { 200: ok(schemaRef(listSchema)), 401: unauthorized },

@@ -36,10 +36,6 @@ export class WatchStream {
     return this.#closed;
   }
 
-  get isClosed(): boolean {
-    return this.#isClosed;
-  }
-
   /** Sends the 200 and its headers now: a watch with nothing to say yet must not leave the client waiting. */
   open(): void {
     const res = this.#res as ServerResponse;

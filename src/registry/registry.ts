@@ -1,7 +1,7 @@
 /**
  * The registry: one Store per served resource, sharing one schema validator.
  */
-import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
+import type { ApiGroup } from '../apis/api-resource.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
 import { metaSchemas } from '../machinery/meta-schemas.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -40,10 +40,4 @@ export class Registry {
     return this.#stores.get(`${group}/${plural}`);
   }
 
-  /** Finds a served resource by group, version and plural. */
-  static findResource(groups: readonly ApiGroup[], group: string, version: string, plural: string): ApiResource | undefined {
-    return groups
-      .find((g) => g.name === group)
-      ?.resources.find((r) => r.plural === plural && r.versions.some((v) => v.version === version));
-  }
 }
