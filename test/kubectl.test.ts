@@ -3,37 +3,15 @@
  * binaries) against a real Cairn server (TLS, PGlite), through the kubeconfig the server
  * writes with the admin client certificate.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { kubectlAvailable, kubectlOnPath, rows, runKubectl, versionedKubectl, waitFor, type RunResult } from './support/kubectl.js';
 import { pipeline, startTestServer, type TestServer } from './support/test-server.js';
-
-const execFileAsync = promisify(execFile);
-
-/** Where `kubectl` is on PATH, if it is: decides whether this suite runs at all. */
-function findOnPath(command: string): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, command);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
-
-const kubectlOnPath = findOnPath('kubectl');
-const kubectlAvailable = kubectlOnPath !== undefined;
-// The versioned binaries sit beside the dispatcher's real location.
-const versionedDir = kubectlOnPath === undefined ? '' : dirname(realpathSync(kubectlOnPath));
 
 /** One kubectl to drive; `slug` keeps its objects apart from the other clients'. */
 interface Client {
@@ -45,33 +23,9 @@ interface Client {
 // Listed even without kubectl, so the skipped tests show up under the reason.
 const clients: readonly Client[] = [
   { label: 'kubectl on PATH (dispatcher)', binary: kubectlOnPath ?? 'kubectl', slug: 'path' },
-  { label: 'kubectl.1.29', binary: join(versionedDir, 'kubectl.1.29'), slug: 'v129' },
-  { label: 'kubectl.1.33', binary: join(versionedDir, 'kubectl.1.33'), slug: 'v133' },
+  { label: 'kubectl.1.29', binary: versionedKubectl(29), slug: 'v129' },
+  { label: 'kubectl.1.33', binary: versionedKubectl(33), slug: 'v133' },
 ];
-
-/** What one kubectl invocation did. */
-interface RunResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Splits kubectl's column output into rows of whitespace-separated cells. */
-function rows(output: string): string[][] {
-  return output
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => line.trim().split(/\s+/));
-}
-
-/** Resolves once `predicate` holds, or rejects after `timeoutMs` with `describe()`. */
-async function waitFor(predicate: () => boolean, timeoutMs: number, explain: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${explain()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe.runIf(kubectlAvailable)('kubectl end to end (needs kubectl on PATH)', () => {
   let server: TestServer | undefined;
@@ -100,21 +54,7 @@ describe.runIf(kubectlAvailable)('kubectl end to end (needs kubectl on PATH)', (
 
       const env = (): NodeJS.ProcessEnv => ({ ...process.env, KUBECONFIG: srv().kubeconfigPath, HOME: home });
 
-      /** Runs kubectl to completion; a non-zero exit is returned, not thrown. */
-      const kubectl = async (...args: string[]): Promise<RunResult> => {
-        try {
-          const { stdout, stderr } = await execFileAsync(client.binary, [...args, '--request-timeout=20s'], {
-            env: env(),
-            timeout: 30_000,
-            maxBuffer: 16 * 1024 * 1024,
-          });
-          return { code: 0, stdout, stderr };
-        } catch (error) {
-          const failure = error as { code?: unknown; stdout?: string; stderr?: string; killed?: boolean };
-          if (typeof failure.code !== 'number') throw error; // ENOENT, killed by the timeout, …
-          return { code: failure.code, stdout: failure.stdout ?? '', stderr: failure.stderr ?? '' };
-        }
-      };
+      const kubectl = (...args: string[]): Promise<RunResult> => runKubectl(client.binary, args, env());
 
       /** Runs kubectl and fails the test, showing its output, unless it exits 0. */
       const kubectlOk = async (...args: string[]): Promise<RunResult> => {
