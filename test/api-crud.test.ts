@@ -190,7 +190,7 @@ describe.each(backends)('CRUD on %s', (backend) => {
     const table = await server.request('GET', pipelines, {
       headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json' },
     });
-    expect(table.json.kind).toBe('PipelineList');
+    expect(table.json).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
     const proto = await server.request('GET', pipelines, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
     expect(proto.status).toBe(406);
     expect(proto.json).toMatchObject({ kind: 'Status', reason: 'NotAcceptable', code: 406 });

@@ -53,6 +53,143 @@ describe('discovery, health and OpenAPI', () => {
     expect((await server.request('GET', '/apis/other.dev')).status).toBe(404);
   });
 
+  describe('aggregated discovery', () => {
+    const aggregated = (version: string) => `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
+    /** What kubectl 1.30+ sends to /api and /apis (1.27–1.29 leave out the v2 range). */
+    const kubectlAccept = `${aggregated('v2')},${aggregated('v2beta1')},application/json`;
+
+    it('serves an APIGroupDiscoveryList v2 with its exact Content-Type to kubectl 1.30+', async () => {
+      const res = await server.request('GET', '/apis', { headers: { Accept: kubectlAccept } });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe(aggregated('v2'));
+      expect(res.headers['vary']).toBe('Accept');
+      expect(res.json).toEqual({
+        kind: 'APIGroupDiscoveryList',
+        apiVersion: 'apidiscovery.k8s.io/v2',
+        metadata: {},
+        items: [
+          {
+            metadata: { name: 'cairn.dev' },
+            versions: [
+              {
+                version: 'v1',
+                freshness: 'Current',
+                resources: [
+                  {
+                    resource: 'pipelines',
+                    responseKind: { group: 'cairn.dev', version: 'v1', kind: 'Pipeline' },
+                    scope: 'Namespaced',
+                    singularResource: 'pipeline',
+                    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+                    shortNames: ['pl'],
+                    categories: ['cairn'],
+                    subresources: expect.any(Array),
+                  },
+                  {
+                    resource: 'runnerclasses',
+                    responseKind: { group: 'cairn.dev', version: 'v1', kind: 'RunnerClass' },
+                    scope: 'Cluster',
+                    singularResource: 'runnerclass',
+                    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+                    shortNames: ['rc'],
+                    categories: ['cairn'],
+                    subresources: expect.any(Array),
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+    });
+
+    it('lists the same resources, verbs and subresources as the legacy APIResourceList', async () => {
+      const legacy = (await server.request('GET', '/apis/cairn.dev/v1')).json;
+      const res = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2') } });
+      const resources = res.json.items[0].versions[0].resources;
+      const fromAggregated = resources.flatMap((r: any) => [
+        { name: r.resource, kind: r.responseKind.kind, verbs: r.verbs },
+        ...r.subresources.map((s: any) => ({ name: `${r.resource}/${s.subresource}`, kind: s.responseKind.kind, verbs: s.verbs })),
+      ]);
+      const fromLegacy = legacy.resources.map((r: any) => ({ name: r.name, kind: r.kind, verbs: r.verbs }));
+      expect(fromAggregated).toEqual(fromLegacy);
+    });
+
+    it('serves v2beta1 when that is the best range the client accepts', async () => {
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        // kubectl 1.27–1.29
+        [`${aggregated('v2beta1')},application/json`, 'v2beta1'],
+        [`${aggregated('v2beta1')},${aggregated('v2')}`, 'v2beta1'],
+        [`${aggregated('v2')};q=0.5,${aggregated('v2beta1')}`, 'v2beta1'],
+        [`${aggregated('v2beta1')};q=0.9,${aggregated('v2')}`, 'v2'],
+        // A range Cairn cannot write is skipped, not answered.
+        [`application/json;as=Table;v=v1;g=meta.k8s.io,${aggregated('v2beta1')}`, 'v2beta1'],
+      ];
+      for (const [accept, version] of cases) {
+        const res = await server.request('GET', '/apis', { headers: { Accept: accept } });
+        expect(res.status, accept).toBe(200);
+        expect(res.headers['content-type'], accept).toBe(aggregated(version));
+        expect(res.json.apiVersion, accept).toBe(`apidiscovery.k8s.io/${version}`);
+        expect(res.json.items.map((g: any) => g.metadata.name), accept).toEqual(['cairn.dev']);
+      }
+    });
+
+    it('answers a matching If-None-Match with 304 and no body', async () => {
+      const first = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2') } });
+      const etag = first.headers['etag'] as string;
+      expect(etag).toMatch(/^"[0-9A-F]{128}"$/);
+      // The ETag is stable while the content is.
+      expect((await server.request('GET', '/apis', { headers: { Accept: aggregated('v2') } })).headers['etag']).toBe(etag);
+
+      const cached = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2'), 'If-None-Match': etag } });
+      expect(cached.status).toBe(304);
+      expect(cached.text).toBe('');
+      expect(cached.headers['etag']).toBe(etag);
+      expect(cached.headers['vary']).toBe('Accept');
+
+      const stale = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2'), 'If-None-Match': '"0123"' } });
+      expect(stale.status).toBe(200);
+      expect(stale.json.kind).toBe('APIGroupDiscoveryList');
+
+      // Another representation has another ETag: a v2 validator does not revalidate v2beta1.
+      const beta = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2beta1'), 'If-None-Match': etag } });
+      expect(beta.status).toBe(200);
+      expect(beta.headers['etag']).toMatch(/^"[0-9A-F]{128}"$/);
+      expect(beta.headers['etag']).not.toBe(etag);
+    });
+
+    it('keeps the legacy documents for plain JSON and wildcard Accepts', async () => {
+      const accepts = [undefined, 'application/json', '*/*', 'application/json, */*', `application/json,${aggregated('v2')}`, `${aggregated('v2')};q=0.5,application/json`];
+      for (const accept of accepts) {
+        const headers: Record<string, string> = accept === undefined ? {} : { Accept: accept };
+        const apis = await server.request('GET', '/apis', { headers });
+        expect(apis.status, accept).toBe(200);
+        expect(apis.headers['content-type'], accept).toMatch(/^application\/json(; charset=utf-8)?$/);
+        expect(apis.json.kind, accept).toBe('APIGroupList');
+        expect(apis.headers['etag'], accept).toBeUndefined();
+        const api = await server.request('GET', '/api', { headers });
+        expect(api.headers['content-type'], accept).toMatch(/^application\/json(; charset=utf-8)?$/);
+        expect(api.json.kind, accept).toBe('APIVersions');
+      }
+    });
+
+    it('serves /api as an aggregated list with no groups, since Cairn has no core group', async () => {
+      for (const version of ['v2', 'v2beta1']) {
+        const res = await server.request('GET', '/api', { headers: { Accept: kubectlAccept.replace(aggregated('v2'), aggregated(version)) } });
+        expect(res.status).toBe(200);
+        expect(res.headers['content-type']).toBe(aggregated(version));
+        expect(res.json).toEqual({ kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: [] });
+        expect(res.headers['etag']).toMatch(/^"[0-9A-F]{128}"$/);
+      }
+    });
+
+    it('answers 406 to an Accept asking only for a discovery version it does not serve', async () => {
+      const res = await server.request('GET', '/apis', { headers: { Accept: aggregated('v3') } });
+      expect(res.status).toBe(406);
+      expect(res.json).toMatchObject({ kind: 'Status', reason: 'NotAcceptable', code: 406 });
+    });
+  });
+
   it('serves /version with the Kubernetes minor kubectl dispatches on', async () => {
     const res = await server.request('GET', '/version', { clientCert: null });
     expect(res.status).toBe(200);

@@ -18,7 +18,7 @@ it('migrates a PostgreSQL database with the migrate command, idempotently', asyn
   const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
   const run = () => promisify(execFile)(join(root, 'node_modules/.bin/tsx'), ['src/server/main.ts', 'migrate', '--data-dir', dataDir, '--database-url', url], { cwd: root, env });
   try {
-    expect((await run()).stdout).toContain('"migrations":["0001-object-store"]');
+    expect((await run()).stdout).toContain('"migrations":["0001-object-store","0002-event-prior-state"]');
     expect((await run()).stdout).toContain('up to date');
     const client = new pg.Client({ connectionString: url });
     await client.connect();

@@ -6,17 +6,10 @@
 import type { FieldError } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
+import type { TableColumn } from '../machinery/table.js';
 
-/** One printer column, as in a Table's columnDefinitions. */
-export interface PrinterColumn {
-  readonly name: string;
-  readonly type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  readonly format?: string;
-  readonly description: string;
-  readonly priority: number;
-  /** Reads the cell from an object of the storage version. */
-  readonly cell: (object: KubeObject) => unknown;
-}
+/** One printer column, as in a Table's columnDefinitions; its cell is read from an object of the storage version. */
+export type PrinterColumn = TableColumn;
 
 /** A kind's semantics, as kube's `rest.RESTCreateStrategy`/`RESTUpdateStrategy` hold them. */
 export interface Strategy {

@@ -11,10 +11,12 @@ import { pathNotFound } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
 import { authenticationMiddleware } from './authentication.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
+import { discoveryRoute } from './discovery-route.js';
 import { errorMiddleware } from './error-middleware.js';
 import { answerHealth, type HealthCheck } from './health.js';
 import { ApiMetrics } from './metrics.js';
-import { documentHash, groupVersionDocument, openApiRoot } from './openapi-v3.js';
+import { openApiDocuments } from './openapi-documents.js';
+import { openApiEndpoints } from './openapi-endpoints.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
 
@@ -29,6 +31,8 @@ export interface AppOptions {
   readonly logger: Logger;
   /** Aborts when the server begins shutting down. */
   readonly shutdown: AbortSignal;
+  /** Milliseconds between BOOKMARK events of watches that allow them. */
+  readonly watchBookmarkIntervalMs: number;
 }
 
 function json(ctx: Context, value: unknown): void {
@@ -40,13 +44,7 @@ function json(ctx: Context, value: unknown): void {
 export function createApp(options: AppOptions): Koa {
   const app = new Koa();
   const metrics = new ApiMetrics();
-  const openapi = new Map<string, { hash: string; document: object }>();
-  for (const group of options.groups) {
-    for (const version of group.versions) {
-      const document = groupVersionDocument(group, version);
-      openapi.set(`apis/${group.name}/${version}`, { document, hash: documentHash(document) });
-    }
-  }
+  const openapi = openApiEndpoints(openApiDocuments(options.groups));
 
   const router = new Router();
   router.get('/version', (ctx) => json(ctx, versionInfo()));
@@ -57,8 +55,8 @@ export function createApp(options: AppOptions): Koa {
   router.get('/readyz', (ctx) => answerHealth(ctx, 'readyz', options.readyzChecks));
   router.get('/readyz/:check', (ctx) => answerHealth(ctx, 'readyz', options.readyzChecks, ctx.params.check));
   router.get('/metrics', (ctx) => metrics.answer(ctx));
-  router.get('/api', (ctx) => json(ctx, apiVersions()));
-  router.get('/apis', (ctx) => json(ctx, apiGroupList(options.groups)));
+  router.get('/api', discoveryRoute(apiVersions(), []));
+  router.get('/apis', discoveryRoute(apiGroupList(options.groups), options.groups));
   router.get('/apis/:group', (ctx) => {
     const group = options.groups.find((g) => g.name === ctx.params.group);
     if (!group) throw pathNotFound();
@@ -70,19 +68,15 @@ export function createApp(options: AppOptions): Koa {
     if (!list) throw pathNotFound();
     json(ctx, list);
   });
-  router.get('/openapi/v3', (ctx) => json(ctx, openApiRoot(openapi)));
-  router.get('/openapi/v3/apis/:group/:version', (ctx) => {
-    const entry = openapi.get(`apis/${ctx.params.group}/${ctx.params.version}`);
-    if (!entry) throw pathNotFound();
-    if (ctx.query.hash === entry.hash) ctx.set('Cache-Control', 'public, immutable');
-    ctx.set('ETag', `"${entry.hash}"`);
-    json(ctx, entry.document);
-  });
+  router.get('/openapi/v2', openapi.v2);
+  router.get('/openapi/v3', openapi.v3Root);
+  router.get('/openapi/v3/apis/:group/:version', openapi.v3Document);
   router.all('/apis/:group/:version/*rest', (ctx) =>
     handleResource(ctx, ctx.params.group!, ctx.params.version!, ctx.path.split('/').slice(4), {
       groups: options.groups,
       registry: options.registry,
       shutdown: options.shutdown,
+      bookmarkIntervalMs: options.watchBookmarkIntervalMs,
     }),
   );
 

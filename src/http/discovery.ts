@@ -1,11 +1,55 @@
 /**
  * Legacy discovery documents: APIVersions (`/api`), APIGroupList (`/apis`),
- * APIGroup (`/apis/<group>`) and APIResourceList (`/apis/<group>/<version>`).
+ * APIGroup (`/apis/<group>`) and APIResourceList (`/apis/<group>/<version>`), and
+ * what they share with aggregated discovery: which resources a version serves, their
+ * verbs and their subresources.
  */
 import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
 
 /** The verbs every resource of the current milestone serves. */
 const resourceVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** A group, version and kind, as discovery names the kind a path answers with. */
+export interface GroupVersionKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+/** A resource as one served version presents it, in both discovery formats. */
+export interface DiscoveredResource {
+  readonly resource: ApiResource;
+  readonly kind: GroupVersionKind;
+  readonly verbs: readonly string[];
+  readonly subresources: readonly DiscoveredSubresource[];
+}
+
+/** A subresource (`status`, `scale`, `log`) as discovery presents it. */
+export interface DiscoveredSubresource {
+  readonly name: string;
+  readonly kind: GroupVersionKind;
+  readonly verbs: readonly string[];
+}
+
+/**
+ * The subresources of a resource. ApiResource declares none yet; when it does, this is
+ * the one place that maps them, and both discovery formats list them.
+ */
+function subresourcesOf(_resource: ApiResource): DiscoveredSubresource[] {
+  return [];
+}
+
+/** The resources `group` serves in `version`, in the group's order. */
+export function discoveredResources(group: ApiGroup, version: string): DiscoveredResource[] {
+  return group.resources
+    .filter((r) => r.versions.some((v) => v.version === version))
+    .map((resource) => ({
+      resource,
+      kind: { group: group.name, version, kind: resource.kind },
+      verbs: resourceVerbs,
+      subresources: subresourcesOf(resource),
+    }));
+}
 
 function groupVersions(group: ApiGroup) {
   return group.versions.map((version) => ({ groupVersion: `${group.name}/${version}`, version }));
@@ -34,16 +78,28 @@ export function apiGroupList(groups: readonly ApiGroup[]) {
   };
 }
 
-function resourceEntry(resource: ApiResource) {
-  return {
-    name: resource.plural,
-    singularName: resource.singular,
-    namespaced: resource.namespaced,
-    kind: resource.kind,
-    verbs: resourceVerbs,
-    shortNames: resource.shortNames,
-    categories: resource.categories,
-  };
+// APIResourceList names a subresource `<resource>/<subresource>` beside its resource.
+function resourceEntries({ resource, verbs, subresources }: DiscoveredResource) {
+  return [
+    {
+      name: resource.plural,
+      singularName: resource.singular,
+      namespaced: resource.namespaced,
+      kind: resource.kind,
+      verbs,
+      shortNames: resource.shortNames,
+      categories: resource.categories,
+    },
+    ...subresources.map((sub) => ({
+      name: `${resource.plural}/${sub.name}`,
+      singularName: '',
+      namespaced: resource.namespaced,
+      // Only a kind from another group (autoscaling/v1 Scale) carries group and version.
+      ...(sub.kind.group === resource.group ? {} : { group: sub.kind.group, version: sub.kind.version }),
+      kind: sub.kind.kind,
+      verbs: sub.verbs,
+    })),
+  ];
 }
 
 /** `/apis/<group>/<version>`, or undefined when the group does not serve that version. */
@@ -53,6 +109,6 @@ export function apiResourceList(group: ApiGroup, version: string) {
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: `${group.name}/${version}`,
-    resources: group.resources.filter((r) => r.versions.some((v) => v.version === version)).map(resourceEntry),
+    resources: discoveredResources(group, version).flatMap(resourceEntries),
   };
 }

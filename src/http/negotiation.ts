@@ -4,6 +4,7 @@
  */
 import YAML from 'yaml';
 import { badRequest, notAcceptable, unsupportedMediaType } from '../machinery/errors.js';
+import type { MetaVersion } from '../machinery/partial-object-metadata.js';
 
 /** A media type Cairn writes objects in. */
 export type OutputFormat = 'json' | 'yaml';
@@ -41,7 +42,7 @@ const formats: Readonly<Record<string, OutputFormat>> = {
   '*/*': 'json',
 };
 
-/** Picks the output format for objects; 406 when the client accepts none of ours. */
+/** Picks the output format for plain (untransformed) responses; 406 when the client accepts none of ours. */
 export function negotiateOutput(accept: string | undefined): OutputFormat {
   for (const range of parseAccept(accept)) {
     // A range asking for another representation (`as=Table`, `as=PartialObjectMetadata`) is not ours to satisfy.
@@ -50,6 +51,50 @@ export function negotiateOutput(accept: string | undefined): OutputFormat {
     if (format) return format;
   }
   throw notAcceptable(['application/json', 'application/yaml']);
+}
+
+/** What a resource endpoint answers with: one object, a list, or a stream of watch events. */
+export type Endpoint = 'object' | 'list' | 'watch';
+
+/** The meta.k8s.io representation a client asked objects to be transformed into. */
+export interface Transform {
+  readonly as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  readonly version: MetaVersion;
+}
+
+/** A negotiated response: its format, and the transformation of its objects, if any. */
+export interface OutputTarget {
+  readonly format: OutputFormat;
+  readonly transform?: Transform;
+}
+
+// kube serves lists as PartialObjectMetadataList and single objects (and each watch event) as PartialObjectMetadata.
+const transformsOf: Readonly<Record<Endpoint, readonly Transform['as'][]>> = {
+  object: ['Table', 'PartialObjectMetadata'],
+  watch: ['Table', 'PartialObjectMetadata'],
+  list: ['Table', 'PartialObjectMetadataList'],
+};
+
+function transformOf(params: Readonly<Record<string, string>>, endpoint: Endpoint): Transform | undefined {
+  const as = transformsOf[endpoint].find((a) => a === params.as);
+  const version = params.v === 'v1' || params.v === 'v1beta1' ? params.v : undefined;
+  return as && version && params.g === 'meta.k8s.io' ? { as, version } : undefined;
+}
+
+/**
+ * Picks the format and transformation of a resource response from Accept, in the
+ * client's order of preference; 406 when none can be served. Watch streams are JSON only.
+ */
+export function negotiateResourceOutput(accept: string | undefined, endpoint: Endpoint): OutputTarget {
+  for (const range of parseAccept(accept)) {
+    const format = formats[range.type];
+    if (!format || (endpoint === 'watch' && format !== 'json')) continue;
+    if (range.params.as === undefined) return { format };
+    const transform = transformOf(range.params, endpoint);
+    if (transform) return { format, transform };
+  }
+  const types = endpoint === 'watch' ? ['application/json'] : ['application/json', 'application/yaml'];
+  throw notAcceptable(transformsOf[endpoint].flatMap((as) => types.map((t) => `${t};as=${as};g=meta.k8s.io;v=v1`)).concat(types));
 }
 
 /** The media types of writes (create, update). */

@@ -8,19 +8,63 @@ import { createHash } from 'node:crypto';
 import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
 import { patchTypes } from '../machinery/patch.js';
 import { metaSchemaNames } from '../machinery/meta-schemas.js';
-import type { JsonSchema } from '../machinery/json-schema.js';
+import { componentRefPrefix, type JsonSchema } from '../machinery/json-schema.js';
 import { componentSchemas } from '../registry/registry.js';
 
-type Operation = Record<string, unknown>;
+/** A query or path parameter of an operation. */
+export interface ParameterObject {
+  readonly name: string;
+  readonly in: 'query' | 'path';
+  readonly description: string;
+  readonly required?: boolean;
+  readonly schema: { readonly type: 'string' | 'integer' | 'boolean'; readonly uniqueItems: boolean };
+}
 
-const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const queryParam = (name: string, description: string, type: 'string' | 'integer' | 'boolean' = 'string') => ({
+/** Request or response content, by media type. */
+export type ContentObject = Readonly<Record<string, { readonly schema: JsonSchema }>>;
+
+/** An operation, with kube's `x-kubernetes-action` and object-form GVK. */
+export interface OperationObject {
+  readonly tags: readonly string[];
+  readonly description: string;
+  readonly operationId: string;
+  readonly parameters?: readonly ParameterObject[];
+  readonly requestBody?: { readonly required?: boolean; readonly content: ContentObject };
+  readonly responses: Readonly<Record<string, { readonly description: string; readonly content?: ContentObject }>>;
+  readonly 'x-kubernetes-action': string;
+  readonly 'x-kubernetes-group-version-kind': { readonly group: string; readonly version: string; readonly kind: string };
+}
+
+/** The HTTP methods Cairn's paths serve, in the order kube's documents list them. */
+export const operationMethods = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** A path item: its operations and the parameters they share. */
+export type PathItemObject = { readonly parameters?: readonly ParameterObject[] } & {
+  readonly [method in (typeof operationMethods)[number]]?: OperationObject;
+};
+
+/** An OpenAPI v3 document of one group-version. */
+export interface OpenApiV3Document {
+  readonly openapi: string;
+  readonly info: { readonly title: string; readonly version: string };
+  readonly paths: Readonly<Record<string, PathItemObject>>;
+  readonly components: { readonly schemas: Readonly<Record<string, JsonSchema>> };
+}
+
+const schemaRef = (name: string): JsonSchema => ({ $ref: `${componentRefPrefix}${name}` });
+const queryParam = (name: string, description: string, type: 'string' | 'integer' | 'boolean' = 'string'): ParameterObject => ({
   name,
   in: 'query',
   description,
   schema: { type, uniqueItems: true },
 });
-const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string', uniqueItems: true } });
+const pathParam = (name: string, description: string): ParameterObject => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: { type: 'string', uniqueItems: true },
+});
 
 const p = {
   pretty: queryParam('pretty', "If 'true', then the output is pretty printed."),
@@ -30,17 +74,37 @@ const p = {
     'fieldValidation',
     'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn (the default), Strict.',
   ),
+  allowWatchBookmarks: queryParam(
+    'allowWatchBookmarks',
+    'allowWatchBookmarks requests watch events with type "BOOKMARK". Clients should not assume bookmarks are returned at any specific interval. If this is not a watch, this field is ignored.',
+    'boolean',
+  ),
+  continue: queryParam(
+    'continue',
+    'The continue option should be set when retrieving more results from the server: the continue value of a previous list result with identical query parameters. An expired continue value is answered with 410 ResourceExpired.',
+  ),
   labelSelector: queryParam('labelSelector', 'A selector to restrict the list of returned objects by their labels. Defaults to everything.'),
   fieldSelector: queryParam('fieldSelector', 'A selector to restrict the list of returned objects by their fields. Defaults to everything.'),
+  limit: queryParam(
+    'limit',
+    'limit is a maximum number of responses to return for a list call. If more items exist, the server sets the `continue` field on the list metadata to a value that retrieves the next set of results.',
+    'integer',
+  ),
   resourceVersion: queryParam('resourceVersion', 'resourceVersion sets a constraint on what resource versions a request may be served from.'),
-  timeoutSeconds: queryParam('timeoutSeconds', 'Timeout for the list/watch call.', 'integer'),
+  resourceVersionMatch: queryParam('resourceVersionMatch', 'resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. Defaults to unset.'),
+  sendInitialEvents: queryParam(
+    'sendInitialEvents',
+    '`sendInitialEvents=true` may be set together with `watch=true`: the watch stream then begins with synthetic events for the current state of the collection, followed by a "Bookmark" event annotated "k8s.io/initial-events-end": "true".',
+    'boolean',
+  ),
+  timeoutSeconds: queryParam('timeoutSeconds', 'Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.', 'integer'),
   watch: queryParam('watch', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.', 'boolean'),
   namespace: pathParam('namespace', 'object name and auth scope, such as for teams and projects'),
   name: (kind: string) => pathParam('name', `name of the ${kind}`),
 };
 
-const jsonAndYaml = (schema: object) => ({ 'application/json': { schema }, 'application/yaml': { schema } });
-const ok = (schema: object, description = 'OK') => ({ description, content: jsonAndYaml(schema) });
+const jsonAndYaml = (schema: JsonSchema): ContentObject => ({ 'application/json': { schema }, 'application/yaml': { schema } });
+const ok = (schema: JsonSchema, description = 'OK') => ({ description, content: jsonAndYaml(schema) });
 const unauthorized = { description: 'Unauthorized' };
 
 function operationId(verb: string, resource: ApiResource, version: string, namespaced: boolean): string {
@@ -49,27 +113,42 @@ function operationId(verb: string, resource: ApiResource, version: string, names
   return `${verb}${group}${version[0]!.toUpperCase()}${version.slice(1)}${scope}${resource.kind}`;
 }
 
-function operations(resource: ApiResource, version: string, schemaName: string): Record<string, Record<string, Operation | unknown[]>> {
+function operations(resource: ApiResource, version: string, schemaName: string): Record<string, PathItemObject> {
   const gvk = { group: resource.group, version, kind: resource.kind };
   const listSchema = `${schemaName}List`;
   const base = `/apis/${resource.group}/${version}`;
   const scoped = resource.namespaced ? `${base}/namespaces/{namespace}/${resource.plural}` : `${base}/${resource.plural}`;
   const scopeParams = resource.namespaced ? [p.namespace] : [];
-  const common = (action: string, id: string, extra: object = {}): Operation => ({
+  const common = (
+    action: string,
+    id: string,
+    extra: Pick<OperationObject, 'description' | 'parameters' | 'requestBody' | 'responses'>,
+  ): OperationObject => ({
     tags: [`${resource.group}_${version}`],
     operationId: id,
     'x-kubernetes-action': action,
     'x-kubernetes-group-version-kind': gvk,
     ...extra,
   });
-  const list = (namespaced: boolean): Operation =>
+  const list = (namespaced: boolean): OperationObject =>
     common('list', operationId('list', resource, version, namespaced), {
       description: `list or watch objects of kind ${resource.kind}`,
-      parameters: [p.labelSelector, p.fieldSelector, p.resourceVersion, p.timeoutSeconds, p.watch],
+      parameters: [
+        p.allowWatchBookmarks,
+        p.continue,
+        p.fieldSelector,
+        p.labelSelector,
+        p.limit,
+        p.resourceVersion,
+        p.resourceVersionMatch,
+        p.sendInitialEvents,
+        p.timeoutSeconds,
+        p.watch,
+      ],
       responses: { 200: ok(schemaRef(listSchema)), 401: unauthorized },
     });
   const writeParams = [p.dryRun, p.fieldManager, p.fieldValidation];
-  const paths: Record<string, Record<string, Operation | unknown[]>> = {
+  const paths: Record<string, PathItemObject> = {
     [scoped]: {
       get: list(resource.namespaced),
       post: common('post', operationId('create', resource, version, resource.namespaced), {
@@ -94,12 +173,10 @@ function operations(resource: ApiResource, version: string, schemaName: string):
       patch: common('patch', operationId('patch', resource, version, resource.namespaced), {
         description: `partially update the specified ${resource.kind}`,
         parameters: writeParams,
+        // Every patch type the server applies: kubectl picks strategic merge for apply only when it is listed here.
         requestBody: {
           required: true,
-          content: {
-            [patchTypes.json]: { schema: schemaRef(metaSchemaNames.patch) },
-            [patchTypes.merge]: { schema: schemaRef(metaSchemaNames.patch) },
-          },
+          content: Object.fromEntries(Object.values(patchTypes).map((type) => [type, { schema: schemaRef(metaSchemaNames.patch) }])),
         },
         responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
       }),
@@ -134,9 +211,9 @@ function listSchemaOf(resource: ApiResource, version: string, schemaName: string
 }
 
 /** The OpenAPI v3 document of one group-version. */
-export function groupVersionDocument(group: ApiGroup, version: string): object {
+export function groupVersionDocument(group: ApiGroup, version: string): OpenApiV3Document {
   const components = componentSchemas([group]);
-  const paths: Record<string, unknown> = {};
+  const paths: Record<string, PathItemObject> = {};
   for (const resource of group.resources) {
     const served = resource.versions.find((v) => v.version === version);
     if (!served) continue;

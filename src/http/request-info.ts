@@ -27,6 +27,12 @@ function checkSegment(kind: string, value: string): string {
 /** Parses the part after the group and version; undefined when it names no resource. */
 export function parseResourcePath(group: string, version: string, rest: readonly string[], method: string, watch: boolean): ResourceRequest | undefined {
   let segments = rest.map((s) => decodeURIComponent(s));
+  // The legacy `/watch/` prefix: a watch of the collection, or of one object by name.
+  const legacyWatch = segments[0] === 'watch';
+  if (legacyWatch) {
+    if (method !== 'GET' && method !== 'HEAD') return undefined;
+    segments = segments.slice(1);
+  }
   let namespace: string | undefined;
   if (segments[0] === 'namespaces' && segments.length >= 3) {
     namespace = checkSegment('namespace', segments[1]!);
@@ -39,7 +45,7 @@ export function parseResourcePath(group: string, version: string, rest: readonly
   switch (method) {
     case 'GET':
     case 'HEAD':
-      verb = name === undefined ? (watch ? 'watch' : 'list') : 'get';
+      verb = legacyWatch ? 'watch' : name === undefined ? (watch ? 'watch' : 'list') : 'get';
       break;
     case 'POST':
       verb = 'create';

@@ -13,8 +13,9 @@ import { patchHandler } from './handlers/patch.js';
 import type { ResourceContext } from './handlers/resource-context.js';
 import { updateHandler } from './handlers/update.js';
 import { watchHandler } from './handlers/watch.js';
-import { negotiateOutput } from './negotiation.js';
+import { negotiateResourceOutput, type Endpoint } from './negotiation.js';
 import { isWatch } from './query.js';
+import { Representation } from './representation.js';
 import { parseResourcePath } from './request-info.js';
 
 const handlers: Readonly<Record<string, (rc: ResourceContext) => Promise<void>>> = {
@@ -27,12 +28,18 @@ const handlers: Readonly<Record<string, (rc: ResourceContext) => Promise<void>>>
   delete: deleteHandler,
 };
 
+function endpointOf(verb: string): Endpoint {
+  return verb === 'list' || verb === 'watch' ? verb : 'object';
+}
+
 /** Where the resource handler finds the registry, once the storage is up. */
 export interface ResourceHandlerOptions {
   readonly groups: readonly ApiGroup[];
   /** The registry, or undefined while the server is still starting. */
   readonly registry: () => Registry | undefined;
   readonly shutdown: AbortSignal;
+  /** Milliseconds between BOOKMARK events of watches that allow them. */
+  readonly bookmarkIntervalMs: number;
 }
 
 /** Handles one resource request. */
@@ -53,5 +60,16 @@ export async function handleResource(ctx: Context, group: string, version: strin
   if (!handler) throw methodNotAllowed(ctx.method, request.resource);
   const store = options.registry()?.store(group, resource.plural);
   if (!store) throw serviceUnavailable('the server is starting', 1);
-  await handler({ ctx, request, resource, store, query, format: negotiateOutput(ctx.get('Accept')), shutdown: options.shutdown });
+  const output = negotiateResourceOutput(ctx.get('Accept'), endpointOf(request.verb));
+  await handler({
+    ctx,
+    request,
+    resource,
+    store,
+    query,
+    output,
+    representation: new Representation(resource, version, output, query),
+    shutdown: options.shutdown,
+    bookmarkIntervalMs: options.bookmarkIntervalMs,
+  });
 }

@@ -127,6 +127,16 @@ export function expired(message: string): StatusError {
   return new StatusError(failureStatus(410, 'Expired', message));
 }
 
+/** 410 for a continue token whose snapshot was compacted, carrying a token that continues from the newest state. */
+export function continueExpired(freshToken: string): StatusError {
+  const status = failureStatus(
+    410,
+    'Expired',
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+  );
+  return new StatusError({ ...status, metadata: { continue: freshToken } });
+}
+
 /** 413 RequestEntityTooLarge. */
 export function requestEntityTooLarge(message: string): StatusError {
   return new StatusError(failureStatus(413, 'RequestEntityTooLarge', message));
@@ -154,5 +164,16 @@ export function internal(message = 'an error on the server has prevented the req
     failureStatus(500, 'InternalError', `Internal error occurred: ${message}`, {
       causes: [{ message }],
     }),
+  );
+}
+
+/** 504 Timeout for a resourceVersion newer than the server has, as kube's watch cache answers it. */
+export function tooLargeResourceVersion(message: string): StatusError {
+  return new StatusError(
+    failureStatus(504, 'Timeout', `Timeout: ${message}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    }),
+    { 'Retry-After': '1' },
   );
 }

@@ -1,6 +1,7 @@
 /**
  * OpenAPI v3 component schemas of the meta.k8s.io/v1 types every resource refers
- * to (ObjectMeta, ListMeta, Status, WatchEvent, DeleteOptions), named as
+ * to (ObjectMeta, ListMeta, Status, WatchEvent, DeleteOptions) and of the other
+ * representations the server answers with (Table, PartialObjectMetadata), named as
  * kube-apiserver names them so clients resolve them the same way.
  */
 import type { JsonSchema } from './json-schema.js';
@@ -14,6 +15,8 @@ export const metaSchemaNames = {
   watchEvent: `${meta}.WatchEvent`,
   deleteOptions: `${meta}.DeleteOptions`,
   patch: `${meta}.Patch`,
+  table: `${meta}.Table`,
+  partialObjectMetadata: `${meta}.PartialObjectMetadata`,
 } as const;
 
 const ref = (name: string): JsonSchema => ({ allOf: [{ $ref: `#/components/schemas/${name}` }] });
@@ -163,6 +166,77 @@ export const metaSchemas: Readonly<Record<string, JsonSchema>> = {
       orphanDependents: { type: 'boolean', description: 'Deprecated: please use the PropagationPolicy.' },
       preconditions: ref(`${meta}.Preconditions`),
       propagationPolicy: str('Whether and how garbage collection will be performed: Orphan, Background or Foreground.'),
+    },
+  },
+  [`${meta}.Table`]: {
+    type: 'object',
+    description: 'Table is a tabular representation of a set of API resources. The server transforms the object into a set of preferred columns for quickly reviewing the objects.',
+    required: ['columnDefinitions', 'rows'],
+    properties: {
+      apiVersion: str('APIVersion defines the versioned schema of this representation of an object.'),
+      columnDefinitions: {
+        type: 'array',
+        items: ref(`${meta}.TableColumnDefinition`),
+        description: 'columnDefinitions describes each column in the returned items array. The number of cells per row will always match the number of column definitions.',
+        'x-kubernetes-list-type': 'atomic',
+      },
+      kind: str('Kind is a string value representing the REST resource this object represents.'),
+      metadata: { ...ref(`${meta}.ListMeta`), description: 'Standard list metadata.' },
+      rows: { type: 'array', items: ref(`${meta}.TableRow`), description: 'rows is the list of items in the table.', 'x-kubernetes-list-type': 'atomic' },
+    },
+  },
+  [`${meta}.TableColumnDefinition`]: {
+    type: 'object',
+    description: 'TableColumnDefinition contains information about a column returned in the Table.',
+    required: ['name', 'type', 'format', 'description', 'priority'],
+    properties: {
+      description: str('description is a human readable description of this column.'),
+      format: str("format is an optional OpenAPI type modifier for this column. A format modifies the type and imposes additional rules, like date or time formatting for a string. The 'name' format is applied to the primary identifier column which has type 'string' to assist in clients identifying column is the resource name."),
+      name: str('name is a human readable name for the column.'),
+      priority: { type: 'integer', format: 'int32', description: 'priority is an integer defining the relative importance of this column compared to others. Lower numbers are considered higher priority. Columns that may be omitted in limited space scenarios should be given a higher priority.' },
+      type: str('type is an OpenAPI type definition for this column, such as number, integer, string, or array.'),
+    },
+  },
+  [`${meta}.TableRow`]: {
+    type: 'object',
+    description: 'TableRow is an individual row in a table.',
+    required: ['cells'],
+    properties: {
+      cells: {
+        type: 'array',
+        items: { type: 'object' },
+        description: 'cells will be as wide as the column definitions array and may contain strings, numbers, booleans, simple maps, lists, or null. See the type field of the column definition for a more detailed description.',
+        'x-kubernetes-list-type': 'atomic',
+      },
+      conditions: { type: 'array', items: ref(`${meta}.TableRowCondition`), description: 'conditions describe additional status of a row that are relevant for a human user.', 'x-kubernetes-list-type': 'atomic' },
+      object: {
+        ...ref('io.k8s.apimachinery.pkg.runtime.RawExtension'),
+        description: 'This field contains the requested additional information about each object based on the includeObject policy when requesting the Table: empty for None, the object for Object, and a PartialObjectMetadata for Metadata (the default).',
+      },
+    },
+  },
+  [`${meta}.TableRowCondition`]: {
+    type: 'object',
+    description: 'TableRowCondition allows a row to be marked with additional information.',
+    required: ['type', 'status'],
+    properties: {
+      message: str('Human readable message indicating details about last transition.'),
+      reason: str("(brief) machine readable reason for the condition's last transition."),
+      status: str('Status of the condition, one of True, False, Unknown.'),
+      type: str("Type of row condition. The only defined value is 'Completed' indicating that the object this row represents has reached a completed state."),
+    },
+  },
+  'io.k8s.apimachinery.pkg.runtime.RawExtension': {
+    type: 'object',
+    description: 'RawExtension holds an embedded object whose kind and apiVersion tell how to read it.',
+  },
+  [`${meta}.PartialObjectMetadata`]: {
+    type: 'object',
+    description: 'PartialObjectMetadata is a generic representation of any object with ObjectMeta. It allows clients to get access to a particular ObjectMeta schema without knowing the details of the version.',
+    properties: {
+      apiVersion: str('APIVersion defines the versioned schema of this representation of an object.'),
+      kind: str('Kind is a string value representing the REST resource this object represents.'),
+      metadata: { ...ref(`${meta}.ObjectMeta`), description: "Standard object's metadata." },
     },
   },
   [`${meta}.Patch`]: {

@@ -25,7 +25,7 @@ export interface StatusDetails {
 export interface Status {
   readonly kind: 'Status';
   readonly apiVersion: 'v1';
-  readonly metadata: Record<string, never> | { readonly resourceVersion?: string };
+  readonly metadata: Record<string, never> | { readonly resourceVersion?: string; readonly continue?: string };
   readonly status: 'Success' | 'Failure';
   readonly message?: string;
   readonly reason?: string;

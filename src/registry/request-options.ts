@@ -26,12 +26,28 @@ export interface DeleteOptions {
   readonly preconditions?: Preconditions;
 }
 
+/** `resourceVersionMatch`. */
+export type ResourceVersionMatch = 'NotOlderThan' | 'Exact';
+
 /** Options of list and watch. */
 export interface ListOptions {
   readonly labelSelector?: LabelSelector;
   readonly fieldSelector?: FieldSelector;
   /** `resourceVersion` as the client sent it ('' when unset). */
   readonly resourceVersion: string;
+  readonly resourceVersionMatch?: ResourceVersionMatch;
+  /** Page size; undefined (or 0 on the wire) for everything. */
+  readonly limit?: number;
+  /** The continue token of the previous page. */
+  readonly continue?: string;
+}
+
+/** Options of watch. */
+export interface WatchOptions extends ListOptions {
+  /** `sendInitialEvents`, when sent. */
+  readonly sendInitialEvents?: boolean;
+  /** Milliseconds between BOOKMARK events; none when undefined. */
+  readonly bookmarkIntervalMs?: number;
 }
 
 /** The outcome of a write: the object and the warnings to send as `Warning` headers. */

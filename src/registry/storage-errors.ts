@@ -1,7 +1,7 @@
 /**
  * The one place storage errors become API errors.
  */
-import { conflict, expired, notFound, alreadyExists, optimisticLockMessage, serviceUnavailable, type GroupResource } from '../machinery/errors.js';
+import { conflict, expired, notFound, alreadyExists, optimisticLockMessage, serviceUnavailable, tooLargeResourceVersion, type GroupResource } from '../machinery/errors.js';
 import { StorageError } from '../storage/storage-error.js';
 
 /** Translates a StorageError about `name` into the Status error kube would answer; others pass through. */
@@ -16,6 +16,8 @@ export function toApiError(error: unknown, gr: GroupResource, name: string): unk
       return conflict(gr, name, optimisticLockMessage);
     case 'TooOld':
       return expired(error.message);
+    case 'TooLarge':
+      return tooLargeResourceVersion(error.message);
     case 'Unavailable':
       return serviceUnavailable('the storage backend is unavailable; retry shortly', 1);
   }

@@ -4,13 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiResource } from '../apis/api-resource.js';
-import { badRequest, conflict, invalid, optimisticLockMessage, type FieldError, type GroupResource } from '../machinery/errors.js';
+import { decodeContinue, encodeContinue, type ContinuePosition } from '../machinery/continue-token.js';
+import { badRequest, conflict, continueExpired, invalid, optimisticLockMessage, type FieldError, type GroupResource } from '../machinery/errors.js';
 import { generateName } from '../machinery/names.js';
 import { deepCopy, isPlainObject, type KubeObject, type StoredObject } from '../machinery/object.js';
 import { validateObjectMeta } from '../machinery/object-meta-validation.js';
-import type { ResourceStorage, StorageWatcher } from '../storage/object-store.js';
+import type { ListRequest, ResourceStorage, StorageWatcher } from '../storage/object-store.js';
 import { StorageError } from '../storage/storage-error.js';
-import type { DeleteOptions, ListOptions, WriteOptions, WriteResult } from './request-options.js';
+import type { DeleteOptions, ListOptions, WatchOptions, WriteOptions, WriteResult } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
 import { toApiError } from './storage-errors.js';
 
@@ -23,13 +24,38 @@ export interface ObjectKey {
 /** A started watch: the synthetic ADDED objects first, then the storage stream. */
 export interface RegistryWatch {
   readonly initial: readonly StoredObject[];
+  /**
+   * With `sendInitialEvents=true`: the resourceVersion of the initial state, sent in
+   * the bookmark that ends it.
+   */
+  readonly initialEventsEnd?: string;
   readonly watcher: StorageWatcher;
 }
 
-/** A list result. */
+/** A list result: one page, and what a client needs to fetch the next. */
 export interface ListPage {
   readonly items: readonly StoredObject[];
   readonly resourceVersion: string;
+  readonly continue?: string;
+  readonly remainingItemCount?: number;
+}
+
+/** How a list's `resourceVersion` and `resourceVersionMatch` choose the snapshot it reads. */
+function snapshotOf(options: ListOptions): Pick<ListRequest, 'resourceVersion' | 'notOlderThan'> {
+  const rv = options.resourceVersion;
+  if (rv === '' || rv === '0') return {};
+  // For legacy reasons kube reads a paged list without resourceVersionMatch at exactly that version.
+  const exact = options.resourceVersionMatch === 'Exact' || (options.resourceVersionMatch === undefined && options.limit !== undefined);
+  return exact ? { resourceVersion: rv } : { notOlderThan: rv };
+}
+
+/** Where a continued list resumes; undefined for a first page. */
+function continuePositionOf(options: ListOptions): ContinuePosition | undefined {
+  if (!options.continue) return undefined;
+  if (options.resourceVersion !== '' && options.resourceVersion !== '0') {
+    throw badRequest('specifying resource version is not allowed when using continue');
+  }
+  return decodeContinue(options.continue);
 }
 
 const generateNameAttempts = 8;
@@ -145,11 +171,32 @@ export class Store {
     return this.#call(key.name, () => this.#storage.get({ namespace: this.#keyNamespace(key.namespace), name: key.name }));
   }
 
-  /** list, consistent at the returned resourceVersion. */
-  list(namespace: string | undefined, options: ListOptions): Promise<ListPage> {
-    return this.#call('', () =>
-      this.#storage.list(namespace, { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector }),
-    );
+  /** list: one page of the snapshot the options select, consistent at the returned resourceVersion. */
+  async list(namespace: string | undefined, options: ListOptions): Promise<ListPage> {
+    const predicate = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
+    // As kube does, the remaining count is only given when every object counts.
+    const countRemaining = !options.labelSelector?.length && !options.fieldSelector?.length;
+    const position = continuePositionOf(options);
+    const request: ListRequest = {
+      predicate,
+      limit: options.limit,
+      countRemaining,
+      ...(position ? { resourceVersion: position.resourceVersion, after: { namespace: position.namespace, name: position.name } } : snapshotOf(options)),
+    };
+    try {
+      const result = await this.#storage.list(namespace, request);
+      return {
+        items: result.items,
+        resourceVersion: result.resourceVersion,
+        ...(result.continueAfter ? { continue: encodeContinue({ resourceVersion: result.resourceVersion, ...result.continueAfter }) } : {}),
+        ...(result.remainingItemCount ? { remainingItemCount: result.remainingItemCount } : {}),
+      };
+    } catch (error) {
+      if (position && error instanceof StorageError && error.code === 'TooOld') {
+        throw continueExpired(encodeContinue({ namespace: position.namespace, name: position.name }));
+      }
+      throw toApiError(error, this.#gr, '');
+    }
   }
 
   /**
@@ -230,17 +277,24 @@ export class Store {
   }
 
   /**
-   * watch: with resourceVersion unset or "0", the current objects come first as
-   * ADDED; otherwise every change after that resourceVersion.
+   * watch: with `sendInitialEvents=true`, the current objects first (not older than
+   * resourceVersion), then a bookmark ending them; with resourceVersion unset or "0"
+   * (and no sendInitialEvents), the current objects as ADDED; otherwise every change
+   * after that resourceVersion, or after now.
    */
-  async watch(namespace: string | undefined, options: ListOptions): Promise<RegistryWatch> {
+  async watch(namespace: string | undefined, options: WatchOptions): Promise<RegistryWatch> {
     const predicate = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
+    const watch = async (from: string | undefined) =>
+      this.#translated(await this.#storage.watch(namespace, from, predicate, { bookmarkIntervalMs: options.bookmarkIntervalMs }));
+    const rv = options.resourceVersion;
+    const unversioned = rv === '' || rv === '0';
     return this.#call('', async () => {
-      if (options.resourceVersion === '' || options.resourceVersion === '0') {
-        const list = await this.#storage.list(namespace, predicate);
-        return { initial: list.items, watcher: this.#translated(await this.#storage.watch(namespace, list.resourceVersion, predicate)) };
+      if (options.sendInitialEvents === true || (options.sendInitialEvents === undefined && unversioned)) {
+        const list = await this.#storage.list(namespace, { predicate, notOlderThan: unversioned ? undefined : rv });
+        const end = options.sendInitialEvents ? { initialEventsEnd: list.resourceVersion } : {};
+        return { initial: list.items, ...end, watcher: await watch(list.resourceVersion) };
       }
-      return { initial: [], watcher: this.#translated(await this.#storage.watch(namespace, options.resourceVersion, predicate)) };
+      return { initial: [], watcher: await watch(unversioned ? undefined : rv) };
     });
   }
 

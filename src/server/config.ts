@@ -25,11 +25,14 @@ export interface ServerConfig {
    * in ms, so load balancers drain it first (kube's --shutdown-delay-duration).
    */
   readonly shutdownDelayMs: number;
+  /** How often a watch that allows bookmarks gets a BOOKMARK event, in ms (kube: about a minute). */
+  readonly watchBookmarkIntervalMs: number;
 }
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
   [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS]
   [--tls-san NAME]... [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
+  [--watch-bookmark-interval SECONDS]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
   COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS`;
 
@@ -56,6 +59,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'log-level': { type: 'string' },
       'shutdown-grace': { type: 'string' },
       'shutdown-delay': { type: 'string' },
+      'watch-bookmark-interval': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -77,5 +81,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     shutdownGraceMs: seconds('shutdown grace', values['shutdown-grace'], 10),
     shutdownDelayMs: seconds('shutdown delay', values['shutdown-delay'] ?? env.SHUTDOWN_DELAY_SECONDS, 0),
+    watchBookmarkIntervalMs: seconds('watch bookmark interval', values['watch-bookmark-interval'], 60),
   });
 }

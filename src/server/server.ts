@@ -84,6 +84,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     ],
     logger,
     shutdown: shutdown.signal,
+    watchBookmarkIntervalMs: config.watchBookmarkIntervalMs,
   });
   const listener: Listener = await listen(
     app.callback(),

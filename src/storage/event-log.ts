@@ -46,6 +46,8 @@ export interface EventRecord {
   readonly prevLabels?: StringMap;
   readonly prevFields?: StringMap;
   readonly object: StoredObject;
+  /** The object before a MODIFIED or DELETED change. */
+  readonly prevObject?: StoredObject;
 }
 
 /** Appends one event to the log. */
@@ -63,6 +65,7 @@ export async function appendEvent(trx: Transaction<StorageSchema>, event: EventR
       prev_labels: event.prevLabels ? JSON.stringify(event.prevLabels) : null,
       prev_fields: event.prevFields ? JSON.stringify(event.prevFields) : null,
       object: JSON.stringify(event.object),
+      prev_object: event.prevObject ? JSON.stringify(event.prevObject) : null,
     })
     .execute();
 }

@@ -9,7 +9,7 @@ import { matchesLabels } from '../machinery/label-selector.js';
 import type { Database } from './database.js';
 import { readCompactedResourceVersion, readEvents } from './event-log.js';
 import type { LogEvent } from './log-event.js';
-import type { SelectionPredicate, StorageWatchEvent, StorageWatcher } from './object-store.js';
+import type { SelectionPredicate, StorageObjectEvent, StorageWatchEvent, StorageWatcher } from './object-store.js';
 import type { StringMap } from './schema.js';
 import { classifyDatabaseError, tooOld } from './storage-error.js';
 import type { WatchCache } from './watch-cache.js';
@@ -21,6 +21,8 @@ export interface LogWatcherOptions {
   readonly predicate: SelectionPredicate;
   /** Events after this resourceVersion are delivered. */
   readonly from: bigint;
+  /** Milliseconds between BOOKMARK events; none when undefined. */
+  readonly bookmarkIntervalMs?: number;
   readonly database: Database;
   readonly cache: WatchCache;
   readonly onStop: (watcher: LogWatcher) => void;
@@ -33,10 +35,12 @@ export class LogWatcher implements StorageWatcher {
   readonly #o: LogWatcherOptions;
   readonly #abort = new AbortController();
   #cursor: bigint;
+  #nextBookmark: number;
 
   constructor(options: LogWatcherOptions) {
     this.#o = options;
     this.#cursor = options.from;
+    this.#nextBookmark = Date.now() + (options.bookmarkIntervalMs ?? 0);
   }
 
   /** Throws `TooOld` when events after the cursor have been compacted away. */
@@ -58,18 +62,25 @@ export class LogWatcher implements StorageWatcher {
 
   async *[Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
     const signal = this.#abort.signal;
+    const interval = this.#o.bookmarkIntervalMs;
     try {
       while (!signal.aborted) {
         const batch = await this.#nextBatch();
-        if (batch.length === 0) {
-          await this.#o.cache.changed(signal);
-          continue;
-        }
         for (const event of batch) {
           this.#cursor = event.rv;
           const delivered = this.#filter(event);
           if (delivered) yield delivered;
           if (signal.aborted) return;
+        }
+        // Checked after busy batches too: a watcher whose selector filters out a stream of changes still hears progress.
+        if (interval !== undefined && Date.now() >= this.#nextBookmark) {
+          this.#nextBookmark = Date.now() + interval;
+          yield { type: 'BOOKMARK', resourceVersion: this.#cursor.toString() };
+          continue;
+        }
+        if (batch.length === 0) {
+          const wake = interval === undefined ? signal : AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, this.#nextBookmark - Date.now()))]);
+          await this.#o.cache.changed(wake);
         }
       }
     } finally {
@@ -108,7 +119,7 @@ export class LogWatcher implements StorageWatcher {
     return (!labelSelector || matchesLabels(labelSelector, labels)) && (!fieldSelector || matchesFields(fieldSelector, fields));
   }
 
-  #filter(event: LogEvent): StorageWatchEvent | undefined {
+  #filter(event: LogEvent): StorageObjectEvent | undefined {
     if (event.resource !== this.#o.resource) return undefined;
     if (this.#o.namespace !== undefined && event.namespace !== this.#o.namespace) return undefined;
     const resourceVersion = event.rv.toString();

@@ -19,18 +19,52 @@ export interface SelectionPredicate {
   readonly fieldSelector?: FieldSelector;
 }
 
+/** Which part of a resource's objects a list reads, and at which resourceVersion. */
+export interface ListRequest {
+  readonly predicate: SelectionPredicate;
+  /** The snapshot to read; the newest committed state when undefined. */
+  readonly resourceVersion?: string;
+  /** Reading the newest state, fail with `TooLarge` unless it is at least this resourceVersion. */
+  readonly notOlderThan?: string;
+  /** At most this many items; all when undefined. */
+  readonly limit?: number;
+  /** Start after this key (a continued list). */
+  readonly after?: StorageKey;
+  /** Count the matching items after the page (`remainingItemCount`). */
+  readonly countRemaining?: boolean;
+}
+
 /** What a list returns: the items and the resourceVersion they are consistent at. */
 export interface ListResult {
   readonly items: readonly StoredObject[];
   readonly resourceVersion: string;
+  /** The key to continue after, when more items match than the limit let through. */
+  readonly continueAfter?: StorageKey;
+  /** How many matching items follow this page, when counted and there are any. */
+  readonly remainingItemCount?: number;
 }
 
 /** A change, as the event log recorded it, already filtered for one watcher. */
-export interface StorageWatchEvent {
+export interface StorageObjectEvent {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
   /** Frozen: receivers copy before changing it. */
   readonly object: StoredObject;
   readonly resourceVersion: string;
+}
+
+/** Progress: every change up to `resourceVersion` has been delivered (or did not match). */
+export interface StorageBookmarkEvent {
+  readonly type: 'BOOKMARK';
+  readonly resourceVersion: string;
+}
+
+/** What a watcher yields. */
+export type StorageWatchEvent = StorageObjectEvent | StorageBookmarkEvent;
+
+/** Options of a storage watch. */
+export interface StorageWatchOptions {
+  /** Yield a BOOKMARK this often (milliseconds); never when undefined. */
+  readonly bookmarkIntervalMs?: number;
 }
 
 /** A stream of watch events; iterate it, and `stop()` it when the client leaves. */
@@ -61,13 +95,24 @@ export interface ResourceStorage {
    * carrying the resourceVersion of its deletion. Throws `KeyNotFound`.
    */
   delete(key: StorageKey, precondition?: (current: StoredObject) => void): Promise<StoredObject>;
-  /** Lists the current objects of one namespace (or all, when undefined) matching the predicate. */
-  list(namespace: string | undefined, predicate: SelectionPredicate): Promise<ListResult>;
   /**
-   * Streams every change after `resourceVersion` in order, exactly once. Throws
-   * `TooOld` when that version is older than the retained history.
+   * Lists the objects of one namespace (or all, when undefined) matching the
+   * predicate, ordered by key, as they were at one resourceVersion. Throws `TooOld`
+   * when that version is older than the retained history and `TooLarge` when it is
+   * newer than the newest commit.
    */
-  watch(namespace: string | undefined, resourceVersion: string, predicate: SelectionPredicate): Promise<StorageWatcher>;
+  list(namespace: string | undefined, request: ListRequest): Promise<ListResult>;
+  /**
+   * Streams every change after `resourceVersion` (after the newest commit when
+   * undefined) in order, exactly once. Throws `TooOld` when that version is older
+   * than the retained history.
+   */
+  watch(
+    namespace: string | undefined,
+    resourceVersion: string | undefined,
+    predicate: SelectionPredicate,
+    options?: StorageWatchOptions,
+  ): Promise<StorageWatcher>;
 }
 
 /** How storage learns a kind's selectable fields (`spec.runnerClassName`, …) for SQL selection. */

@@ -34,6 +34,8 @@ export interface EventsTable {
   prev_labels: NullableJson<StringMap>;
   prev_fields: NullableJson<StringMap>;
   object: Json<unknown>;
+  /** The object before a MODIFIED or DELETED change; null for ADDED. */
+  prev_object: NullableJson<unknown>;
   created_at: Generated<Date>;
 }
 

@@ -5,20 +5,22 @@
 import type { Transaction } from 'kysely';
 import { deepCopy, jsonEqual, type KubeObject, type StoredObject } from '../machinery/object.js';
 import type { Database } from './database.js';
-import { appendEvent, nextResourceVersion, readCurrentResourceVersion } from './event-log.js';
+import { appendEvent, nextResourceVersion, readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
 import type {
   FieldsOf,
+  ListRequest,
   ListResult,
   ResourceStorage,
   SelectionPredicate,
   StorageKey,
   StorageWatcher,
+  StorageWatchOptions,
   TryUpdate,
   UpdateResult,
 } from './object-store.js';
 import type { StorageSchema, StringMap } from './schema.js';
-import { fieldSelectorSql, labelSelectorSql } from './selector-sql.js';
-import { classifyDatabaseError, keyExists, keyNotFound } from './storage-error.js';
+import { readSnapshotPage } from './snapshot-list.js';
+import { classifyDatabaseError, keyExists, keyNotFound, tooLarge, tooOld } from './storage-error.js';
 import type { WatchCache } from './watch-cache.js';
 import { LogWatcher } from './log-watcher.js';
 
@@ -163,6 +165,7 @@ export class SqlResourceStorage implements ResourceStorage {
         prevLabels: labelsOf(current),
         prevFields: this.#o.fieldsOf(current),
         object: stored,
+        prevObject: current,
       });
       return { result: { object: stored, changed: true }, wrote: true };
     });
@@ -189,22 +192,34 @@ export class SqlResourceStorage implements ResourceStorage {
         labels: labelsOf(current),
         fields: this.#o.fieldsOf(current),
         object: deleted,
+        prevObject: current,
       });
       return { result: deleted, wrote: true };
     });
   }
 
-  async list(namespace: string | undefined, predicate: SelectionPredicate): Promise<ListResult> {
+  async list(namespace: string | undefined, request: ListRequest): Promise<ListResult> {
     try {
       return await this.#o.database.transaction(
         async (trx) => {
-          const rv = await readCurrentResourceVersion(trx);
-          let query = trx.selectFrom('cairn_objects').select('object').where('resource', '=', this.#o.resource);
-          if (namespace !== undefined) query = query.where('namespace', '=', namespace);
-          if (predicate.labelSelector?.length) query = query.where(labelSelectorSql(predicate.labelSelector));
-          if (predicate.fieldSelector?.length) query = query.where(fieldSelectorSql(predicate.fieldSelector));
-          const rows = await query.orderBy('namespace').orderBy('name').execute();
-          return { items: rows.map((r) => r.object as StoredObject), resourceVersion: rv.toString() };
+          const current = await readCurrentResourceVersion(trx);
+          const compacted = await readCompactedResourceVersion(trx);
+          if (request.notOlderThan !== undefined && BigInt(request.notOlderThan) > current) {
+            throw tooLarge(request.notOlderThan, current.toString());
+          }
+          const rv = request.resourceVersion === undefined ? current : BigInt(request.resourceVersion);
+          if (rv > current) throw tooLarge(rv.toString(), current.toString());
+          if (rv < compacted) throw tooOld(rv.toString(), compacted.toString());
+          const page = await readSnapshotPage(trx, {
+            resource: this.#o.resource,
+            namespace,
+            predicate: request.predicate,
+            resourceVersion: rv,
+            after: request.after,
+            limit: request.limit,
+            countRemaining: request.countRemaining,
+          });
+          return { ...page, resourceVersion: rv.toString() };
         },
         { snapshot: true },
       );
@@ -213,12 +228,24 @@ export class SqlResourceStorage implements ResourceStorage {
     }
   }
 
-  async watch(namespace: string | undefined, resourceVersion: string, predicate: SelectionPredicate): Promise<StorageWatcher> {
+  async watch(
+    namespace: string | undefined,
+    resourceVersion: string | undefined,
+    predicate: SelectionPredicate,
+    options: StorageWatchOptions = {},
+  ): Promise<StorageWatcher> {
+    let from: bigint;
+    try {
+      from = resourceVersion === undefined ? await this.#o.database.run((db) => readCurrentResourceVersion(db)) : BigInt(resourceVersion);
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
     const watcher = new LogWatcher({
       resource: this.#o.resource,
       namespace,
       predicate,
-      from: BigInt(resourceVersion),
+      from,
+      bookmarkIntervalMs: options.bookmarkIntervalMs,
       database: this.#o.database,
       cache: this.#o.cache,
       onStop: (w) => this.#watchers.delete(w),

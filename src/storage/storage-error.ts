@@ -4,7 +4,7 @@
  */
 
 /** What went wrong, in storage terms. */
-export type StorageErrorCode = 'KeyNotFound' | 'KeyExists' | 'Conflict' | 'TooOld' | 'Unavailable';
+export type StorageErrorCode = 'KeyNotFound' | 'KeyExists' | 'Conflict' | 'TooOld' | 'TooLarge' | 'Unavailable';
 
 /** An error from the storage layer. */
 export class StorageError extends Error {
@@ -26,6 +26,10 @@ export const conflict = (message: string) => new StorageError('Conflict', messag
 /** A resourceVersion older than the retained event history. */
 export const tooOld = (requested: string, compacted: string) =>
   new StorageError('TooOld', `too old resource version: ${requested} (${compacted})`);
+
+/** A resourceVersion newer than the newest commit. */
+export const tooLarge = (requested: string, current: string) =>
+  new StorageError('TooLarge', `Too large resource version: ${requested}, current: ${current}`);
 
 const connectionErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 

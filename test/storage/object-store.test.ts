@@ -7,7 +7,7 @@ import { parseLabelSelector } from '../../src/machinery/label-selector.js';
 import type { KubeObject, StoredObject } from '../../src/machinery/object.js';
 import type { Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import type { ResourceStorage, StorageWatchEvent, StorageWatcher } from '../../src/storage/object-store.js';
+import type { ResourceStorage, StorageObjectEvent, StorageWatcher } from '../../src/storage/object-store.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { PostgresDatabase } from '../../src/storage/postgres-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
@@ -31,12 +31,13 @@ async function expectStorageError(promise: Promise<unknown>, code: StorageError[
   expect((error as StorageError).code).toBe(code);
 }
 
-/** Collects events from a watcher until `count` arrived (or fails after `ms`). */
-async function collect(watcher: StorageWatcher, count: number, ms = 20_000): Promise<StorageWatchEvent[]> {
-  const events: StorageWatchEvent[] = [];
+/** Collects object events from a watcher until `count` arrived (or fails after `ms`). */
+async function collect(watcher: StorageWatcher, count: number, ms = 20_000): Promise<StorageObjectEvent[]> {
+  const events: StorageObjectEvent[] = [];
   if (count === 0) return events;
   const timer = setTimeout(() => watcher.stop(), ms);
   for await (const event of watcher) {
+    if (event.type === 'BOOKMARK') continue;
     events.push(event);
     if (events.length >= count) break;
   }
@@ -132,14 +133,84 @@ describe.each<Backend>(['pglite', 'postgres'])('object store on %s', (backend) =
     await listed.create({ namespace: 'a', name: 'x' }, object('x', {}, { team: 'data' }));
     await listed.create({ namespace: 'b', name: 'y' }, object('y', {}, { team: 'web' }));
     await listed.create({ namespace: 'b', name: 'z' }, object('z'));
-    const all = await listed.list(undefined, {});
+    const all = await listed.list(undefined, { predicate: {} });
     expect(all.items.map((o) => o.metadata.name)).toEqual(['x', 'y', 'z']);
     expect(all.resourceVersion).toBe(await store.currentResourceVersion());
-    expect((await listed.list('b', {})).items.map((o) => o.metadata.name)).toEqual(['y', 'z']);
-    const selected = await listed.list(undefined, { labelSelector: parseLabelSelector('team in (data,ops)') });
+    expect((await listed.list('b', { predicate: {} })).items.map((o) => o.metadata.name)).toEqual(['y', 'z']);
+    const selected = await listed.list(undefined, { predicate: { labelSelector: parseLabelSelector('team in (data,ops)') } });
     expect(selected.items.map((o) => o.metadata.name)).toEqual(['x']);
-    const notWeb = await listed.list(undefined, { labelSelector: parseLabelSelector('team!=web') });
+    const notWeb = await listed.list(undefined, { predicate: { labelSelector: parseLabelSelector('team!=web') } });
     expect(notWeb.items.map((o) => o.metadata.name)).toEqual(['x', 'z']);
+  });
+
+  it('pages a list at one snapshot: writes between pages neither appear nor vanish', async () => {
+    const paged = store.forResource('paged.test', fieldsOf);
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) await paged.create({ namespace: 'ns', name }, object(name, { spec: { v: 1 } }, { tier: 'gold' }));
+    const first = await paged.list('ns', { predicate: {}, limit: 2, countRemaining: true });
+    expect(first.items.map((o) => o.metadata.name)).toEqual(['a', 'b']);
+    expect(first.continueAfter).toEqual({ namespace: 'ns', name: 'b' });
+    expect(first.remainingItemCount).toBe(4);
+
+    // Between the pages: change one not yet listed, delete two, recreate one, create a new one, relabel one.
+    await paged.guaranteedUpdate({ namespace: 'ns', name: 'c' }, (o) => ({ ...o, spec: { v: 2 } }));
+    await paged.delete({ namespace: 'ns', name: 'd' });
+    await paged.delete({ namespace: 'ns', name: 'e' });
+    await paged.create({ namespace: 'ns', name: 'e' }, object('e', { spec: { v: 'recreated' } }));
+    await paged.create({ namespace: 'ns', name: 'cc' }, object('cc'));
+    await paged.guaranteedUpdate({ namespace: 'ns', name: 'f' }, (o) => ({ ...o, metadata: { ...o.metadata, labels: { tier: 'bronze' } } }));
+
+    const second = await paged.list('ns', { predicate: {}, limit: 3, after: first.continueAfter, resourceVersion: first.resourceVersion, countRemaining: true });
+    expect(second.resourceVersion).toBe(first.resourceVersion);
+    expect(second.items.map((o) => [o.metadata.name, o.spec])).toEqual([
+      ['c', { v: 1 }],
+      ['d', { v: 1 }],
+      ['e', { v: 1 }],
+    ]);
+    expect(second.items.map((o) => o.metadata.resourceVersion).every((rv) => BigInt(rv) <= BigInt(first.resourceVersion))).toBe(true);
+    expect(second.remainingItemCount).toBe(1);
+    const last = await paged.list('ns', { predicate: {}, limit: 3, after: second.continueAfter, resourceVersion: first.resourceVersion });
+    expect(last.items.map((o) => o.metadata.name)).toEqual(['f']);
+    expect(last.continueAfter).toBeUndefined();
+    // Selectors see the snapshot's labels too.
+    const gold = await paged.list('ns', { predicate: { labelSelector: parseLabelSelector('tier=gold') }, resourceVersion: first.resourceVersion });
+    expect(gold.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+
+    const now = await paged.list('ns', { predicate: { labelSelector: parseLabelSelector('tier=gold') } });
+    expect(now.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('refuses to list at a compacted or a future resourceVersion', async () => {
+    const bounded = store.forResource('bounded.test', fieldsOf);
+    await bounded.create({ namespace: 'ns', name: 'x' }, object('x'));
+    const old = await store.currentResourceVersion();
+    await bounded.guaranteedUpdate({ namespace: 'ns', name: 'x' }, (o) => ({ ...o, spec: { v: 2 } }));
+    const current = await store.currentResourceVersion();
+    const future = (BigInt(current) + 1000n).toString();
+    await expectStorageError(bounded.list(undefined, { predicate: {}, resourceVersion: future }), 'TooLarge');
+    await expectStorageError(bounded.list(undefined, { predicate: {}, notOlderThan: future }), 'TooLarge');
+    expect((await bounded.list(undefined, { predicate: {}, notOlderThan: old })).resourceVersion).toBe(current);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await store.compact(0);
+    await expectStorageError(bounded.list(undefined, { predicate: {}, resourceVersion: old }), 'TooOld');
+  });
+
+  it('bookmarks progress, including changes its selector filtered out', async () => {
+    const marked = store.forResource('bookmarked.test', fieldsOf);
+    const start = await store.currentResourceVersion();
+    const watcher = await marked.watch(undefined, start, { labelSelector: parseLabelSelector('show=yes') }, { bookmarkIntervalMs: 50 });
+    const hidden = await marked.create({ namespace: 'ns', name: 'hidden' }, object('hidden'));
+    const timer = setTimeout(() => watcher.stop(), 10_000);
+    let bookmarked: string | undefined;
+    for await (const event of watcher) {
+      expect(event.type).toBe('BOOKMARK');
+      if (BigInt(event.resourceVersion) >= BigInt(hidden.metadata.resourceVersion)) {
+        bookmarked = event.resourceVersion;
+        break;
+      }
+    }
+    clearTimeout(timer);
+    watcher.stop();
+    expect(bookmarked).toBeDefined();
   });
 
   it('delivers every change of 20 concurrent writers exactly once, in order, to two watchers', async () => {

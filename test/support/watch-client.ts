@@ -24,11 +24,11 @@ export interface TestWatch {
 }
 
 /** Opens `path` (which should carry `watch=true`) and resolves once the response headers arrived. */
-export function openWatch(server: RunningServer, path: string): Promise<TestWatch> {
+export function openWatch(server: RunningServer, path: string, headers: Record<string, string> = {}): Promise<TestWatch> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       `${server.url}${path}`,
-      { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false },
+      { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false, headers },
       (res: IncomingMessage) => {
         const events: ReceivedEvent[] = [];
         const listeners = new Set<() => void>();

@@ -5,31 +5,34 @@ import type { ApiGroup, ApiResource, PrinterColumn } from '../api-resource.js';
 import { isPlainObject, type KubeObject } from '../../machinery/object.js';
 import { defaultPipeline } from './v1/defaults.js';
 import { pipelineSchema, runnerClassSchema, v1SchemaNames } from './v1/schemas.js';
-import { kindStrategy, stringAt } from './strategy.js';
+import { kindStrategy } from './strategy.js';
 import { validatePipeline, validateRunnerClass } from './validation.js';
 
 /** The group's name. */
 export const groupName = 'cairn.dev';
 
-const numberAt = (object: KubeObject, section: 'spec' | 'status', field: string): number | null => {
-  const part = object[section];
-  const value = isPlainObject(part) ? part[field] : undefined;
-  return typeof value === 'number' ? value : null;
-};
+/** Reads a printer cell at a dotted path; null when absent, which kubectl prints as <none>. */
+const cellAt =
+  (path: string) =>
+  (object: KubeObject): unknown => {
+    let value: unknown = object;
+    for (const part of path.split('.')) value = isPlainObject(value) ? value[part] : undefined;
+    return value ?? null;
+  };
 const nameColumn: PrinterColumn = {
   name: 'Name',
   type: 'string',
   format: 'name',
   description: 'Name must be unique within a namespace.',
   priority: 0,
-  cell: (o) => stringAt(o, 'metadata.name'),
+  cell: cellAt('metadata.name'),
 };
 const ageColumn: PrinterColumn = {
   name: 'Age',
   type: 'date',
   description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
   priority: 0,
-  cell: (o) => stringAt(o, 'metadata.creationTimestamp'),
+  cell: cellAt('metadata.creationTimestamp'),
 };
 
 const pipelineSelectableFields = ['spec.runnerClassName', 'status.phase'] as const;
@@ -53,10 +56,10 @@ export const pipelines: ApiResource = {
   }),
   printerColumns: [
     nameColumn,
-    { name: 'RunnerClass', type: 'string', description: 'The RunnerClass of the Pipeline.', priority: 0, cell: (o) => stringAt(o, 'spec.runnerClassName') },
-    { name: 'Replicas', type: 'integer', description: 'Desired number of runners.', priority: 0, cell: (o) => numberAt(o, 'spec', 'replicas') },
-    { name: 'Ready', type: 'integer', description: 'Number of ready runners.', priority: 0, cell: (o) => numberAt(o, 'status', 'readyReplicas') },
-    { name: 'Phase', type: 'string', description: 'Phase of the Pipeline.', priority: 0, cell: (o) => stringAt(o, 'status.phase') },
+    { name: 'RunnerClass', type: 'string', description: 'The RunnerClass of the Pipeline.', priority: 0, cell: cellAt('spec.runnerClassName') },
+    { name: 'Replicas', type: 'integer', description: 'Desired number of runners.', priority: 0, cell: cellAt('spec.replicas') },
+    { name: 'Ready', type: 'integer', description: 'Number of ready runners.', priority: 0, cell: cellAt('status.readyReplicas') },
+    { name: 'Phase', type: 'string', description: 'Phase of the Pipeline.', priority: 0, cell: cellAt('status.phase') },
     ageColumn,
   ],
   selectableFields: pipelineSelectableFields,
@@ -76,8 +79,8 @@ export const runnerClasses: ApiResource = {
   strategy: kindStrategy({ defaults: () => {}, validate: validateRunnerClass, namespaced: false, selectableFields: [] }),
   printerColumns: [
     nameColumn,
-    { name: 'Image', type: 'string', description: 'Default runner image.', priority: 0, cell: (o) => stringAt(o, 'spec.image') },
-    { name: 'MaxReplicas', type: 'integer', description: 'Upper bound of replicas.', priority: 0, cell: (o) => numberAt(o, 'spec', 'maxReplicas') },
+    { name: 'Image', type: 'string', description: 'Default runner image.', priority: 0, cell: cellAt('spec.image') },
+    { name: 'MaxReplicas', type: 'integer', description: 'Upper bound of replicas.', priority: 0, cell: cellAt('spec.maxReplicas') },
     ageColumn,
   ],
   selectableFields: [],

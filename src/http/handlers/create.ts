@@ -1,8 +1,8 @@
 /** POST to a collection. */
 import { writeOptions } from '../query.js';
-import { addWarnings, respond } from '../respond.js';
+import { addWarnings } from '../respond.js';
 import { decodeObject } from './decode-object.js';
-import { namespaceOf, type ResourceContext } from './resource-context.js';
+import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
 
 /** Answers `create` with 201 and the stored object. */
 export async function createHandler(rc: ResourceContext): Promise<void> {
@@ -10,5 +10,5 @@ export async function createHandler(rc: ResourceContext): Promise<void> {
   const body = await decodeObject(rc);
   const { object, warnings } = await rc.store.create(namespaceOf(rc), body, options);
   addWarnings(rc.ctx, warnings);
-  respond(rc.ctx, 201, object, rc.format);
+  respondObject(rc, 201, object);
 }

@@ -5,8 +5,7 @@ import type { Preconditions } from '../../registry/request-options.js';
 import { decodeBody, mediaType } from '../negotiation.js';
 import { dryRunParam } from '../query.js';
 import { readBody } from '../read-body.js';
-import { respond } from '../respond.js';
-import { namespaceOf, type ResourceContext } from './resource-context.js';
+import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
 
 const propagationPolicies = ['Orphan', 'Background', 'Foreground'];
 
@@ -24,5 +23,5 @@ export async function deleteHandler(rc: ResourceContext): Promise<void> {
   const dryRun = dryRunParam([...bodyDryRun, ...rc.query.getAll('dryRun')]);
   const preconditions = isPlainObject(options.preconditions) ? (options.preconditions as Preconditions) : undefined;
   const object = await rc.store.delete({ namespace: namespaceOf(rc), name: rc.request.name! }, { dryRun, preconditions });
-  respond(rc.ctx, 200, object, rc.format);
+  respondObject(rc, 200, object);
 }

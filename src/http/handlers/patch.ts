@@ -4,8 +4,8 @@ import { applyJsonPatch, applyMergePatch, patchTypes } from '../../machinery/pat
 import { decodeBody, mediaType } from '../negotiation.js';
 import { writeOptions } from '../query.js';
 import { readBody } from '../read-body.js';
-import { addWarnings, respond } from '../respond.js';
-import { namespaceOf, type ResourceContext } from './resource-context.js';
+import { addWarnings } from '../respond.js';
+import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
 
 const supported = [patchTypes.json, patchTypes.merge] as const;
 
@@ -25,5 +25,5 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
     options,
   );
   addWarnings(rc.ctx, warnings);
-  respond(rc.ctx, 200, object, rc.format);
+  respondObject(rc, 200, object);
 }

@@ -4,9 +4,12 @@
 import type { Context } from 'koa';
 import type { ApiResource } from '../../apis/api-resource.js';
 import type { Store } from '../../registry/store.js';
-import type { OutputFormat } from '../negotiation.js';
+import type { KubeObject } from '../../machinery/object.js';
+import type { OutputTarget } from '../negotiation.js';
 import type { Query } from '../query.js';
+import type { Representation } from '../representation.js';
 import type { ResourceRequest } from '../request-info.js';
+import { respond } from '../respond.js';
 
 /** A resource request resolved to its store. */
 export interface ResourceContext {
@@ -15,12 +18,21 @@ export interface ResourceContext {
   readonly resource: ApiResource;
   readonly store: Store;
   readonly query: Query;
-  readonly format: OutputFormat;
+  /** The negotiated format and transformation of the response. */
+  readonly output: OutputTarget;
+  readonly representation: Representation;
   /** Resolves when the server starts shutting down, for long-running requests. */
   readonly shutdown: AbortSignal;
+  /** Milliseconds between BOOKMARK events of watches that allow them. */
+  readonly bookmarkIntervalMs: number;
 }
 
 /** The namespace of the request's objects ('' for cluster-scoped resources). */
 export function namespaceOf(rc: ResourceContext): string {
   return rc.resource.namespaced ? (rc.request.namespace ?? '') : '';
+}
+
+/** Answers with one object in the negotiated representation. */
+export function respondObject(rc: ResourceContext, status: number, object: KubeObject): void {
+  respond(rc.ctx, status, rc.representation.object(object), rc.output.format);
 }

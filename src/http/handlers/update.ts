@@ -1,8 +1,8 @@
 /** PUT of one object. */
 import { writeOptions } from '../query.js';
-import { addWarnings, respond } from '../respond.js';
+import { addWarnings } from '../respond.js';
 import { decodeObject } from './decode-object.js';
-import { namespaceOf, type ResourceContext } from './resource-context.js';
+import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
 
 /** Answers `update`; a stale `metadata.resourceVersion` is a 409. */
 export async function updateHandler(rc: ResourceContext): Promise<void> {
@@ -10,5 +10,5 @@ export async function updateHandler(rc: ResourceContext): Promise<void> {
   const body = await decodeObject(rc);
   const { object, warnings } = await rc.store.update({ namespace: namespaceOf(rc), name: rc.request.name! }, body, options);
   addWarnings(rc.ctx, warnings);
-  respond(rc.ctx, 200, object, rc.format);
+  respondObject(rc, 200, object);
 }

@@ -1,23 +1,27 @@
-/** GET of a collection with `watch=true`. */
+/** GET of a collection with `watch=true`, or under the legacy `/watch/` prefix. */
 import { randomInt } from 'node:crypto';
 import { internal } from '../../machinery/errors.js';
 import { isStatusError } from '../../machinery/status.js';
-import { fieldSelectorParam, integerParam, labelSelectorParam, resourceVersionParam } from '../query.js';
+import { allowWatchBookmarksParam, listOptions } from '../list-options.js';
+import { integerParam } from '../query.js';
 import { WatchStream } from '../watch-stream.js';
-import { selectableFields } from './list.js';
 import type { ResourceContext } from './resource-context.js';
 
 // kube-apiserver's default: a random timeout in [minRequestTimeout, 2 × minRequestTimeout], 1800 s.
 const minRequestTimeoutSeconds = 1800;
 
+/** The annotation of the bookmark that ends a watch's initial events (`sendInitialEvents=true`). */
+const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
+
 /** Answers `watch`: the stream ends at `timeoutSeconds`, when the client leaves, or at shutdown. */
 export async function watchHandler(rc: ResourceContext): Promise<void> {
   const timeoutSeconds = integerParam(rc.query, 'timeoutSeconds') ?? minRequestTimeoutSeconds + randomInt(minRequestTimeoutSeconds);
+  const bookmarks = allowWatchBookmarksParam(rc.query);
+  const options = listOptions(rc.query, rc.resource, true, rc.request.name);
   // Starting the watch before answering lets a 410 or 400 go out as a plain Status.
-  const { initial, watcher } = await rc.store.watch(rc.request.namespace, {
-    labelSelector: labelSelectorParam(rc.query),
-    fieldSelector: fieldSelectorParam(rc.query, selectableFields(rc)),
-    resourceVersion: resourceVersionParam(rc.query),
+  const { initial, initialEventsEnd, watcher } = await rc.store.watch(rc.request.namespace, {
+    ...options,
+    bookmarkIntervalMs: bookmarks ? rc.bookmarkIntervalMs : undefined,
   });
   rc.ctx.respond = false;
   const stream = new WatchStream(rc.ctx.res);
@@ -26,10 +30,15 @@ export async function watchHandler(rc: ResourceContext): Promise<void> {
   const stop = (): void => watcher.stop();
   rc.shutdown.addEventListener('abort', stop, { once: true });
   void stream.closed.then(stop);
+  const representation = rc.representation;
   try {
-    for (const object of initial) await stream.send({ type: 'ADDED', object });
+    for (const object of initial) await stream.send({ type: 'ADDED', object: representation.watchObject(object) });
+    if (initialEventsEnd !== undefined && bookmarks) {
+      await stream.send({ type: 'BOOKMARK', object: representation.bookmark(initialEventsEnd, { [initialEventsEndAnnotation]: 'true' }) });
+    }
     for await (const event of watcher) {
-      await stream.send({ type: event.type, object: event.object });
+      if (event.type === 'BOOKMARK') await stream.send({ type: 'BOOKMARK', object: representation.bookmark(event.resourceVersion) });
+      else await stream.send({ type: event.type, object: representation.watchObject(event.object) });
     }
   } catch (error) {
     await stream.sendError(isStatusError(error) ? error.status : internal('the watch failed').status);

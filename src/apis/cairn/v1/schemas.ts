@@ -45,7 +45,7 @@ const step: JsonSchema = {
     env: {
       type: 'array',
       items: envVar,
-      description: 'Environment variables of the step.',
+      description: 'Environment variables of the step, one per name; patches and apply merge them by name.',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
       'x-kubernetes-patch-merge-key': 'name',
@@ -81,12 +81,12 @@ export const pipelineSchema: JsonSchema = {
       description: 'PipelineSpec is the desired state of a Pipeline.',
       properties: {
         runnerClassName: { type: 'string', description: 'Name of the RunnerClass whose runners execute this Pipeline.' },
-        replicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Number of parallel runners. Defaults to 1.' },
+        replicas: { type: 'integer', format: 'int32', minimum: 0, description: "Number of parallel runners, the scale subresource's spec.replicas. Defaults to 1." },
         paused: { type: 'boolean', description: 'Paused stops the runners without deleting the Pipeline.' },
         steps: {
           type: 'array',
           items: step,
-          description: 'Steps the runners execute.',
+          description: 'Steps the runners execute, in order, one per name; patches and apply merge them by name.',
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['name'],
           'x-kubernetes-patch-merge-key': 'name',
@@ -99,14 +99,14 @@ export const pipelineSchema: JsonSchema = {
       description: 'PipelineStatus is the observed state of a Pipeline.',
       properties: {
         phase: { type: 'string', enum: ['Pending', 'Running', 'Paused', 'Failed'], description: 'Phase: Pending, Running, Paused or Failed.' },
-        replicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Number of runners that exist.' },
+        replicas: { type: 'integer', format: 'int32', minimum: 0, description: "Number of runners that exist, the scale subresource's status.replicas." },
         readyReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Number of runners that are ready.' },
-        selector: { type: 'string', description: 'Label selector of the runners, in string form (for the scale subresource).' },
+        selector: { type: 'string', description: "Label selector of the runners in string form, the scale subresource's status.selector (a HorizontalPodAutoscaler reads it)." },
         observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The generation the controller last acted on.' },
         conditions: {
           type: 'array',
           items: condition,
-          description: 'Conditions of the Pipeline; Ready tells whether every runner is ready.',
+          description: 'Conditions of the Pipeline, one per type; Ready tells whether every runner is ready.',
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['type'],
           'x-kubernetes-patch-merge-key': 'type',

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { humanDuration } from './duration.js';
+
+const s = 1000;
+const m = 60 * s;
+const h = 60 * m;
+const d = 24 * h;
+
+describe('humanDuration', () => {
+  it.each([
+    [-3 * s, '<invalid>'],
+    [-1.5 * s, '0s'],
+    [0, '0s'],
+    [119 * s, '119s'],
+    [2 * m, '2m'],
+    [2 * m + 5 * s, '2m5s'],
+    [10 * m + 30 * s, '10m'],
+    [3 * h, '3h'],
+    [3 * h + 12 * m, '3h12m'],
+    [8 * h + 30 * m, '8h'],
+    [47 * h, '47h'],
+    [2 * d, '2d'],
+    [2 * d + 5 * h, '2d5h'],
+    [8 * d + 5 * h, '8d'],
+    [730 * d, '2y'],
+    [731 * d, '2y1d'],
+    [8 * 365 * d + 3 * d, '8y'],
+  ])('%d ms is %s, as kube renders it', (ms, expected) => {
+    expect(humanDuration(ms)).toBe(expected);
+  });
+});
