@@ -210,6 +210,8 @@ describe.each(backends)('reads on %s', (backend) => {
       const future = await server.request('GET', `${paged}?resourceVersion=${BigInt(before) + 100000n}&resourceVersionMatch=NotOlderThan`);
       expect(future.status).toBe(504);
       expect(future.json).toMatchObject({ reason: 'Timeout', details: { causes: [{ reason: 'ResourceVersionTooLarge' }], retryAfterSeconds: 1 } });
+      const futureWatch = await server.request('GET', `${paged}?watch=true&resourceVersion=${BigInt(before) + 100000n}`);
+      expect(futureWatch.status).toBe(504);
     });
 
     it('rejects contradictory list options as kube does', async () => {

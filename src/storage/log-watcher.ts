@@ -43,17 +43,6 @@ export class LogWatcher implements StorageWatcher {
     this.#nextBookmark = Date.now() + (options.bookmarkIntervalMs ?? 0);
   }
 
-  /** Throws `TooOld` when events after the cursor have been compacted away. */
-  async checkNotCompacted(): Promise<void> {
-    let compacted: bigint;
-    try {
-      compacted = await this.#o.database.run((db) => readCompactedResourceVersion(db));
-    } catch (error) {
-      throw classifyDatabaseError(error);
-    }
-    if (this.#cursor < compacted) throw tooOld(this.#cursor.toString(), compacted.toString());
-  }
-
   stop(): void {
     if (this.#abort.signal.aborted) return;
     this.#abort.abort();

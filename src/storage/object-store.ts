@@ -105,7 +105,7 @@ export interface ResourceStorage {
   /**
    * Streams every change after `resourceVersion` (after the newest commit when
    * undefined) in order, exactly once. Throws `TooOld` when that version is older
-   * than the retained history.
+   * than the retained history and `TooLarge` when it is newer than the newest commit.
    */
   watch(
     namespace: string | undefined,

@@ -234,9 +234,21 @@ export class SqlResourceStorage implements ResourceStorage {
     predicate: SelectionPredicate,
     options: StorageWatchOptions = {},
   ): Promise<StorageWatcher> {
+    // The bounds of the history a watch can start in: after the compacted prefix, not after the newest commit.
     let from: bigint;
     try {
-      from = resourceVersion === undefined ? await this.#o.database.run((db) => readCurrentResourceVersion(db)) : BigInt(resourceVersion);
+      from = await this.#o.database.transaction(
+        async (trx) => {
+          const current = await readCurrentResourceVersion(trx);
+          if (resourceVersion === undefined) return current;
+          const requested = BigInt(resourceVersion);
+          const compacted = await readCompactedResourceVersion(trx);
+          if (requested < compacted) throw tooOld(resourceVersion, compacted.toString());
+          if (requested > current) throw tooLarge(resourceVersion, current.toString());
+          return requested;
+        },
+        { snapshot: true },
+      );
     } catch (error) {
       throw classifyDatabaseError(error);
     }
@@ -250,7 +262,6 @@ export class SqlResourceStorage implements ResourceStorage {
       cache: this.#o.cache,
       onStop: (w) => this.#watchers.delete(w),
     });
-    await watcher.checkNotCompacted();
     this.#watchers.add(watcher);
     return watcher;
   }

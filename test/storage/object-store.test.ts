@@ -179,7 +179,7 @@ describe.each<Backend>(['pglite', 'postgres'])('object store on %s', (backend) =
     expect(now.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c']);
   });
 
-  it('refuses to list at a compacted or a future resourceVersion', async () => {
+  it('refuses to list or watch at a compacted or a future resourceVersion', async () => {
     const bounded = store.forResource('bounded.test', fieldsOf);
     await bounded.create({ namespace: 'ns', name: 'x' }, object('x'));
     const old = await store.currentResourceVersion();
@@ -188,10 +188,12 @@ describe.each<Backend>(['pglite', 'postgres'])('object store on %s', (backend) =
     const future = (BigInt(current) + 1000n).toString();
     await expectStorageError(bounded.list(undefined, { predicate: {}, resourceVersion: future }), 'TooLarge');
     await expectStorageError(bounded.list(undefined, { predicate: {}, notOlderThan: future }), 'TooLarge');
+    await expectStorageError(bounded.watch(undefined, future, {}), 'TooLarge');
     expect((await bounded.list(undefined, { predicate: {}, notOlderThan: old })).resourceVersion).toBe(current);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await store.compact(0);
     await expectStorageError(bounded.list(undefined, { predicate: {}, resourceVersion: old }), 'TooOld');
+    await expectStorageError(bounded.watch(undefined, old, {}), 'TooOld');
   });
 
   it('bookmarks progress, including changes its selector filtered out', async () => {

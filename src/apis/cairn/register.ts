@@ -11,7 +11,7 @@ import { validatePipeline, validateRunnerClass } from './validation.js';
 /** The group's name. */
 export const groupName = 'cairn.dev';
 
-/** Reads a printer cell at a dotted path; null when absent, which kubectl prints as <none>. */
+/** Reads a printer cell at a dotted path; null when absent (kubectl prints an empty cell). */
 const cellAt =
   (path: string) =>
   (object: KubeObject): unknown => {
