@@ -6,7 +6,7 @@
  * legacy document.
  */
 import { aggregatedDiscoveryVersions, type AggregatedDiscoveryVersion } from './aggregated-discovery.js';
-import { negotiateOutput, parseAccept, type OutputFormat } from './negotiation.js';
+import { negotiateOutput, outputFormatOf, parseAccept, type OutputFormat } from './negotiation.js';
 
 /** The negotiated representation of a discovery root. */
 export type DiscoveryRepresentation = { readonly aggregated: AggregatedDiscoveryVersion } | { readonly legacy: OutputFormat };
@@ -19,18 +19,9 @@ export function aggregatedDiscoveryMediaType(version: AggregatedDiscoveryVersion
   return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
 }
 
-// The format Cairn writes a plain media type in, if any; negotiateOutput holds that table.
-function formatOf(type: string): OutputFormat | undefined {
-  try {
-    return negotiateOutput(type);
-  } catch {
-    return undefined;
-  }
-}
-
 function aggregatedVersionOf(range: ReturnType<typeof parseAccept>[number]): AggregatedDiscoveryVersion | undefined {
   if (range.params.as !== 'APIGroupDiscoveryList' || range.params.g !== 'apidiscovery.k8s.io') return undefined;
-  if (formatOf(range.type) !== 'json') return undefined;
+  if (outputFormatOf(range.type) !== 'json') return undefined;
   return aggregatedDiscoveryVersions.find((v) => v === range.params.v);
 }
 
@@ -42,7 +33,7 @@ function aggregatedVersionOf(range: ReturnType<typeof parseAccept>[number]): Agg
 export function negotiateDiscovery(accept: string | undefined): DiscoveryRepresentation {
   for (const range of parseAccept(accept)) {
     if (range.params.as === undefined) {
-      const legacy = formatOf(range.type);
+      const legacy = outputFormatOf(range.type);
       if (legacy) return { legacy };
     } else {
       const aggregated = aggregatedVersionOf(range);

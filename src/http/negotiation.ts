@@ -42,6 +42,11 @@ const formats: Readonly<Record<string, OutputFormat>> = {
   '*/*': 'json',
 };
 
+/** The format Cairn writes a media type (or range) in, if it writes it at all. */
+export function outputFormatOf(type: string): OutputFormat | undefined {
+  return formats[type];
+}
+
 /** Picks the output format for plain (untransformed) responses; 406 when the client accepts none of ours. */
 export function negotiateOutput(accept: string | undefined): OutputFormat {
   for (const range of parseAccept(accept)) {
