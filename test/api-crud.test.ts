@@ -104,13 +104,14 @@ describe.each(backends)('CRUD on %s', (backend) => {
     expect(stale.status).toBe(409);
     expect(stale.json).toMatchObject({ kind: 'Status', reason: 'Conflict', code: 409 });
     expect(stale.json.message).toContain('the object has been modified; please apply your changes to the latest version and try again');
-    // System fields a client sends are not taken.
-    const forged = await server.request('PUT', `${pipelines}/upd`, {
-      body: { ...res3.json, metadata: { ...res3.json.metadata, uid: 'forged', creationTimestamp: '2000-01-01T00:00:00Z', generation: 77 } },
-    });
-    expect(forged.json.metadata.uid).toBe(created.metadata.uid);
-    expect(forged.json.metadata.creationTimestamp).toBe(created.metadata.creationTimestamp);
+    // A generation a client sends is not taken; immutable fields it changes are refused.
+    const forged = await server.request('PUT', `${pipelines}/upd`, { body: { ...res3.json, metadata: { ...res3.json.metadata, generation: 77 } } });
     expect(forged.json.metadata.generation).toBe(2);
+    for (const [field, value] of [['uid', 'forged'], ['creationTimestamp', '2000-01-01T00:00:00Z']] as const) {
+      const refused = await server.request('PUT', `${pipelines}/upd`, { body: { ...res3.json, metadata: { ...res3.json.metadata, [field]: value } } });
+      expect(refused.status, field).toBe(422);
+      expect(refused.json.details.causes).toEqual([{ field: `metadata.${field}`, reason: 'FieldValueInvalid', message: `Invalid value: "${value}": field is immutable` }]);
+    }
     expect((await server.request('PUT', `${pipelines}/absent`, { body: pipeline('absent') })).status).toBe(404);
   });
 

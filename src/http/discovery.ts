@@ -6,8 +6,8 @@
  */
 import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
 
-/** The verbs every resource of the current milestone serves. */
-const resourceVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+/** The verbs every resource serves. */
+const resourceVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** A group, version and kind, as discovery names the kind a path answers with. */
 export interface GroupVersionKind {

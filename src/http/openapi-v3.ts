@@ -98,6 +98,11 @@ const p = {
     'boolean',
   ),
   timeoutSeconds: queryParam('timeoutSeconds', 'Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.', 'integer'),
+  propagationPolicy: queryParam(
+    'propagationPolicy',
+    "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background' (the default) and 'Foreground'.",
+  ),
+  orphanDependents: queryParam('orphanDependents', 'Deprecated: please use the PropagationPolicy. Should the dependent objects be orphaned.', 'boolean'),
   watch: queryParam('watch', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.', 'boolean'),
   namespace: pathParam('namespace', 'object name and auth scope, such as for teams and projects'),
   name: (kind: string) => pathParam('name', `name of the ${kind}`),
@@ -157,6 +162,12 @@ function operations(resource: ApiResource, version: string, schemaName: string):
         requestBody: { required: true, content: jsonAndYaml(schemaRef(schemaName)) },
         responses: { 200: ok(schemaRef(schemaName)), 201: ok(schemaRef(schemaName), 'Created'), 401: unauthorized },
       }),
+      delete: common('deletecollection', operationId('deleteCollection', resource, version, resource.namespaced), {
+        description: `delete collection of ${resource.kind}`,
+        parameters: [p.dryRun, p.fieldSelector, p.labelSelector, p.orphanDependents, p.propagationPolicy],
+        requestBody: { content: { 'application/json': { schema: schemaRef(metaSchemaNames.deleteOptions) } } },
+        responses: { 200: ok(schemaRef(metaSchemaNames.status)), 401: unauthorized },
+      }),
       parameters: [...scopeParams, p.pretty],
     },
     [`${scoped}/{name}`]: {
@@ -182,7 +193,7 @@ function operations(resource: ApiResource, version: string, schemaName: string):
       }),
       delete: common('delete', operationId('delete', resource, version, resource.namespaced), {
         description: `delete a ${resource.kind}`,
-        parameters: [p.dryRun],
+        parameters: [p.dryRun, p.orphanDependents, p.propagationPolicy],
         requestBody: { content: { 'application/json': { schema: schemaRef(metaSchemaNames.deleteOptions) } } },
         responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
       }),

@@ -7,6 +7,7 @@ import { methodNotAllowed, pathNotFound, serviceUnavailable } from '../machinery
 import type { Registry } from '../registry/registry.js';
 import { createHandler } from './handlers/create.js';
 import { deleteHandler } from './handlers/delete.js';
+import { deleteCollectionHandler } from './handlers/delete-collection.js';
 import { getHandler } from './handlers/get.js';
 import { listHandler } from './handlers/list.js';
 import { patchHandler } from './handlers/patch.js';
@@ -26,9 +27,11 @@ const handlers: Readonly<Record<string, (rc: ResourceContext) => Promise<void>>>
   update: updateHandler,
   patch: patchHandler,
   delete: deleteHandler,
+  deletecollection: deleteCollectionHandler,
 };
 
 function endpointOf(verb: string): Endpoint {
+  if (verb === 'deletecollection') return 'list';
   return verb === 'list' || verb === 'watch' ? verb : 'object';
 }
 

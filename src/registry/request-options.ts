@@ -20,10 +20,16 @@ export interface Preconditions {
   readonly resourceVersion?: string;
 }
 
+/** DeleteOptions.propagationPolicy. */
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
+
 /** Options of a delete. */
 export interface DeleteOptions {
   readonly dryRun: boolean;
   readonly preconditions?: Preconditions;
+  readonly propagationPolicy?: PropagationPolicy;
+  /** The deprecated form of propagationPolicy Orphan. */
+  readonly orphanDependents?: boolean;
 }
 
 /** `resourceVersionMatch`. */

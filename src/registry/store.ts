@@ -8,8 +8,10 @@ import { decodeContinue, encodeContinue, type ContinuePosition } from '../machin
 import { badRequest, conflict, continueExpired, invalid, optimisticLockMessage, type FieldError, type GroupResource } from '../machinery/errors.js';
 import { generateName } from '../machinery/names.js';
 import { deepCopy, isPlainObject, type KubeObject, type StoredObject } from '../machinery/object.js';
-import { validateObjectMeta } from '../machinery/object-meta-validation.js';
+import { StatusError } from '../machinery/status.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/object-meta-validation.js';
 import type { ListRequest, ResourceStorage, StorageWatcher } from '../storage/object-store.js';
+import { deletionComplete, pendingDeletion } from './deletion.js';
 import { StorageError } from '../storage/storage-error.js';
 import type { DeleteOptions, ListOptions, WatchOptions, WriteOptions, WriteResult } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
@@ -59,6 +61,24 @@ function continuePositionOf(options: ListOptions): ContinuePosition | undefined 
 }
 
 const generateNameAttempts = 8;
+const deleteAttempts = 3;
+
+/** Thrown inside an update whose result must be removed instead (the last finalizer of a deleted object went). */
+class RemoveInstead extends Error {
+  constructor(
+    readonly resourceVersion: string,
+    readonly object: KubeObject,
+  ) {
+    super('remove instead of update');
+  }
+}
+
+/** Thrown inside a delete when finalizers hold the object back: it is marked instead. */
+class MarkInstead extends Error {
+  constructor() {
+    super('mark for deletion instead of removing');
+  }
+}
 
 /** What kube writes in creationTimestamp: RFC 3339 in seconds. */
 function now(): string {
@@ -207,19 +227,25 @@ export class Store {
     let warnings: string[] = [];
     const tryUpdate = (current: StoredObject): KubeObject => {
       const next = deepCopy(mutate(current));
+      const immutable = validateObjectMetaUpdate(next.metadata ?? {}, current.metadata);
+      if (immutable.length) throw invalid(this.resource.kind, this.resource.group, key.name, immutable);
       this.#checkIdentity(next, key);
       const sent = next.metadata?.resourceVersion;
       if (sent && sent !== current.metadata.resourceVersion) {
         throw conflict(this.#gr, key.name, optimisticLockMessage);
       }
+      // What the client left out is carried over; what it changed was refused above.
       const meta = { ...(next.metadata ?? {}) };
       meta.name = current.metadata.name;
       if (this.resource.namespaced) meta.namespace = current.metadata.namespace;
       meta.uid = current.metadata.uid;
       meta.creationTimestamp = current.metadata.creationTimestamp;
       meta.resourceVersion = current.metadata.resourceVersion;
+      // Only a delete sets or changes these.
       if (current.metadata.deletionTimestamp) meta.deletionTimestamp = current.metadata.deletionTimestamp;
       else delete meta.deletionTimestamp;
+      if (current.metadata.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = current.metadata.deletionGracePeriodSeconds;
+      else delete meta.deletionGracePeriodSeconds;
       delete meta.selfLink;
       next.metadata = meta;
       const prepared = this.resource.strategy.prepareForUpdate(next, current);
@@ -229,15 +255,26 @@ export class Store {
         generation: this.resource.strategy.generationChanged(prepared, current) ? generation + 1 : generation,
       };
       warnings = this.#validate(prepared, current, options);
+      if (deletionComplete(prepared)) throw new RemoveInstead(current.metadata.resourceVersion, prepared);
       return prepared;
     };
     const storageKey = { namespace: this.#keyNamespace(key.namespace), name: key.name };
-    if (options.dryRun) {
-      const current = await this.get(key);
-      return { object: tryUpdate(current) as StoredObject, warnings };
+    try {
+      if (options.dryRun) return { object: tryUpdate(await this.get(key)) as StoredObject, warnings };
+      const result = await this.#storage.guaranteedUpdate(storageKey, tryUpdate);
+      return { object: result.object, warnings };
+    } catch (error) {
+      if (!(error instanceof RemoveInstead)) throw toApiError(error, this.#gr, key.name);
+      // The last finalizer of an object being deleted is gone: remove it, as kube's store does, instead of writing it.
+      if (options.dryRun) return { object: error.object as StoredObject, warnings };
+      const removed = await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, error.resourceVersion)));
+      return { object: removed, warnings };
     }
-    const result = await this.#call(key.name, () => this.#storage.guaranteedUpdate(storageKey, tryUpdate));
-    return { object: result.object, warnings };
+  }
+
+  /** A conflict unless `current` is still at `resourceVersion`. */
+  #sameVersion(current: StoredObject, resourceVersion: string): void {
+    if (current.metadata.resourceVersion !== resourceVersion) throw conflict(this.#gr, current.metadata.name, optimisticLockMessage);
   }
 
   /** update (PUT): replaces the object; a stale `metadata.resourceVersion` is a 409. */
@@ -266,14 +303,54 @@ export class Store {
         );
       }
     };
+    const timestamp = now();
     if (options.dryRun) {
       const current = await this.get(key);
       check(current);
-      return current;
+      return (pendingDeletion(current, options, timestamp) as StoredObject | undefined) ?? current;
     }
-    return this.#call(key.name, () =>
-      this.#storage.delete({ namespace: this.#keyNamespace(key.namespace), name: key.name }, check),
-    );
+    const storageKey = { namespace: this.#keyNamespace(key.namespace), name: key.name };
+    // Most objects have no finalizers: try to remove at once, and mark the others in a second step.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#storage.delete(storageKey, (current) => {
+          check(current);
+          if (pendingDeletion(current, options, timestamp)) throw new MarkInstead();
+        });
+      } catch (error) {
+        if (!(error instanceof MarkInstead)) throw toApiError(error, this.#gr, key.name);
+      }
+      try {
+        const marked = await this.#storage.guaranteedUpdate(storageKey, (current) => {
+          check(current);
+          const pending = pendingDeletion(current, options, timestamp);
+          if (!pending) throw new MarkInstead();
+          return pending;
+        });
+        return marked.object;
+      } catch (error) {
+        if (!(error instanceof MarkInstead)) throw toApiError(error, this.#gr, key.name);
+        // The finalizers went away in between: remove it after all, unless it keeps changing.
+        if (attempt >= deleteAttempts) throw conflict(this.#gr, key.name, optimisticLockMessage);
+      }
+    }
+  }
+
+  /**
+   * deletecollection: deletes every object the selection lists, as kube's store
+   * does, one by one; objects deleted concurrently are skipped.
+   */
+  async deleteCollection(namespace: string, selection: ListOptions, options: DeleteOptions): Promise<ListPage> {
+    const list = await this.list(namespace, { ...selection, limit: undefined, continue: undefined });
+    const items: StoredObject[] = [];
+    for (const item of list.items) {
+      try {
+        items.push(await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options));
+      } catch (error) {
+        if (!(error instanceof StatusError && error.code === 404)) throw error;
+      }
+    }
+    return { items, resourceVersion: list.resourceVersion };
   }
 
   /**
