@@ -12,6 +12,8 @@ export interface WriteOptions {
   readonly dryRun: boolean;
   readonly fieldManager?: string;
   readonly fieldValidation: FieldValidation;
+  /** Fields the request body repeats (`spec.replicas`), for field validation. */
+  readonly duplicateFields?: readonly string[];
 }
 
 /** DeleteOptions.preconditions. */

@@ -136,16 +136,16 @@ export class Store {
   /** Schema, metadata and strategy validation; prunes unknown fields; returns the warnings. */
   #validate(object: KubeObject, old: KubeObject | undefined, options: WriteOptions): string[] {
     const { errors: schemaErrors, unknownFields } = this.#validator.validate(this.resource.versions[0]!.schemaName, object);
-    if (unknownFields.length && options.fieldValidation === 'Strict') {
-      const list = unknownFields.map((f) => `unknown field "${f}"`).join(', ');
-      throw badRequest(`${this.resource.kind} in version "${this.resource.versions[0]!.version}" cannot be handled as a ${this.resource.kind}: strict decoding error: ${list}`);
+    const problems = [...(options.duplicateFields ?? []).map((f) => `duplicate field "${f}"`), ...unknownFields.map((f) => `unknown field "${f}"`)];
+    if (problems.length && options.fieldValidation === 'Strict') {
+      throw badRequest(`${this.resource.kind} in version "${this.resource.versions[0]!.version}" cannot be handled as a ${this.resource.kind}: strict decoding error: ${problems.join(', ')}`);
     }
     const errors: FieldError[] = [...schemaErrors, ...validateObjectMeta(object.metadata ?? {}, this.resource.namespaced)];
     if (errors.length === 0) {
       errors.push(...(old ? this.resource.strategy.validateUpdate(object, old) : this.resource.strategy.validate(object)));
     }
     if (errors.length) throw invalid(this.resource.kind, this.resource.group, object.metadata?.name ?? '', errors);
-    return options.fieldValidation === 'Warn' ? unknownFields.map((f) => `unknown field "${f}"`) : [];
+    return options.fieldValidation === 'Warn' ? problems : [];
   }
 
   /** create: system metadata → generateName → namespace → prepareForCreate → validate → storage. */

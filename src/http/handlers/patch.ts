@@ -1,9 +1,8 @@
 /** PATCH of one object, with JSON Patch or JSON Merge Patch. */
-import { badRequest, unsupportedMediaType } from '../../machinery/errors.js';
+import { unsupportedMediaType } from '../../machinery/errors.js';
 import { applyJsonPatch, applyMergePatch, patchTypes } from '../../machinery/patch.js';
 import { decodeBody, mediaType } from '../negotiation.js';
-import { writeOptions } from '../query.js';
-import { readBody } from '../read-body.js';
+import { readWrite } from './decode-object.js';
 import { addWarnings } from '../respond.js';
 import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
 
@@ -13,11 +12,8 @@ const supported = [patchTypes.json, patchTypes.merge] as const;
 export async function patchHandler(rc: ResourceContext): Promise<void> {
   const type = mediaType(rc.ctx.get('Content-Type'));
   if (!(supported as readonly string[]).includes(type)) throw unsupportedMediaType(type, supported);
-  const options = writeOptions(rc.query);
-  const raw = await readBody(rc.ctx.req);
-  if (raw.trim() === '') throw badRequest('the body of the request was empty');
   // Both patch types are JSON documents.
-  const patch = decodeBody(raw, 'application/json', ['application/json']);
+  const { value: patch, options } = await readWrite(rc, (raw) => decodeBody(raw, 'application/json', ['application/json']));
   const apply = type === patchTypes.json ? applyJsonPatch : applyMergePatch;
   const { object, warnings } = await rc.store.patch(
     { namespace: namespaceOf(rc), name: rc.request.name! },
