@@ -4,19 +4,20 @@
  * which field validation turns into a 400 or a warning.
  */
 import { isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import { childPath } from './json-schema.js';
 
 function walk(node: Node | null | undefined, path: string, found: string[]): void {
   if (isMap(node)) {
     const seen = new Set<string>();
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      const child = path === '' ? key : `${path}.${key}`;
+      const child = childPath(path, key);
       if (seen.has(key)) found.push(child);
       seen.add(key);
       walk(pair.value as Node | null, child, found);
     }
   } else if (isSeq(node)) {
-    node.items.forEach((item, index) => walk(item as Node | null, `${path}[${index}]`, found));
+    node.items.forEach((item, index) => walk(item as Node | null, childPath(path, index), found));
   }
 }
 
