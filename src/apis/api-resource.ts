@@ -36,6 +36,15 @@ export interface ResourceVersion {
   readonly schemaName: string;
 }
 
+/** The subresources a resource serves besides its main endpoint. */
+export interface ResourceSubresources {
+  /**
+   * `status`: writes to it change only `.status`, and writes to the main resource
+   * leave `.status` alone, as kube does for custom resources with the status subresource.
+   */
+  readonly status: boolean;
+}
+
 /** A resource of a group. */
 export interface ApiResource {
   readonly group: string;
@@ -53,6 +62,7 @@ export interface ApiResource {
   readonly printerColumns: readonly PrinterColumn[];
   /** Field selectors accepted besides `metadata.name` and `metadata.namespace`. */
   readonly selectableFields: readonly string[];
+  readonly subresources: ResourceSubresources;
 }
 
 /** A group and the resources it serves. */

@@ -31,24 +31,19 @@ export interface DiscoveredSubresource {
   readonly verbs: readonly string[];
 }
 
-/**
- * The subresources of a resource. ApiResource declares none yet; when it does, this is
- * the one place that maps them, and both discovery formats list them.
- */
-function subresourcesOf(_resource: ApiResource): DiscoveredSubresource[] {
-  return [];
+/** The subresources of a resource, in both discovery formats. */
+function subresourcesOf(resource: ApiResource, kind: GroupVersionKind): DiscoveredSubresource[] {
+  return resource.subresources.status ? [{ name: 'status', kind, verbs: ['get', 'patch', 'update'] }] : [];
 }
 
 /** The resources `group` serves in `version`, in the group's order. */
 export function discoveredResources(group: ApiGroup, version: string): DiscoveredResource[] {
   return group.resources
     .filter((r) => r.versions.some((v) => v.version === version))
-    .map((resource) => ({
-      resource,
-      kind: { group: group.name, version, kind: resource.kind },
-      verbs: resourceVerbs,
-      subresources: subresourcesOf(resource),
-    }));
+    .map((resource) => {
+      const kind = { group: group.name, version, kind: resource.kind };
+      return { resource, kind, verbs: resourceVerbs, subresources: subresourcesOf(resource, kind) };
+    });
 }
 
 function groupVersions(group: ApiGroup) {

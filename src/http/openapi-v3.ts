@@ -153,6 +153,33 @@ function operations(resource: ApiResource, version: string, schemaName: string):
       responses: { 200: ok(schemaRef(listSchema)), 401: unauthorized },
     });
   const writeParams = [p.dryRun, p.fieldManager, p.fieldValidation];
+  // get, put and patch of the object, or of one of its subresources (`Status`).
+  const objectOperations = (subresource: '' | 'Status'): PathItemObject => {
+    const of = subresource ? `${subresource.toLowerCase()} of ` : '';
+    const id = (verb: string) => `${operationId(verb, resource, version, resource.namespaced)}${subresource}`;
+    return {
+      get: common('get', id('read'), {
+        description: `read ${of}the specified ${resource.kind}`,
+        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+      }),
+      put: common('put', id('replace'), {
+        description: `replace ${of}the specified ${resource.kind}`,
+        parameters: writeParams,
+        requestBody: { required: true, content: jsonAndYaml(schemaRef(schemaName)) },
+        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+      }),
+      patch: common('patch', id('patch'), {
+        description: `partially update ${of}the specified ${resource.kind}`,
+        parameters: writeParams,
+        // Every patch type the server applies: kubectl picks strategic merge for apply only when it is listed here.
+        requestBody: {
+          required: true,
+          content: Object.fromEntries(Object.values(patchTypes).map((type) => [type, { schema: schemaRef(metaSchemaNames.patch) }])),
+        },
+        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+      }),
+    };
+  };
   const paths: Record<string, PathItemObject> = {
     [scoped]: {
       get: list(resource.namespaced),
@@ -171,26 +198,7 @@ function operations(resource: ApiResource, version: string, schemaName: string):
       parameters: [...scopeParams, p.pretty],
     },
     [`${scoped}/{name}`]: {
-      get: common('get', operationId('read', resource, version, resource.namespaced), {
-        description: `read the specified ${resource.kind}`,
-        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
-      }),
-      put: common('put', operationId('replace', resource, version, resource.namespaced), {
-        description: `replace the specified ${resource.kind}`,
-        parameters: writeParams,
-        requestBody: { required: true, content: jsonAndYaml(schemaRef(schemaName)) },
-        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
-      }),
-      patch: common('patch', operationId('patch', resource, version, resource.namespaced), {
-        description: `partially update the specified ${resource.kind}`,
-        parameters: writeParams,
-        // Every patch type the server applies: kubectl picks strategic merge for apply only when it is listed here.
-        requestBody: {
-          required: true,
-          content: Object.fromEntries(Object.values(patchTypes).map((type) => [type, { schema: schemaRef(metaSchemaNames.patch) }])),
-        },
-        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
-      }),
+      ...objectOperations(''),
       delete: common('delete', operationId('delete', resource, version, resource.namespaced), {
         description: `delete a ${resource.kind}`,
         parameters: [p.dryRun, p.orphanDependents, p.propagationPolicy],
@@ -200,6 +208,9 @@ function operations(resource: ApiResource, version: string, schemaName: string):
       parameters: [p.name(resource.kind), ...scopeParams, p.pretty],
     },
   };
+  if (resource.subresources.status) {
+    paths[`${scoped}/{name}/status`] = { ...objectOperations('Status'), parameters: [p.name(resource.kind), ...scopeParams, p.pretty] };
+  }
   if (resource.namespaced) {
     paths[`${base}/${resource.plural}`] = { get: list(false), parameters: [p.pretty] };
   }

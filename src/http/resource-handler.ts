@@ -2,7 +2,7 @@
  * Routes `/apis/<group>/<version>/…` resource requests to the handler of their verb.
  */
 import type { Context } from 'koa';
-import type { ApiGroup } from '../apis/api-resource.js';
+import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
 import { methodNotAllowed, pathNotFound, serviceUnavailable } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
 import { createHandler } from './handlers/create.js';
@@ -30,6 +30,11 @@ const handlers: Readonly<Record<string, (rc: ResourceContext) => Promise<void>>>
   deletecollection: deleteCollectionHandler,
 };
 
+/** Whether `resource` serves `verb` on `subresource` (`status`: get, update, patch). */
+function servesSubresource(resource: ApiResource, subresource: string, verb: string): boolean {
+  return subresource === 'status' && resource.subresources.status && ['get', 'update', 'patch'].includes(verb);
+}
+
 function endpointOf(verb: string): Endpoint {
   if (verb === 'deletecollection') return 'list';
   return verb === 'list' || verb === 'watch' ? verb : 'object';
@@ -52,7 +57,7 @@ export async function handleResource(ctx: Context, group: string, version: strin
   if (!request) throw pathNotFound();
   const resource = options.groups.find((g) => g.name === group)?.resources.find((r) => r.plural === request.resource);
   if (!resource || !resource.versions.some((v) => v.version === version)) throw pathNotFound();
-  if (request.subresource !== undefined) throw pathNotFound();
+  if (request.subresource !== undefined && !servesSubresource(resource, request.subresource, request.verb)) throw pathNotFound();
   if (!resource.namespaced && request.namespace !== undefined) throw pathNotFound();
   const needsNamespace = resource.namespaced && request.namespace === undefined;
   if (needsNamespace && request.verb !== 'list' && request.verb !== 'watch') {

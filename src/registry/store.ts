@@ -51,6 +51,13 @@ function snapshotOf(options: ListOptions): Pick<ListRequest, 'resourceVersion' |
   return exact ? { resourceVersion: rv } : { notOlderThan: rv };
 }
 
+/** `target` with the status of `source` (or none, when `source` has none). */
+function withStatusOf(target: KubeObject, source: KubeObject): KubeObject {
+  if (source.status === undefined) delete target.status;
+  else target.status = source.status;
+  return target;
+}
+
 /** Where a continued list resumes; undefined for a first page. */
 function continuePositionOf(options: ListOptions): ContinuePosition | undefined {
   if (!options.continue) return undefined;
@@ -165,6 +172,8 @@ export class Store {
       if (generate) meta.name = generateName(meta.generateName!);
       if (this.resource.namespaced) meta.namespace = namespace;
       object.metadata = meta;
+      // With the status subresource, status is the controller's to write, through /status.
+      if (this.resource.subresources.status) delete object.status;
       const prepared = this.resource.strategy.prepareForCreate(object);
       const warnings = this.#validate(prepared, undefined, options);
       const name = prepared.metadata!.name!;
@@ -223,10 +232,15 @@ export class Store {
    * The update path shared by update and patch: `mutate` computes the new object
    * from the current one; optimistic concurrency on the result's resourceVersion.
    */
-  async #update(key: ObjectKey, mutate: (current: StoredObject) => KubeObject, options: WriteOptions): Promise<WriteResult<StoredObject>> {
+  async #update(
+    key: ObjectKey,
+    mutate: (current: StoredObject) => KubeObject,
+    options: WriteOptions,
+    subresource?: 'status',
+  ): Promise<WriteResult<StoredObject>> {
     let warnings: string[] = [];
     const tryUpdate = (current: StoredObject): KubeObject => {
-      const next = deepCopy(mutate(current));
+      const next = this.#withStatusPolicy(deepCopy(mutate(current)), current, subresource);
       const immutable = validateObjectMetaUpdate(next.metadata ?? {}, current.metadata);
       if (immutable.length) throw invalid(this.resource.kind, this.resource.group, key.name, immutable);
       this.#checkIdentity(next, key);
@@ -277,15 +291,35 @@ export class Store {
     if (current.metadata.resourceVersion !== resourceVersion) throw conflict(this.#gr, current.metadata.name, optimisticLockMessage);
   }
 
-  /** update (PUT): replaces the object; a stale `metadata.resourceVersion` is a 409. */
-  update(key: ObjectKey, body: KubeObject, options: WriteOptions): Promise<WriteResult<StoredObject>> {
+  /**
+   * With the status subresource, a write through `/status` takes only `.status`
+   * from what was sent, and a write through the main resource keeps the stored
+   * `.status`, as kube does for custom resources.
+   */
+  #withStatusPolicy(submitted: KubeObject, current: StoredObject, subresource: 'status' | undefined): KubeObject {
+    if (!this.resource.subresources.status) return submitted;
+    if (subresource !== 'status') return withStatusOf(submitted, current);
+    this.#checkIdentity(submitted, { namespace: current.metadata.namespace ?? '', name: current.metadata.name });
+    const next = withStatusOf(deepCopy(current), submitted);
+    // The resourceVersion sent is still the write's precondition.
+    next.metadata = { ...next.metadata, resourceVersion: submitted.metadata?.resourceVersion };
+    return next;
+  }
+
+  /** update (PUT): replaces the object (or its status); a stale `metadata.resourceVersion` is a 409. */
+  update(key: ObjectKey, body: KubeObject, options: WriteOptions, subresource?: 'status'): Promise<WriteResult<StoredObject>> {
     this.#checkIdentity(body, key);
-    return this.#update(key, () => body, options);
+    return this.#update(key, () => body, options, subresource);
   }
 
   /** patch: applies `patch` (a function of the current object) then updates like PUT. */
-  patch(key: ObjectKey, apply: (current: StoredObject) => KubeObject, options: WriteOptions): Promise<WriteResult<StoredObject>> {
-    return this.#update(key, apply, options);
+  patch(
+    key: ObjectKey,
+    apply: (current: StoredObject) => KubeObject,
+    options: WriteOptions,
+    subresource?: 'status',
+  ): Promise<WriteResult<StoredObject>> {
+    return this.#update(key, apply, options, subresource);
   }
 
   /** delete: checks preconditions and removes the object; returns its last state. */

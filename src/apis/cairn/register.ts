@@ -63,6 +63,7 @@ export const pipelines: ApiResource = {
     ageColumn,
   ],
   selectableFields: pipelineSelectableFields,
+  subresources: { status: true },
 };
 
 /** RunnerClasses: cluster-scoped classes of runners. */
@@ -84,6 +85,7 @@ export const runnerClasses: ApiResource = {
     ageColumn,
   ],
   selectableFields: [],
+  subresources: { status: true },
 };
 
 /** The cairn.dev group as served. */

@@ -4,7 +4,7 @@ import { applyJsonPatch, applyMergePatch, patchTypes } from '../../machinery/pat
 import { decodeBody, mediaType } from '../negotiation.js';
 import { readWrite } from './decode-object.js';
 import { addWarnings } from '../respond.js';
-import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
+import { namespaceOf, respondObject, subresourceOf, type ResourceContext } from './resource-context.js';
 
 const supported = [patchTypes.json, patchTypes.merge] as const;
 
@@ -19,6 +19,7 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
     { namespace: namespaceOf(rc), name: rc.request.name! },
     (current) => apply(current, patch),
     options,
+    subresourceOf(rc),
   );
   addWarnings(rc.ctx, warnings);
   respondObject(rc, 200, object);

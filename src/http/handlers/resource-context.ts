@@ -36,3 +36,8 @@ export function namespaceOf(rc: ResourceContext): string {
 export function respondObject(rc: ResourceContext, status: number, object: KubeObject): void {
   respond(rc.ctx, status, rc.representation.object(object), rc.output.format);
 }
+
+/** The subresource a write goes through, as the store knows it (`status`), if any. */
+export function subresourceOf(rc: ResourceContext): 'status' | undefined {
+  return rc.request.subresource === 'status' ? 'status' : undefined;
+}
