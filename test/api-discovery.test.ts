@@ -219,7 +219,7 @@ describe('discovery, health and OpenAPI', () => {
     const item = doc.json.paths['/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}'];
     expect(item.patch['x-kubernetes-group-version-kind']).toEqual({ group: 'cairn.dev', version: 'v1', kind: 'Pipeline' });
     expect(item.patch.parameters.map((p: any) => p.name)).toContain('fieldValidation');
-    expect(Object.keys(item.patch.requestBody.content).sort()).toEqual(['application/json-patch+json', 'application/merge-patch+json']);
+    expect(Object.keys(item.patch.requestBody.content).sort()).toEqual(['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
     expect(doc.json.paths['/apis/cairn.dev/v1/pipelines'].get['x-kubernetes-action']).toBe('list');
     expect(doc.json.paths['/apis/cairn.dev/v1/runnerclasses/{name}'].put).toBeDefined();
     const schemas = doc.json.components.schemas;

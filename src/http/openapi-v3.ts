@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
-import { patchTypes } from '../machinery/patch.js';
+import { patchContentTypes } from '../machinery/patch.js';
 import { metaSchemaNames } from '../machinery/meta-schemas.js';
 import { componentRefPrefix, type JsonSchema } from '../machinery/json-schema.js';
 import { componentSchemas } from '../registry/registry.js';
@@ -174,7 +174,7 @@ function operations(resource: ApiResource, version: string, schemaName: string):
         // Every patch type the server applies: kubectl picks strategic merge for apply only when it is listed here.
         requestBody: {
           required: true,
-          content: Object.fromEntries(Object.values(patchTypes).map((type) => [type, { schema: schemaRef(metaSchemaNames.patch) }])),
+          content: Object.fromEntries(patchContentTypes.map((type) => [type, { schema: schemaRef(metaSchemaNames.patch) }])),
         },
         responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
       }),

@@ -81,6 +81,11 @@ export function invalid(kind: string, group: string, name: string, errors: reado
   );
 }
 
+/** 422 Invalid without field causes: a patch that decodes but cannot be applied. */
+export function unprocessable(message: string): StatusError {
+  return new StatusError(failureStatus(422, 'Invalid', message));
+}
+
 /** 400 BadRequest. */
 export function badRequest(message: string): StatusError {
   return new StatusError(failureStatus(400, 'BadRequest', message));

@@ -53,3 +53,17 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+const omittedWhenEmpty = ['labels', 'annotations', 'finalizers', 'ownerReferences', 'managedFields'] as const;
+
+/** ObjectMeta as kube serializes it: its maps and lists are left out when empty. */
+export function compactObjectMeta(meta: ObjectMeta): ObjectMeta {
+  const compact: Record<string, unknown> = { ...meta };
+  for (const field of omittedWhenEmpty) {
+    const value = compact[field];
+    if (value !== undefined && (Array.isArray(value) ? value.length === 0 : isPlainObject(value) && Object.keys(value).length === 0)) {
+      delete compact[field];
+    }
+  }
+  return compact as ObjectMeta;
+}

@@ -5,19 +5,24 @@
  */
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import jsonMergePatch from 'json-merge-patch';
-import { StatusError, failureStatus } from './status.js';
-import { badRequest } from './errors.js';
+import { badRequest, unprocessable } from './errors.js';
 import { deepCopy, isPlainObject } from './object.js';
 
 /** The patch media types Cairn applies. */
 export const patchTypes = {
   json: 'application/json-patch+json',
   merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
 } as const;
 
-function unprocessable(message: string): StatusError {
-  return new StatusError(failureStatus(422, 'Invalid', message));
-}
+/** Server-side apply's media type: a PATCH that carries an applied configuration rather than a patch. */
+export const applyPatchType = 'application/apply-patch+yaml';
+
+/** Every media type a PATCH request may carry. */
+export const patchContentTypes: readonly string[] = [...Object.values(patchTypes), applyPatchType];
+
+/** A patch type by its short name (`json`, `merge`, `strategic`). */
+export type PatchType = keyof typeof patchTypes;
 
 /** Applies an RFC 6902 patch document to a copy of `target`. */
 export function applyJsonPatch<T>(target: T, patch: unknown): T {

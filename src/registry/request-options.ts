@@ -16,6 +16,13 @@ export interface WriteOptions {
   readonly duplicateFields?: readonly string[];
 }
 
+/** Options of a server-side apply: a field manager is required. */
+export interface ApplyOptions extends WriteOptions {
+  readonly fieldManager: string;
+  /** Take fields other managers own instead of answering 409. */
+  readonly force: boolean;
+}
+
 /** DeleteOptions.preconditions. */
 export interface Preconditions {
   readonly uid?: string;

@@ -92,6 +92,18 @@ export class SchemaValidator {
     for (const [name, schema] of Object.entries(components)) this.#ajv.addSchema(toAjvRefs(schema) as object, name);
   }
 
+  /** Resolves `$ref`s against the components; patches and apply walk schemas with it. */
+  get resolve(): SchemaResolver {
+    return this.#resolve;
+  }
+
+  /** The component schema `name`. */
+  schema(name: string): JsonSchema {
+    const schema = this.#components[name];
+    if (!schema) throw new Error(`no schema named ${name}`);
+    return schema;
+  }
+
   /** Validates `object` (pruning unknown fields from it) against component `schemaName`. */
   validate(schemaName: string, object: unknown): SchemaValidation {
     let validate = this.#compiled.get(schemaName);

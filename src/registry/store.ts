@@ -7,15 +7,28 @@ import type { ApiResource } from '../apis/api-resource.js';
 import { decodeContinue, encodeContinue, type ContinuePosition } from '../machinery/continue-token.js';
 import { badRequest, conflict, continueExpired, invalid, optimisticLockMessage, type FieldError, type GroupResource } from '../machinery/errors.js';
 import { generateName } from '../machinery/names.js';
-import { deepCopy, isPlainObject, type KubeObject, type StoredObject } from '../machinery/object.js';
+import { applyJsonPatch, applyMergePatch, type PatchType } from '../machinery/patch.js';
+import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js';
+import { applyPatch } from '../machinery/managed-fields/apply.js';
+import { fieldPath } from '../machinery/managed-fields/field-path.js';
+import { FieldSet } from '../machinery/managed-fields/field-set.js';
+import { withManagedFields } from '../machinery/managed-fields/managed-fields.js';
+import { updateManagedFields } from '../machinery/managed-fields/update.js';
+import { compactObjectMeta, deepCopy, isPlainObject, type KubeObject, type StoredObject } from '../machinery/object.js';
 import { StatusError } from '../machinery/status.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/object-meta-validation.js';
 import type { ListRequest, ResourceStorage, StorageWatcher } from '../storage/object-store.js';
 import { deletionComplete, pendingDeletion } from './deletion.js';
 import { StorageError } from '../storage/storage-error.js';
-import type { DeleteOptions, ListOptions, WatchOptions, WriteOptions, WriteResult } from './request-options.js';
+import type { ApplyOptions, DeleteOptions, ListOptions, WatchOptions, WriteOptions, WriteResult } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
 import { toApiError } from './storage-errors.js';
+
+/** A patch and its type, as a PATCH request carries them. */
+export interface ObjectPatch {
+  readonly type: PatchType;
+  readonly patch: unknown;
+}
 
 /** Where an object is addressed: its namespace ('' when cluster-scoped) and name. */
 export interface ObjectKey {
@@ -69,6 +82,9 @@ function continuePositionOf(options: ListOptions): ContinuePosition | undefined 
 
 const generateNameAttempts = 8;
 const deleteAttempts = 3;
+const applyAttempts = 3;
+// kube names a manager after the User-Agent; a request with neither gets this.
+const unknownManager = 'unknown';
 
 /** Thrown inside an update whose result must be removed instead (the last finalizer of a deleted object went). */
 class RemoveInstead extends Error {
@@ -156,7 +172,12 @@ export class Store {
   }
 
   /** create: system metadata → generateName → namespace → prepareForCreate → validate → storage. */
-  async create(namespace: string, body: KubeObject, options: WriteOptions): Promise<WriteResult<StoredObject>> {
+  create(namespace: string, body: KubeObject, options: WriteOptions): Promise<WriteResult<StoredObject>> {
+    return this.#create(namespace, body, options, 'Update');
+  }
+
+  /** create, recording the creator's fields as an Update, or keeping the managedFields an apply computed. */
+  async #create(namespace: string, body: KubeObject, options: WriteOptions, operation: 'Update' | 'Apply'): Promise<WriteResult<StoredObject>> {
     this.#checkIdentity(body, { namespace });
     const generate = !body.metadata?.name && body.metadata?.generateName;
     for (let attempt = 1; ; attempt++) {
@@ -175,7 +196,9 @@ export class Store {
       // With the status subresource, status is the controller's to write, through /status.
       if (this.resource.subresources.status) delete object.status;
       const prepared = this.resource.strategy.prepareForCreate(object);
+      prepared.metadata = compactObjectMeta(prepared.metadata!);
       const warnings = this.#validate(prepared, undefined, options);
+      if (operation === 'Update') this.#recordUpdate(prepared, undefined, options);
       const name = prepared.metadata!.name!;
       if (options.dryRun) {
         return { object: prepared as StoredObject, warnings };
@@ -237,6 +260,7 @@ export class Store {
     mutate: (current: StoredObject) => KubeObject,
     options: WriteOptions,
     subresource?: 'status',
+    operation: 'Update' | 'Apply' = 'Update',
   ): Promise<WriteResult<StoredObject>> {
     let warnings: string[] = [];
     const tryUpdate = (current: StoredObject): KubeObject => {
@@ -265,10 +289,11 @@ export class Store {
       const prepared = this.resource.strategy.prepareForUpdate(next, current);
       const generation = current.metadata.generation ?? 1;
       prepared.metadata = {
-        ...prepared.metadata,
+        ...compactObjectMeta(prepared.metadata ?? {}),
         generation: this.resource.strategy.generationChanged(prepared, current) ? generation + 1 : generation,
       };
       warnings = this.#validate(prepared, current, options);
+      if (operation === 'Update') this.#recordUpdate(prepared, current, options, subresource);
       if (deletionComplete(prepared)) throw new RemoveInstead(current.metadata.resourceVersion, prepared);
       return prepared;
     };
@@ -283,6 +308,63 @@ export class Store {
       if (options.dryRun) return { object: error.object as StoredObject, warnings };
       const removed = await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, error.resourceVersion)));
       return { object: removed, warnings };
+    }
+  }
+
+  /** What field ownership is computed against: the kind's schema, and the fields the endpoint resets. */
+  #ownership(subresource: 'status' | undefined) {
+    const version = this.resource.versions[0]!;
+    // As for custom resources: the main resource resets status, /status everything else.
+    const resetFields = !this.resource.subresources.status
+      ? undefined
+      : subresource === 'status'
+        ? FieldSet.of([fieldPath('spec'), fieldPath('metadata')])
+        : FieldSet.of([fieldPath('status')]);
+    return {
+      schema: this.#validator.schema(version.schemaName),
+      resolve: this.#validator.resolve,
+      apiVersion: this.#apiVersion,
+      now: now(),
+      subresource,
+      resetFields,
+    };
+  }
+
+  /** Records the fields a create, update or patch changed as owned by its field manager (an `Update` entry). */
+  #recordUpdate(object: KubeObject, old: StoredObject | undefined, options: WriteOptions, subresource?: 'status'): void {
+    const entries = updateManagedFields({ ...this.#ownership(subresource), old, updated: object, manager: options.fieldManager ?? unknownManager });
+    object.metadata = withManagedFields(object, entries).metadata;
+  }
+
+  /**
+   * apply (server-side apply): merges `applied` as the field manager's whole intent,
+   * creating the object when it does not exist; 409 when it would change fields
+   * other managers own, unless `force`.
+   */
+  async apply(key: ObjectKey, applied: KubeObject, options: ApplyOptions, subresource?: 'status'): Promise<WriteResult<StoredObject> & { created: boolean }> {
+    this.#checkIdentity(applied, key);
+    const request = (live: StoredObject | undefined) => ({
+      ...this.#ownership(subresource),
+      live,
+      applied: { ...applied, metadata: { ...applied.metadata, name: key.name } },
+      manager: options.fieldManager,
+      force: options.force,
+    });
+    for (let attempt = 1; ; attempt++) {
+      const live = await this.get(key).catch((error: unknown) => {
+        if (error instanceof StatusError && error.code === 404 && subresource === undefined) return undefined;
+        throw error;
+      });
+      if (live) {
+        const result = await this.#update(key, (current) => applyPatch(request(current)).object, options, subresource, 'Apply');
+        return { ...result, created: false };
+      }
+      try {
+        return { ...(await this.#create(key.namespace, applyPatch(request(undefined)).object, options, 'Apply')), created: true };
+      } catch (error) {
+        // Created by someone else in between: apply to theirs.
+        if (!(error instanceof StatusError && error.reason === 'AlreadyExists' && attempt < applyAttempts)) throw error;
+      }
     }
   }
 
@@ -312,14 +394,22 @@ export class Store {
     return this.#update(key, () => body, options, subresource);
   }
 
-  /** patch: applies `patch` (a function of the current object) then updates like PUT. */
-  patch(
-    key: ObjectKey,
-    apply: (current: StoredObject) => KubeObject,
-    options: WriteOptions,
-    subresource?: 'status',
-  ): Promise<WriteResult<StoredObject>> {
-    return this.#update(key, apply, options, subresource);
+  /** patch: applies a JSON, merge or strategic merge patch to the current object, then updates like PUT. */
+  patch(key: ObjectKey, patch: ObjectPatch, options: WriteOptions, subresource?: 'status'): Promise<WriteResult<StoredObject>> {
+    return this.#update(key, (current) => this.#patched(current, patch), options, subresource);
+  }
+
+  #patched(current: StoredObject, { type, patch }: ObjectPatch): KubeObject {
+    switch (type) {
+      case 'json':
+        return applyJsonPatch(current, patch);
+      case 'merge':
+        return applyMergePatch(current, patch);
+      case 'strategic': {
+        const schema = this.#validator.schema(this.resource.versions[0]!.schemaName);
+        return applyStrategicMergePatch(current, patch, schema, this.#validator.resolve);
+      }
+    }
   }
 
   /** delete: checks preconditions and removes the object; returns its last state. */

@@ -14,7 +14,15 @@ export async function readWrite(rc: ResourceContext, decode: (raw: string) => un
   const raw = await readBody(rc.ctx.req);
   if (raw.trim() === '') throw badRequest('the body of the request was empty');
   const value = decode(raw);
-  return { value, options: { ...options, duplicateFields: options.fieldValidation === 'Ignore' ? [] : duplicateFields(raw) } };
+  return {
+    value,
+    options: {
+      ...options,
+      // As kube does, a write without a fieldManager is recorded under its User-Agent's product name.
+      fieldManager: options.fieldManager ?? (rc.ctx.get('User-Agent').split('/')[0]!.slice(0, 128) || undefined),
+      duplicateFields: options.fieldValidation === 'Ignore' ? [] : duplicateFields(raw),
+    },
+  };
 }
 
 /** Decodes the body of a create or update as one JSON or YAML object; 400 when it is not one. */

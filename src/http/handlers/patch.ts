@@ -1,26 +1,44 @@
-/** PATCH of one object, with JSON Patch or JSON Merge Patch. */
-import { unsupportedMediaType } from '../../machinery/errors.js';
-import { applyJsonPatch, applyMergePatch, patchTypes } from '../../machinery/patch.js';
+/** PATCH of one object: JSON Patch, merge patch, strategic merge patch or server-side apply. */
+import { invalid, unsupportedMediaType, type FieldError } from '../../machinery/errors.js';
+import { isPlainObject, type KubeObject } from '../../machinery/object.js';
+import { applyPatchType, patchContentTypes, patchTypes, type PatchType } from '../../machinery/patch.js';
 import { decodeBody, mediaType } from '../negotiation.js';
-import { readWrite } from './decode-object.js';
 import { addWarnings } from '../respond.js';
+import { readWrite } from './decode-object.js';
 import { namespaceOf, respondObject, subresourceOf, type ResourceContext } from './resource-context.js';
 
-const supported = [patchTypes.json, patchTypes.merge] as const;
+function forceParam(rc: ResourceContext): boolean | undefined {
+  const value = rc.query.get('force');
+  return value === null ? undefined : value === 'true' || value === '1';
+}
 
-/** Answers `patch`: the patch applies to the current object inside the update's lock. */
+/** kube's ValidatePatchOptions: apply needs a field manager; only apply takes `force`. 422 on `PatchOptions.meta.k8s.io`. */
+function checkPatchOptions(rc: ResourceContext, apply: boolean): void {
+  const errors: FieldError[] = [];
+  if (apply && !rc.query.get('fieldManager')) errors.push({ field: 'fieldManager', reason: 'FieldValueRequired', message: 'Required value: is required for apply patch' });
+  if (!apply && forceParam(rc) !== undefined) errors.push({ field: 'force', reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch' });
+  if (errors.length) throw invalid('PatchOptions', 'meta.k8s.io', '', errors);
+}
+
+/** Answers `patch`: the patch applies to the current object inside the update's lock; an apply may create it (201). */
 export async function patchHandler(rc: ResourceContext): Promise<void> {
-  const type = mediaType(rc.ctx.get('Content-Type'));
-  if (!(supported as readonly string[]).includes(type)) throw unsupportedMediaType(type, supported);
-  // Both patch types are JSON documents.
+  const contentType = mediaType(rc.ctx.get('Content-Type'));
+  if (!patchContentTypes.includes(contentType)) throw unsupportedMediaType(contentType, patchContentTypes);
+  const apply = contentType === applyPatchType;
+  checkPatchOptions(rc, apply);
+  const key = { namespace: namespaceOf(rc), name: rc.request.name! };
+  if (apply) {
+    // An applied configuration is YAML, of which JSON is a subset.
+    const { value, options } = await readWrite(rc, (raw) => decodeBody(raw, 'application/yaml', ['application/yaml']));
+    if (!isPlainObject(value)) throw invalid('Patch', 'meta.k8s.io', '', [{ field: '', reason: 'FieldValueInvalid', message: 'Invalid value: the apply patch must be an object' }]);
+    const { object, warnings, created } = await rc.store.apply(key, value as KubeObject, { ...options, fieldManager: rc.query.get('fieldManager')!, force: forceParam(rc) ?? false }, subresourceOf(rc));
+    addWarnings(rc.ctx, warnings);
+    return respondObject(rc, created ? 201 : 200, object);
+  }
+  const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
+  // The other patch types are JSON documents.
   const { value: patch, options } = await readWrite(rc, (raw) => decodeBody(raw, 'application/json', ['application/json']));
-  const apply = type === patchTypes.json ? applyJsonPatch : applyMergePatch;
-  const { object, warnings } = await rc.store.patch(
-    { namespace: namespaceOf(rc), name: rc.request.name! },
-    (current) => apply(current, patch),
-    options,
-    subresourceOf(rc),
-  );
+  const { object, warnings } = await rc.store.patch(key, { type, patch }, options, subresourceOf(rc));
   addWarnings(rc.ctx, warnings);
   respondObject(rc, 200, object);
 }

@@ -61,6 +61,7 @@ export class PatchSchema {
     return new PatchSchema(items && this.#resolve(items), this.#resolve);
   }
 
+  /** The schema of the field `name`: its property, or what `additionalProperties` gives every field. */
   #declared(name: string): JsonSchema | undefined {
     const properties = this.#schema?.properties;
     if (properties && Object.hasOwn(properties, name)) return properties[name];

@@ -1,0 +1,120 @@
+/**
+ * `metadata.managedFields` in and out: the entries kube-apiserver writes, decoded into
+ * one FieldOwner per manager, and encoded back in kube's order.
+ */
+import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
+import { isPlainObject, type KubeObject } from '../object.js';
+import { compareStrings, fieldPath } from './field-path.js';
+import { FieldSet } from './field-set.js';
+
+/** One manager's fields, from one managedFields entry. */
+export interface FieldOwner {
+  readonly manager: string;
+  readonly operation: 'Apply' | 'Update';
+  /** The apiVersion the paths are written in. */
+  readonly apiVersion: string;
+  /** RFC 3339, when the manager last changed its fields. */
+  readonly time?: string;
+  /** `status`, `scale`…, or undefined for the main resource. */
+  readonly subresource?: string;
+  readonly fields: FieldSet;
+}
+
+/**
+ * Fields nobody owns, as kube-apiserver strips them from every manager's set: the type
+ * and the metadata the server sets or that names the object. Labels, annotations,
+ * finalizers and ownerReferences remain ownable.
+ */
+export const strippedFields = FieldSet.of([
+  fieldPath('apiVersion'),
+  fieldPath('kind'),
+  fieldPath('metadata'),
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map(
+    (name) => fieldPath('metadata', name),
+  ),
+]);
+
+/**
+ * What tells managers apart, as kube's manager identifier: name, operation,
+ * subresource, and for Update entries the apiVersion (an applier keeps one entry
+ * across versions). Its JSON form is also the order kube sorts conflicts by.
+ */
+export function ownerIdentity(owner: Pick<FieldOwner, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
+  return JSON.stringify({
+    manager: owner.manager || undefined,
+    operation: owner.operation,
+    apiVersion: owner.operation === 'Update' ? owner.apiVersion : undefined,
+    subresource: owner.subresource || undefined,
+  });
+}
+
+/**
+ * Decodes managedFields entries, one owner per identity (a later duplicate wins);
+ * undefined when any entry is invalid, as kube then ignores them all.
+ */
+export function decodeManagedFields(entries: unknown): FieldOwner[] | undefined {
+  if (!Array.isArray(entries)) return undefined;
+  const owners = new Map<string, FieldOwner>();
+  for (const entry of entries) {
+    const owner = decodeEntry(entry);
+    if (!owner) return undefined;
+    owners.set(ownerIdentity(owner), owner);
+  }
+  return [...owners.values()];
+}
+
+function decodeEntry(entry: unknown): FieldOwner | undefined {
+  if (!isPlainObject(entry)) return undefined;
+  const { manager = '', operation, apiVersion, time, subresource, fieldsType, fieldsV1 } = entry;
+  if (operation !== 'Apply' && operation !== 'Update') return undefined;
+  if (typeof apiVersion !== 'string' || apiVersion === '' || fieldsType !== 'FieldsV1' || typeof manager !== 'string') return undefined;
+  if ((time !== undefined && typeof time !== 'string') || (subresource !== undefined && typeof subresource !== 'string')) return undefined;
+  let fields: FieldSet;
+  try {
+    fields = FieldSet.fromFieldsV1(fieldsV1 ?? {});
+  } catch {
+    return undefined;
+  }
+  return { manager, operation, apiVersion, fields, ...(time ? { time } : {}), ...(subresource ? { subresource } : {}) };
+}
+
+/**
+ * Encodes owners as managedFields entries, in kube-apiserver's order (Apply before
+ * Update, then oldest first, then manager, apiVersion, subresource); owners of
+ * nothing are left out.
+ */
+export function encodeManagedFields(owners: readonly FieldOwner[]): ManagedFieldsEntry[] {
+  return owners
+    .filter((owner) => !owner.fields.isEmpty)
+    .sort(
+      (p, q) =>
+        compareStrings(p.operation, q.operation) ||
+        seconds(p.time) - seconds(q.time) ||
+        compareStrings(p.manager, q.manager) ||
+        compareStrings(p.apiVersion, q.apiVersion) ||
+        compareStrings(p.subresource ?? '', q.subresource ?? ''),
+    )
+    .map((owner) => ({
+      manager: owner.manager || undefined,
+      operation: owner.operation,
+      apiVersion: owner.apiVersion,
+      time: owner.time,
+      fieldsType: 'FieldsV1',
+      fieldsV1: owner.fields.toFieldsV1(),
+      subresource: owner.subresource,
+    }))
+    .map((entry) => Object.fromEntries(Object.entries(entry).filter(([, v]) => v !== undefined)) as ManagedFieldsEntry);
+}
+
+// kube compares entry times at the second.
+function seconds(time: string | undefined): number {
+  const ms = time === undefined ? NaN : Date.parse(time);
+  return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
+}
+
+/** A copy of `object` whose metadata.managedFields are `entries`, or without the field when there are none. */
+export function withManagedFields<T extends KubeObject>(object: T, entries: readonly ManagedFieldsEntry[]): T {
+  if (!object.metadata && entries.length === 0) return object;
+  const { managedFields: _, ...metadata } = object.metadata ?? {};
+  return { ...object, metadata: entries.length > 0 ? { ...metadata, managedFields: [...entries] } : metadata };
+}

@@ -1,0 +1,72 @@
+/**
+ * Ownership after a create, update or non-apply patch, as kube-apiserver's field
+ * manager records it: the writer owns what it changed.
+ */
+import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
+import type { JsonSchema, SchemaResolver } from '../json-schema.js';
+import { isPlainObject, type KubeObject } from '../object.js';
+import { compareObjects, withoutFields } from './compare.js';
+import { FieldSet } from './field-set.js';
+import { decodeManagedFields, encodeManagedFields, ownerIdentity, strippedFields, withManagedFields, type FieldOwner } from './managed-fields.js';
+import { releaseChangedFields } from './ownership.js';
+
+/** One write that is not an apply. */
+export interface UpdateRequest {
+  /** The stored object with its managedFields; undefined on create. */
+  readonly old: KubeObject | undefined;
+  /** The object about to be stored, with the managedFields the client sent (if any). */
+  readonly updated: KubeObject;
+  /** The `fieldManager` query parameter, or the name derived from the User-Agent. */
+  readonly manager: string;
+  /** The kind's schema at `apiVersion`, and the resolver of its references. */
+  readonly schema: JsonSchema;
+  readonly resolve: SchemaResolver;
+  /** The group/version of the request, e.g. `cairn.dev/v1`. */
+  readonly apiVersion: string;
+  /** The time of the request, RFC 3339 to the second. */
+  readonly now: string;
+  /** The subresource written (`status`, `scale`), if any. */
+  readonly subresource?: string;
+  /** Fields the endpoint's strategy resets (`.status` on the main resource): owned by nobody through it. */
+  readonly resetFields?: FieldSet;
+}
+
+/**
+ * The managedFields of `updated`: the fields the write added or modified become
+ * `manager`'s (one Update entry per manager, apiVersion and subresource, merged with
+ * its earlier one, time `now`) and leave every other manager; the fields it removed
+ * leave everyone; managers left with nothing are dropped. Store the result with
+ * `withManagedFields(updated, entries)`.
+ *
+ * The starting ownership is, as in kube: the client's managedFields when it sent valid,
+ * non-empty ones to the main resource (so they can be edited), none when it sent `[]`
+ * or `[{}]` (a reset), and the stored ones otherwise.
+ */
+export function updateManagedFields(request: UpdateRequest): ManagedFieldsEntry[] {
+  const { old, updated, schema, resolve } = request;
+  const before = old ? withManagedFields(old, []) : {};
+  const after = withManagedFields(updated, []);
+  const changes = withoutFields(compareObjects(before, after, schema, resolve), request.resetFields ?? FieldSet.empty);
+  const owners = releaseChangedFields(startingOwners(request), changes, true);
+  const taken = changes.added.union(changes.modified).difference(strippedFields);
+  if (taken.isEmpty) return encodeManagedFields(owners);
+  const self = { manager: request.manager, operation: 'Update', apiVersion: request.apiVersion, subresource: request.subresource } as const;
+  const previous = owners.find((owner) => ownerIdentity(owner) === ownerIdentity(self));
+  const fields = taken.union(previous?.fields ?? FieldSet.empty);
+  return encodeManagedFields([...owners.filter((owner) => owner !== previous), { ...self, time: request.now, fields }]);
+}
+
+/** kube's `decodeLiveOrNew`: which managedFields a write starts from. */
+function startingOwners({ old, updated, subresource }: UpdateRequest): FieldOwner[] {
+  const stored = decodeManagedFields(old?.metadata?.managedFields ?? []) ?? [];
+  if (subresource) return stored;
+  const sent: unknown = updated.metadata?.managedFields;
+  if (isReset(sent)) return [];
+  const decoded = decodeManagedFields(sent);
+  return decoded && decoded.length > 0 ? decoded : stored;
+}
+
+function isReset(sent: unknown): boolean {
+  if (!Array.isArray(sent)) return false;
+  return sent.length === 0 || (sent.length === 1 && isPlainObject(sent[0]) && Object.keys(sent[0]).length === 0);
+}
