@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { kubectlAvailable, kubectlMinors, rows, runKubectl, versionedKubectl, waitFor, type RunResult } from './support/kubectl.js';
-import { pipeline, startTestServer, type TestServer } from './support/test-server.js';
+import { pipeline, sharedTestServer } from './support/test-server.js';
 
 /** The Pipelines seeded for every version, chosen so each selector below picks a different subset. */
 const seeded = [
@@ -97,21 +97,7 @@ function startWatch(binary: string, args: readonly string[], env: NodeJS.Process
 }
 
 describe.runIf(kubectlAvailable)('kubectl get and describe across versions (needs kubectl on PATH)', () => {
-  let server: TestServer | undefined;
-
-  beforeAll(async () => {
-    server = await startTestServer({ backend: 'pglite' });
-  });
-
-  afterAll(async () => {
-    await server?.destroy();
-  });
-
-  /** The running server; fails the caller when beforeAll could not start it. */
-  const srv = (): TestServer => {
-    if (server === undefined) throw new Error('the test server did not start');
-    return server;
-  };
+  const srv = sharedTestServer({ backend: 'pglite' });
 
   /** Creates an object through the API, as another client would. */
   const create = async (path: string, body: unknown): Promise<void> => {

@@ -11,8 +11,8 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
-import { kubectlAvailable, kubectlOnPath, runKubectl, versionedKubectl, type RunResult } from './support/kubectl.js';
-import { pipeline, startTestServer, type TestServer } from './support/test-server.js';
+import { kubectlAvailable, kubectlClients, runKubectl, type RunResult } from './support/kubectl.js';
+import { pipeline, sharedTestServer } from './support/test-server.js';
 
 interface EnvVar {
   readonly name: string;
@@ -55,36 +55,10 @@ const withSteps = (name: string, steps: readonly Step[], spec: Record<string, un
 
 const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
 
-/** One kubectl to drive; `slug` keeps its namespaces and files apart from the other clients'. */
-interface Client {
-  readonly label: string;
-  readonly binary: string;
-  readonly slug: string;
-}
-
-// Listed even without kubectl, so the skipped tests show up under the reason.
-const clients: readonly Client[] = [
-  { label: 'kubectl on PATH (dispatcher)', binary: kubectlOnPath ?? 'kubectl', slug: 'path' },
-  { label: 'kubectl.1.27', binary: versionedKubectl(27), slug: 'v127' },
-  { label: 'kubectl.1.33', binary: versionedKubectl(33), slug: 'v133' },
-];
+const clients = kubectlClients([27, 33]);
 
 describe.runIf(kubectlAvailable)('kubectl write commands across versions (needs kubectl on PATH)', () => {
-  let server: TestServer | undefined;
-
-  beforeAll(async () => {
-    server = await startTestServer({ backend: 'pglite' });
-  });
-
-  afterAll(async () => {
-    await server?.destroy();
-  });
-
-  /** The running server; fails the caller when beforeAll could not start it. */
-  const srv = (): TestServer => {
-    if (server === undefined) throw new Error('the test server did not start');
-    return server;
-  };
+  const srv = sharedTestServer({ backend: 'pglite' });
 
   const pipelinesPath = (namespace: string) => `/apis/cairn.dev/v1/namespaces/${namespace}/pipelines`;
 

@@ -10,39 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { kubectlAvailable, kubectlOnPath, rows, runKubectl, versionedKubectl, waitFor, type RunResult } from './support/kubectl.js';
-import { pipeline, startTestServer, type TestServer } from './support/test-server.js';
+import { kubectlAvailable, kubectlClients, rows, runKubectl, waitFor, type RunResult } from './support/kubectl.js';
+import { pipeline, sharedTestServer } from './support/test-server.js';
 
-/** One kubectl to drive; `slug` keeps its objects apart from the other clients'. */
-interface Client {
-  readonly label: string;
-  readonly binary: string;
-  readonly slug: string;
-}
-
-// Listed even without kubectl, so the skipped tests show up under the reason.
-const clients: readonly Client[] = [
-  { label: 'kubectl on PATH (dispatcher)', binary: kubectlOnPath ?? 'kubectl', slug: 'path' },
-  { label: 'kubectl.1.29', binary: versionedKubectl(29), slug: 'v129' },
-  { label: 'kubectl.1.33', binary: versionedKubectl(33), slug: 'v133' },
-];
+const clients = kubectlClients([29, 33]);
 
 describe.runIf(kubectlAvailable)('kubectl end to end (needs kubectl on PATH)', () => {
-  let server: TestServer | undefined;
-
-  beforeAll(async () => {
-    server = await startTestServer({ backend: 'pglite' });
-  });
-
-  afterAll(async () => {
-    await server?.destroy();
-  });
-
-  /** The running server; fails the calling test when beforeAll could not start it. */
-  const srv = (): TestServer => {
-    if (server === undefined) throw new Error('the test server did not start');
-    return server;
-  };
+  const srv = sharedTestServer({ backend: 'pglite' });
 
   for (const client of clients) {
     describe(client.label, () => {

@@ -6,7 +6,7 @@
  */
 import { badRequest, unprocessable } from './errors.js';
 import { isPlainObject } from './object.js';
-import { StatusError, failureStatus } from './status.js';
+import type { StatusError } from './status.js';
 
 /** A JSON object inside a patch or the object it patches. */
 export type JsonMap = Record<string, unknown>;

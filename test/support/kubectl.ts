@@ -34,6 +34,24 @@ export function versionedKubectl(minor: number): string {
   return join(versionedDir, `kubectl.1.${minor}`);
 }
 
+/** One kubectl to drive; `slug` keeps its objects apart from the other clients'. */
+export interface KubectlClient {
+  readonly label: string;
+  readonly binary: string;
+  readonly slug: string;
+}
+
+/**
+ * The dispatcher on PATH and the versioned binaries of `minors`. Listed even
+ * without kubectl, so skipped tests show up under their reason.
+ */
+export function kubectlClients(minors: readonly number[]): KubectlClient[] {
+  return [
+    { label: 'kubectl on PATH (dispatcher)', binary: kubectlOnPath ?? 'kubectl', slug: 'path' },
+    ...minors.map((minor) => ({ label: `kubectl.1.${minor}`, binary: versionedKubectl(minor), slug: `v1${minor}` })),
+  ];
+}
+
 /** Every kubectl minor version the machine carries and Cairn is tested with. */
 export const kubectlMinors = [27, 28, 29, 30, 31, 32, 33] as const;
 

@@ -7,6 +7,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { parseConfig } from '../../src/server/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { testDatabaseUrl } from './test-database.js';
@@ -120,5 +121,23 @@ export function pipeline(name: string, spec: Record<string, unknown> = {}, label
     kind: 'Pipeline',
     metadata: { name, ...(labels ? { labels } : {}) },
     spec: { runnerClassName: 'standard', steps: [{ name: 'fetch', image: 'alpine:3.20', command: ['sh', '-c', 'echo hi'] }], ...spec },
+  };
+}
+
+/**
+ * Starts one server for the enclosing `describe` block and stops it after. The
+ * accessor fails the calling test when the server could not start.
+ */
+export function sharedTestServer(options: TestServerOptions): () => TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(options);
+  });
+  afterAll(async () => {
+    await server?.destroy();
+  });
+  return () => {
+    if (server === undefined) throw new Error('the test server did not start');
+    return server;
   };
 }
