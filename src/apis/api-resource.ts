@@ -6,6 +6,7 @@
 import type { FieldError } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
+import type { ScalePaths } from '../machinery/scale.js';
 import type { TableColumn } from '../machinery/table.js';
 
 /** One printer column, as in a Table's columnDefinitions; its cell is read from an object of the storage version. */
@@ -43,6 +44,8 @@ export interface ResourceSubresources {
    * leave `.status` alone, as kube does for custom resources with the status subresource.
    */
   readonly status: boolean;
+  /** `scale`: an autoscaling/v1 Scale mapped onto these paths of the object. */
+  readonly scale?: ScalePaths;
 }
 
 /** A resource of a group. */

@@ -31,9 +31,16 @@ export interface DiscoveredSubresource {
   readonly verbs: readonly string[];
 }
 
+const subresourceVerbs = ['get', 'patch', 'update'];
+/** What a scale subresource answers with, whatever the resource's group. */
+const scaleKind: GroupVersionKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+
 /** The subresources of a resource, in both discovery formats. */
 function subresourcesOf(resource: ApiResource, kind: GroupVersionKind): DiscoveredSubresource[] {
-  return resource.subresources.status ? [{ name: 'status', kind, verbs: ['get', 'patch', 'update'] }] : [];
+  const subresources: DiscoveredSubresource[] = [];
+  if (resource.subresources.status) subresources.push({ name: 'status', kind, verbs: subresourceVerbs });
+  if (resource.subresources.scale) subresources.push({ name: 'scale', kind: scaleKind, verbs: subresourceVerbs });
+  return subresources;
 }
 
 /** The resources `group` serves in `version`, in the group's order. */

@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
-import { patchContentTypes } from '../machinery/patch.js';
+import { patchContentTypes, patchTypes } from '../machinery/patch.js';
+import { scaleSchemaName } from '../machinery/scale.js';
 import { metaSchemaNames } from '../machinery/meta-schemas.js';
 import { componentRefPrefix, type JsonSchema } from '../machinery/json-schema.js';
 import { componentSchemas } from '../registry/registry.js';
@@ -153,30 +154,30 @@ function operations(resource: ApiResource, version: string, schemaName: string):
       responses: { 200: ok(schemaRef(listSchema)), 401: unauthorized },
     });
   const writeParams = [p.dryRun, p.fieldManager, p.fieldValidation];
-  // get, put and patch of the object, or of one of its subresources (`Status`).
-  const objectOperations = (subresource: '' | 'Status'): PathItemObject => {
+  // get, put and patch of the object, or of one of its subresources: its status, or its Scale.
+  const objectOperations = (subresource: '' | 'Status' | 'Scale'): PathItemObject => {
     const of = subresource ? `${subresource.toLowerCase()} of ` : '';
     const id = (verb: string) => `${operationId(verb, resource, version, resource.namespaced)}${subresource}`;
+    const scale = subresource === 'Scale';
+    const schema = schemaRef(scale ? scaleSchemaName : schemaName);
+    const kind = scale ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : gvk;
+    const operation = (action: string, verb: string, extra: Pick<OperationObject, 'description' | 'parameters' | 'requestBody'>): OperationObject => ({
+      ...common(action, id(verb), { ...extra, responses: { 200: ok(schema), 401: unauthorized } }),
+      'x-kubernetes-group-version-kind': kind,
+    });
+    // Every patch type the server applies: kubectl picks strategic merge for apply only when it is listed here. A Scale takes no apply.
+    const patchContent = scale ? Object.values(patchTypes) : patchContentTypes;
     return {
-      get: common('get', id('read'), {
-        description: `read ${of}the specified ${resource.kind}`,
-        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
-      }),
-      put: common('put', id('replace'), {
+      get: operation('get', 'read', { description: `read ${of}the specified ${resource.kind}` }),
+      put: operation('put', 'replace', {
         description: `replace ${of}the specified ${resource.kind}`,
         parameters: writeParams,
-        requestBody: { required: true, content: jsonAndYaml(schemaRef(schemaName)) },
-        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+        requestBody: { required: true, content: jsonAndYaml(schema) },
       }),
-      patch: common('patch', id('patch'), {
+      patch: operation('patch', 'patch', {
         description: `partially update ${of}the specified ${resource.kind}`,
         parameters: writeParams,
-        // Every patch type the server applies: kubectl picks strategic merge for apply only when it is listed here.
-        requestBody: {
-          required: true,
-          content: Object.fromEntries(patchContentTypes.map((type) => [type, { schema: schemaRef(metaSchemaNames.patch) }])),
-        },
-        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+        requestBody: { required: true, content: Object.fromEntries(patchContent.map((type) => [type, { schema: schemaRef(metaSchemaNames.patch) }])) },
       }),
     };
   };
@@ -210,6 +211,9 @@ function operations(resource: ApiResource, version: string, schemaName: string):
   };
   if (resource.subresources.status) {
     paths[`${scoped}/{name}/status`] = { ...objectOperations('Status'), parameters: [p.name(resource.kind), ...scopeParams, p.pretty] };
+  }
+  if (resource.subresources.scale) {
+    paths[`${scoped}/{name}/scale`] = { ...objectOperations('Scale'), parameters: [p.name(resource.kind), ...scopeParams, p.pretty] };
   }
   if (resource.namespaced) {
     paths[`${base}/${resource.plural}`] = { get: list(false), parameters: [p.pretty] };

@@ -6,7 +6,7 @@ import type { ApiResource } from '../apis/api-resource.js';
 import { badRequest } from '../machinery/errors.js';
 import type { KubeObject, ObjectMeta } from '../machinery/object.js';
 import { partialObjectMetadata, partialObjectMetadataList, type ListMeta } from '../machinery/partial-object-metadata.js';
-import { toTable, type IncludeObject } from '../machinery/table.js';
+import { toTable, type IncludeObject, type TableColumn } from '../machinery/table.js';
 import type { OutputTarget } from './negotiation.js';
 import type { Query } from './query.js';
 
@@ -24,13 +24,16 @@ export function includeObjectParam(query: Query): IncludeObject {
 /** The representations of one request's objects. */
 export class Representation {
   readonly #resource: ApiResource;
+  readonly #columns: readonly TableColumn[];
   readonly #apiVersion: string;
   readonly #target: OutputTarget;
   readonly #includeObject: IncludeObject;
   #headersSent = false;
 
-  constructor(resource: ApiResource, version: string, target: OutputTarget, query: Query) {
+  /** `columns` replace the resource's printer columns (a subresource's own kind). */
+  constructor(resource: ApiResource, version: string, target: OutputTarget, query: Query, columns: readonly TableColumn[] = resource.printerColumns) {
     this.#resource = resource;
+    this.#columns = columns;
     this.#apiVersion = `${resource.group}/${version}`;
     this.#target = target;
     this.#includeObject = target.transform?.as === 'Table' ? includeObjectParam(query) : 'Metadata';
@@ -38,7 +41,7 @@ export class Representation {
 
   #table(objects: readonly KubeObject[], listMeta: ListMeta, noHeaders = false) {
     const version = this.#target.transform!.version;
-    return toTable(this.#resource.printerColumns, objects, listMeta, { version, includeObject: this.#includeObject, noHeaders });
+    return toTable(this.#columns, objects, listMeta, { version, includeObject: this.#includeObject, noHeaders });
   }
 
   /** One object (get, and the result of writes). */

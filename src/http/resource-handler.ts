@@ -4,6 +4,7 @@
 import type { Context } from 'koa';
 import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
 import { methodNotAllowed, pathNotFound, serviceUnavailable } from '../machinery/errors.js';
+import { defaultTableColumns } from '../machinery/table.js';
 import type { Registry } from '../registry/registry.js';
 import { createHandler } from './handlers/create.js';
 import { deleteHandler } from './handlers/delete.js';
@@ -30,9 +31,10 @@ const handlers: Readonly<Record<string, (rc: ResourceContext) => Promise<void>>>
   deletecollection: deleteCollectionHandler,
 };
 
-/** Whether `resource` serves `verb` on `subresource` (`status`: get, update, patch). */
+/** Whether `resource` serves `verb` on `subresource` (`status` and `scale`: get, update, patch). */
 function servesSubresource(resource: ApiResource, subresource: string, verb: string): boolean {
-  return subresource === 'status' && resource.subresources.status && ['get', 'update', 'patch'].includes(verb);
+  const served = (subresource === 'status' && resource.subresources.status) || (subresource === 'scale' && resource.subresources.scale !== undefined);
+  return served && ['get', 'update', 'patch'].includes(verb);
 }
 
 function endpointOf(verb: string): Endpoint {
@@ -76,7 +78,7 @@ export async function handleResource(ctx: Context, group: string, version: strin
     store,
     query,
     output,
-    representation: new Representation(resource, version, output, query),
+    representation: new Representation(resource, version, output, query, request.subresource === 'scale' ? defaultTableColumns : undefined),
     shutdown: options.shutdown,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
   });

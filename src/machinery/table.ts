@@ -17,6 +17,25 @@ export interface TableColumn {
   readonly cell: (object: KubeObject) => unknown;
 }
 
+/** The columns kube's default table convertor prints for kinds without printer columns (the Scale subresource). */
+export const defaultTableColumns: readonly TableColumn[] = [
+  {
+    name: 'Name',
+    type: 'string',
+    format: 'name',
+    description: 'Name must be unique within a namespace.',
+    priority: 0,
+    cell: (object) => object.metadata?.name ?? null,
+  },
+  {
+    name: 'Created At',
+    type: 'date',
+    description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+    priority: 0,
+    cell: (object) => object.metadata?.creationTimestamp ?? null,
+  },
+];
+
 /** `includeObject`: what each row carries besides its cells. */
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

@@ -4,13 +4,14 @@
 import type { ApiGroup } from '../apis/api-resource.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
 import { metaSchemas } from '../machinery/meta-schemas.js';
+import { scaleSchemas } from '../machinery/scale.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { SchemaValidator } from './schema-validator.js';
 import { Store } from './store.js';
 
 /** Every component schema of the groups, with the meta types they refer to. */
 export function componentSchemas(groups: readonly ApiGroup[]): Record<string, JsonSchema> {
-  const components: Record<string, JsonSchema> = { ...metaSchemas };
+  const components: Record<string, JsonSchema> = { ...metaSchemas, ...scaleSchemas };
   for (const group of groups) {
     for (const resource of group.resources) {
       for (const version of resource.versions) components[version.schemaName] = version.schema;

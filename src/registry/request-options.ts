@@ -70,3 +70,6 @@ export interface WriteResult<T> {
   readonly object: T;
   readonly warnings: readonly string[];
 }
+
+/** The subresources writes can go through besides the main resource. */
+export type Subresource = 'status' | 'scale';

@@ -9,6 +9,7 @@ import { badRequest, conflict, continueExpired, invalid, optimisticLockMessage, 
 import { generateName } from '../machinery/names.js';
 import { applyJsonPatch, applyMergePatch, type PatchType } from '../machinery/patch.js';
 import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js';
+import { objectWithScale, scaleOf, scaleSchemaName, type Scale, type ScalePaths } from '../machinery/scale.js';
 import { applyPatch } from '../machinery/managed-fields/apply.js';
 import { fieldPath } from '../machinery/managed-fields/field-path.js';
 import { FieldSet } from '../machinery/managed-fields/field-set.js';
@@ -20,7 +21,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/objec
 import type { ListRequest, ResourceStorage, StorageWatcher } from '../storage/object-store.js';
 import { deletionComplete, pendingDeletion } from './deletion.js';
 import { StorageError } from '../storage/storage-error.js';
-import type { ApplyOptions, DeleteOptions, ListOptions, WatchOptions, WriteOptions, WriteResult } from './request-options.js';
+import type { ApplyOptions, DeleteOptions, ListOptions, Subresource, WatchOptions, WriteOptions, WriteResult } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
 import { toApiError } from './storage-errors.js';
 
@@ -259,7 +260,7 @@ export class Store {
     key: ObjectKey,
     mutate: (current: StoredObject) => KubeObject,
     options: WriteOptions,
-    subresource?: 'status',
+    subresource?: Subresource,
     operation: 'Update' | 'Apply' = 'Update',
   ): Promise<WriteResult<StoredObject>> {
     let warnings: string[] = [];
@@ -312,14 +313,16 @@ export class Store {
   }
 
   /** What field ownership is computed against: the kind's schema, and the fields the endpoint resets. */
-  #ownership(subresource: 'status' | undefined) {
+  #ownership(subresource: Subresource | undefined) {
     const version = this.resource.versions[0]!;
-    // As for custom resources: the main resource resets status, /status everything else.
+    // As for custom resources: the main resource resets status, /status everything else; /scale writes only replicas.
     const resetFields = !this.resource.subresources.status
       ? undefined
       : subresource === 'status'
         ? FieldSet.of([fieldPath('spec'), fieldPath('metadata')])
-        : FieldSet.of([fieldPath('status')]);
+        : subresource === 'scale'
+          ? FieldSet.of([fieldPath('status'), fieldPath('metadata')])
+          : FieldSet.of([fieldPath('status')]);
     return {
       schema: this.#validator.schema(version.schemaName),
       resolve: this.#validator.resolve,
@@ -331,7 +334,7 @@ export class Store {
   }
 
   /** Records the fields a create, update or patch changed as owned by its field manager (an `Update` entry). */
-  #recordUpdate(object: KubeObject, old: StoredObject | undefined, options: WriteOptions, subresource?: 'status'): void {
+  #recordUpdate(object: KubeObject, old: StoredObject | undefined, options: WriteOptions, subresource?: Subresource): void {
     const entries = updateManagedFields({ ...this.#ownership(subresource), old, updated: object, manager: options.fieldManager ?? unknownManager });
     object.metadata = withManagedFields(object, entries).metadata;
   }
@@ -378,7 +381,7 @@ export class Store {
    * from what was sent, and a write through the main resource keeps the stored
    * `.status`, as kube does for custom resources.
    */
-  #withStatusPolicy(submitted: KubeObject, current: StoredObject, subresource: 'status' | undefined): KubeObject {
+  #withStatusPolicy(submitted: KubeObject, current: StoredObject, subresource: Subresource | undefined): KubeObject {
     if (!this.resource.subresources.status) return submitted;
     if (subresource !== 'status') return withStatusOf(submitted, current);
     this.#checkIdentity(submitted, { namespace: current.metadata.namespace ?? '', name: current.metadata.name });
@@ -396,20 +399,56 @@ export class Store {
 
   /** patch: applies a JSON, merge or strategic merge patch to the current object, then updates like PUT. */
   patch(key: ObjectKey, patch: ObjectPatch, options: WriteOptions, subresource?: 'status'): Promise<WriteResult<StoredObject>> {
-    return this.#update(key, (current) => this.#patched(current, patch), options, subresource);
+    return this.#update(key, (current) => this.#patched(current, patch, this.resource.versions[0]!.schemaName), options, subresource);
   }
 
-  #patched(current: StoredObject, { type, patch }: ObjectPatch): KubeObject {
+  /** `target` patched; strategic merge follows the patch metadata of component `schemaName`. */
+  #patched<T extends KubeObject>(target: T, { type, patch }: ObjectPatch, schemaName: string): T {
     switch (type) {
       case 'json':
-        return applyJsonPatch(current, patch);
+        return applyJsonPatch(target, patch);
       case 'merge':
-        return applyMergePatch(current, patch);
-      case 'strategic': {
-        const schema = this.#validator.schema(this.resource.versions[0]!.schemaName);
-        return applyStrategicMergePatch(current, patch, schema, this.#validator.resolve);
-      }
+        return applyMergePatch(target, patch);
+      case 'strategic':
+        return applyStrategicMergePatch(target, patch, this.#validator.schema(schemaName), this.#validator.resolve);
     }
+  }
+
+  #scalePaths(): ScalePaths {
+    const paths = this.resource.subresources.scale;
+    if (!paths) throw new Error(`${this.resource.plural} has no scale subresource`);
+    return paths;
+  }
+
+  /** The object's autoscaling/v1 Scale. */
+  async getScale(key: ObjectKey): Promise<Scale> {
+    return scaleOf(await this.get(key), this.#scalePaths());
+  }
+
+  /** Updates replicas from a Scale; its `metadata.resourceVersion`, when sent, is a precondition (409). */
+  updateScale(key: ObjectKey, scale: unknown, options: WriteOptions): Promise<WriteResult<Scale>> {
+    return this.#writeScale(key, () => scale, options);
+  }
+
+  /** Patches the object's Scale (JSON, merge or strategic merge) and updates replicas from the result. */
+  patchScale(key: ObjectKey, patch: ObjectPatch, options: WriteOptions): Promise<WriteResult<Scale>> {
+    return this.#writeScale(key, (current) => this.#patched(current, patch, scaleSchemaName), options);
+  }
+
+  async #writeScale(key: ObjectKey, scaleAfter: (current: Scale) => unknown, options: WriteOptions): Promise<WriteResult<Scale>> {
+    const paths = this.#scalePaths();
+    const result = await this.#update(
+      key,
+      (current) => {
+        const scale = scaleAfter(scaleOf(current, paths));
+        const sent = isPlainObject(scale) && isPlainObject(scale.metadata) ? scale.metadata.resourceVersion : undefined;
+        if (sent && sent !== current.metadata.resourceVersion) throw conflict(this.#gr, key.name, optimisticLockMessage);
+        return objectWithScale(current, scale, paths);
+      },
+      options,
+      'scale',
+    );
+    return { object: scaleOf(result.object, paths), warnings: result.warnings };
   }
 
   /** delete: checks preconditions and removes the object; returns its last state. */

@@ -63,7 +63,10 @@ export const pipelines: ApiResource = {
     ageColumn,
   ],
   selectableFields: pipelineSelectableFields,
-  subresources: { status: true },
+  subresources: {
+    status: true,
+    scale: { specReplicas: 'spec.replicas', statusReplicas: 'status.replicas', labelSelector: 'status.selector' },
+  },
 };
 
 /** RunnerClasses: cluster-scoped classes of runners. */

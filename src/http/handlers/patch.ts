@@ -5,7 +5,7 @@ import { applyPatchType, patchContentTypes, patchTypes, type PatchType } from '.
 import { decodeBody, mediaType } from '../negotiation.js';
 import { addWarnings } from '../respond.js';
 import { readWrite } from './decode-object.js';
-import { namespaceOf, respondObject, subresourceOf, type ResourceContext } from './resource-context.js';
+import { keyOf, respondObject, subresourceOf, type ResourceContext } from './resource-context.js';
 
 function forceParam(rc: ResourceContext): boolean | undefined {
   const value = rc.query.get('force');
@@ -23,10 +23,12 @@ function checkPatchOptions(rc: ResourceContext, apply: boolean): void {
 /** Answers `patch`: the patch applies to the current object inside the update's lock; an apply may create it (201). */
 export async function patchHandler(rc: ResourceContext): Promise<void> {
   const contentType = mediaType(rc.ctx.get('Content-Type'));
-  if (!patchContentTypes.includes(contentType)) throw unsupportedMediaType(contentType, patchContentTypes);
+  // A Scale takes patches, not applied configurations.
+  const accepted = rc.request.subresource === 'scale' ? Object.values(patchTypes) : patchContentTypes;
+  if (!accepted.includes(contentType)) throw unsupportedMediaType(contentType, accepted);
   const apply = contentType === applyPatchType;
   checkPatchOptions(rc, apply);
-  const key = { namespace: namespaceOf(rc), name: rc.request.name! };
+  const key = keyOf(rc);
   if (apply) {
     // An applied configuration is YAML, of which JSON is a subset.
     const { value, options } = await readWrite(rc, (raw) => decodeBody(raw, 'application/yaml', ['application/yaml']));
@@ -38,7 +40,10 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
   const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
   // The other patch types are JSON documents.
   const { value: patch, options } = await readWrite(rc, (raw) => decodeBody(raw, 'application/json', ['application/json']));
-  const { object, warnings } = await rc.store.patch(key, { type, patch }, options, subresourceOf(rc));
+  const { object, warnings } =
+    rc.request.subresource === 'scale'
+      ? await rc.store.patchScale(key, { type, patch }, options)
+      : await rc.store.patch(key, { type, patch }, options, subresourceOf(rc));
   addWarnings(rc.ctx, warnings);
   respondObject(rc, 200, object);
 }

@@ -3,7 +3,7 @@
  */
 import type { Context } from 'koa';
 import type { ApiResource } from '../../apis/api-resource.js';
-import type { Store } from '../../registry/store.js';
+import type { ObjectKey, Store } from '../../registry/store.js';
 import type { KubeObject } from '../../machinery/object.js';
 import type { OutputTarget } from '../negotiation.js';
 import type { Query } from '../query.js';
@@ -30,6 +30,11 @@ export interface ResourceContext {
 /** The namespace of the request's objects ('' for cluster-scoped resources). */
 export function namespaceOf(rc: ResourceContext): string {
   return rc.resource.namespaced ? (rc.request.namespace ?? '') : '';
+}
+
+/** The object a request names. */
+export function keyOf(rc: ResourceContext): ObjectKey {
+  return { namespace: namespaceOf(rc), name: rc.request.name! };
 }
 
 /** Answers with one object in the negotiated representation. */
