@@ -62,7 +62,8 @@ describe.each(backends)('status subresource on %s', (backend) => {
     expect(legacy.resources).toContainEqual(expect.objectContaining({ name: 'runnerclasses/status', kind: 'RunnerClass', namespaced: false }));
     const aggregated = (await server.request('GET', '/apis', { headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } })).json;
     const resource = aggregated.items[0].versions[0].resources.find((r: { resource: string }) => r.resource === 'pipelines');
-    expect(resource.subresources).toEqual([{ subresource: 'status', responseKind: { group: 'cairn.dev', version: 'v1', kind: 'Pipeline' }, verbs: ['get', 'patch', 'update'] }]);
+    expect(resource.subresources).toContainEqual({ subresource: 'status', responseKind: { group: 'cairn.dev', version: 'v1', kind: 'Pipeline' }, verbs: ['get', 'patch', 'update'] });
+    expect(resource.subresources).toContainEqual({ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] });
   });
 
   it('serves status for RunnerClasses and nothing for unknown subresources', async () => {
