@@ -18,14 +18,14 @@ it('migrates a PostgreSQL database with the migrate command, idempotently', asyn
   const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
   const run = () => promisify(execFile)(join(root, 'node_modules/.bin/tsx'), ['src/server/main.ts', 'migrate', '--data-dir', dataDir, '--database-url', url], { cwd: root, env });
   try {
-    expect((await run()).stdout).toContain('"migrations":["0001-object-store","0002-event-prior-state"]');
+    expect((await run()).stdout).toContain('"migrations":["0001-object-store","0002-event-prior-state","0003-pipeline-logs"]');
     expect((await run()).stdout).toContain('up to date');
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const tables = await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'cairn_%' ORDER BY 1");
     await client.end();
     expect(tables.rows.map((r) => r.table_name)).toEqual(
-      expect.arrayContaining(['cairn_compaction', 'cairn_events', 'cairn_objects', 'cairn_resource_version']),
+      expect.arrayContaining(['cairn_compaction', 'cairn_events', 'cairn_log_lines', 'cairn_objects', 'cairn_resource_version']),
     );
   } finally {
     await rm(dataDir, { recursive: true, force: true });

@@ -37,6 +37,18 @@ export interface ResourceVersion {
   readonly schemaName: string;
 }
 
+/**
+ * `log` (alias `logs`): lines appended to an object, read back as kube serves
+ * `pods/log`. The lines belong to streams the object names, as a pod's log belongs to
+ * its containers: a reader may select one, a writer names one.
+ */
+export interface LogSubresource {
+  /** The query parameter (and JSON field of an append) naming a stream, as `container` does for pods: `step`. */
+  readonly streamParameter: string;
+  /** The streams the object has now, in order (a Pipeline's step names). */
+  streamsOf(object: KubeObject): readonly string[];
+}
+
 /** The subresources a resource serves besides its main endpoint. */
 export interface ResourceSubresources {
   /**
@@ -46,6 +58,8 @@ export interface ResourceSubresources {
   readonly status: boolean;
   /** `scale`: an autoscaling/v1 Scale mapped onto these paths of the object. */
   readonly scale?: ScalePaths;
+  /** `log`: the object's log, in the streams it names. */
+  readonly log?: LogSubresource;
 }
 
 /** A resource of a group. */

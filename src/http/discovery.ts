@@ -32,14 +32,21 @@ export interface DiscoveredSubresource {
 }
 
 const subresourceVerbs = ['get', 'patch', 'update'];
+/** A log is read and appended to. */
+const logVerbs = ['create', 'get'];
 /** What a scale subresource answers with, whatever the resource's group. */
 const scaleKind: GroupVersionKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
-/** The subresources of a resource, in both discovery formats. */
-function subresourcesOf(resource: ApiResource, kind: GroupVersionKind): DiscoveredSubresource[] {
+/**
+ * The subresources of a resource and their verbs, in both discovery formats; what the
+ * resource handler serves. A log is listed, as kube lists `pods/log`, with the
+ * resource's own kind, under `log` and its alias `logs`.
+ */
+export function subresourcesOf(resource: ApiResource, kind: GroupVersionKind): DiscoveredSubresource[] {
   const subresources: DiscoveredSubresource[] = [];
   if (resource.subresources.status) subresources.push({ name: 'status', kind, verbs: subresourceVerbs });
   if (resource.subresources.scale) subresources.push({ name: 'scale', kind: scaleKind, verbs: subresourceVerbs });
+  if (resource.subresources.log) subresources.push({ name: 'log', kind, verbs: logVerbs }, { name: 'logs', kind, verbs: logVerbs });
   return subresources;
 }
 

@@ -3,10 +3,10 @@
  * kube-apiserver's ValidateListOptions does (422 on `ListOptions.meta.k8s.io`).
  */
 import type { ApiResource } from '../apis/api-resource.js';
-import { badRequest, invalid, type FieldError } from '../machinery/errors.js';
+import { invalid, type FieldError } from '../machinery/errors.js';
 import type { FieldSelector } from '../machinery/field-selector.js';
 import type { ListOptions, ResourceVersionMatch, WatchOptions } from '../registry/request-options.js';
-import { fieldSelectorParam, integerParam, labelSelectorParam, resourceVersionParam, type Query } from './query.js';
+import { booleanParam, fieldSelectorParam, integerParam, labelSelectorParam, resourceVersionParam, type Query } from './query.js';
 
 /** The field selectors every resource accepts besides its own. */
 export function selectableFields(resource: ApiResource): string[] {
@@ -19,14 +19,6 @@ const notSupported = (field: string, value: string, supported: readonly string[]
   reason: 'FieldValueNotSupported',
   message: `Unsupported value: "${value}": supported values: ${supported.map((s) => `"${s}"`).join(', ')}`,
 });
-
-function booleanParam(query: Query, name: string): boolean | undefined {
-  const value = query.get(name);
-  if (value === null || value === '') return undefined;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw badRequest(`invalid value for ${name}: ${value}`);
-}
 
 function matchParam(query: Query): string | undefined {
   const value = query.get('resourceVersionMatch');

@@ -5,12 +5,13 @@
  * to decide how to validate and patch.
  */
 import { createHash } from 'node:crypto';
-import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
+import type { ApiGroup, ApiResource, LogSubresource } from '../apis/api-resource.js';
 import { patchContentTypes, patchTypes } from '../machinery/patch.js';
 import { scaleSchemaName } from '../machinery/scale.js';
 import { metaSchemaNames } from '../machinery/meta-schemas.js';
 import { componentRefPrefix, type JsonSchema } from '../machinery/json-schema.js';
 import { componentSchemas } from '../registry/registry.js';
+import { appendLogMediaTypes } from './handlers/append-log.js';
 
 /** A query or path parameter of an operation. */
 export interface ParameterObject {
@@ -119,17 +120,66 @@ function operationId(verb: string, resource: ApiResource, version: string, names
   return `${verb}${group}${version[0]!.toUpperCase()}${version.slice(1)}${scope}${resource.kind}`;
 }
 
+/** Builds an operation of a resource's path, tagged with its group-version and kind. */
+type OperationBuilder = (action: string, id: string, extra: Pick<OperationObject, 'description' | 'parameters' | 'requestBody' | 'responses'>) => OperationObject;
+
+/** The query parameters of kube's PodLogOptions that a log read takes, in kube's order. */
+const logReadParams = [
+  queryParam('follow', 'Follow the log: keep the response open and send lines as they are appended, until the object is deleted. Defaults to false.', 'boolean'),
+  queryParam(
+    'limitBytes',
+    'If set, the number of bytes to read from the server before terminating the log output. This may not display a complete final line of logging.',
+    'integer',
+  ),
+  queryParam(
+    'sinceSeconds',
+    'A relative time in seconds before the current time from which to show logs. Only one of sinceSeconds or sinceTime may be specified.',
+    'integer',
+  ),
+  queryParam('sinceTime', 'An RFC3339 timestamp from which to show logs. Only one of sinceSeconds or sinceTime may be specified.'),
+  queryParam('tailLines', 'If set, the number of lines from the end of the logs to show.', 'integer'),
+  queryParam('timestamps', 'If true, add an RFC3339Nano timestamp at the beginning of every line of log output. Defaults to false.', 'boolean'),
+];
+
+/** The `log` subresource: GET streams text/plain with kube's log options; POST appends lines and answers a Success Status. */
+function logPathItem(resource: ApiResource, log: LogSubresource, version: string, common: OperationBuilder, parameters: readonly ParameterObject[]): PathItemObject {
+  const field = log.streamParameter;
+  const id = (verb: string) => `${operationId(verb, resource, version, resource.namespaced)}Log`;
+  const bodies: Record<(typeof appendLogMediaTypes)[number], JsonSchema> = {
+    'application/json': {
+      type: 'object',
+      description: `Lines to append to the log of a ${resource.kind}.`,
+      required: [field, 'lines'],
+      properties: {
+        [field]: { type: 'string', description: `The ${field} the lines belong to.` },
+        lines: { type: 'array', items: { type: 'string' }, description: 'The lines, in order, each without a line break.' },
+      },
+    },
+    'text/plain': { type: 'string', description: `Lines to append, one per line break; the ${field} query parameter names their ${field}.` },
+  };
+  return {
+    get: common('get', id('read'), {
+      description: `read the log of the specified ${resource.kind}`,
+      parameters: [...logReadParams, queryParam(field, `Only the lines of this ${field}; every ${field}'s, in the order they were appended, when unset.`)],
+      responses: { 200: { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: unauthorized },
+    }),
+    post: common('post', id('create'), {
+      description: `append lines to the log of the specified ${resource.kind}`,
+      parameters: [queryParam(field, `The ${field} the lines of a text/plain body belong to.`)],
+      requestBody: { required: true, content: Object.fromEntries(appendLogMediaTypes.map((type) => [type, { schema: bodies[type] }])) },
+      responses: { 201: { description: 'Created', content: { 'application/json': { schema: schemaRef(metaSchemaNames.status) } } }, 401: unauthorized },
+    }),
+    parameters,
+  };
+}
+
 function operations(resource: ApiResource, version: string, schemaName: string): Record<string, PathItemObject> {
   const gvk = { group: resource.group, version, kind: resource.kind };
   const listSchema = `${schemaName}List`;
   const base = `/apis/${resource.group}/${version}`;
   const scoped = resource.namespaced ? `${base}/namespaces/{namespace}/${resource.plural}` : `${base}/${resource.plural}`;
   const scopeParams = resource.namespaced ? [p.namespace] : [];
-  const common = (
-    action: string,
-    id: string,
-    extra: Pick<OperationObject, 'description' | 'parameters' | 'requestBody' | 'responses'>,
-  ): OperationObject => ({
+  const common: OperationBuilder = (action, id, extra) => ({
     tags: [`${resource.group}_${version}`],
     operationId: id,
     'x-kubernetes-action': action,
@@ -214,6 +264,10 @@ function operations(resource: ApiResource, version: string, schemaName: string):
   }
   if (resource.subresources.scale) {
     paths[`${scoped}/{name}/scale`] = { ...objectOperations('Scale'), parameters: [p.name(resource.kind), ...scopeParams, p.pretty] };
+  }
+  // Only under its name: the alias `logs` would repeat every operationId.
+  if (resource.subresources.log) {
+    paths[`${scoped}/{name}/log`] = logPathItem(resource, resource.subresources.log, version, common, [p.name(resource.kind), ...scopeParams, p.pretty]);
   }
   if (resource.namespaced) {
     paths[`${base}/${resource.plural}`] = { get: list(false), parameters: [p.pretty] };

@@ -55,6 +55,35 @@ export function integerParam(query: Query, name: string): number | undefined {
   return Number(text);
 }
 
+/** Parses a signed integer parameter, for options whose validation reports negative values (422); 400 when malformed. */
+export function signedIntegerParam(query: Query, name: string): number | undefined {
+  const text = query.get(name);
+  if (text === null || text === '') return undefined;
+  if (!/^-?\d+$/.test(text)) throw badRequest(`invalid value for ${name}: ${text}`);
+  return Number(text);
+}
+
+/** Parses a boolean parameter (`true`/`1`, `false`/`0`); 400 when malformed. */
+export function booleanParam(query: Query, name: string): boolean | undefined {
+  const value = query.get(name);
+  if (value === null || value === '') return undefined;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw badRequest(`invalid value for ${name}: ${value}`);
+}
+
+// RFC 3339 as kube's metav1.Time reads it: a date, a time with optional fraction, and Z or an offset.
+const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Parses an RFC 3339 time parameter; 400 when malformed. */
+export function timeParam(query: Query, name: string): Date | undefined {
+  const text = query.get(name);
+  if (text === null || text === '') return undefined;
+  const time = rfc3339.test(text) ? new Date(text) : undefined;
+  if (!time || Number.isNaN(time.getTime())) throw badRequest(`invalid value for ${name}: ${text}: not an RFC 3339 time`);
+  return time;
+}
+
 /** Checks a resourceVersion parameter is a non-negative integer (or unset). */
 export function resourceVersionParam(query: Query): string {
   const rv = query.get('resourceVersion') ?? '';

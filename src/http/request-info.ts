@@ -18,6 +18,12 @@ export interface ResourceRequest {
   readonly verb: string;
 }
 
+/**
+ * Subresources served under a second name. `logs` is `log`, for clients that use the
+ * plural: one name for authorization (`create pipelines/log`) and routing.
+ */
+const subresourceAliases: Readonly<Record<string, string>> = { logs: 'log' };
+
 function checkSegment(kind: string, value: string): string {
   const problems = validatePathSegmentName(value);
   if (problems.length) throw badRequest(`${kind} "${value}": ${problems.join(', ')}`);
@@ -62,5 +68,5 @@ export function parseResourcePath(group: string, version: string, rest: readonly
     default:
       verb = method.toLowerCase();
   }
-  return { group, version, namespace, resource, name, subresource, verb };
+  return { group, version, namespace, resource, name, subresource: subresource && (subresourceAliases[subresource] ?? subresource), verb };
 }

@@ -6,21 +6,26 @@ import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
 import { methodNotAllowed, pathNotFound, serviceUnavailable } from '../machinery/errors.js';
 import { defaultTableColumns } from '../machinery/table.js';
 import type { Registry } from '../registry/registry.js';
+import { appendLogHandler } from './handlers/append-log.js';
 import { createHandler } from './handlers/create.js';
 import { deleteHandler } from './handlers/delete.js';
 import { deleteCollectionHandler } from './handlers/delete-collection.js';
 import { getHandler } from './handlers/get.js';
 import { listHandler } from './handlers/list.js';
+import { logHandler } from './handlers/log.js';
 import { patchHandler } from './handlers/patch.js';
 import type { ResourceContext } from './handlers/resource-context.js';
 import { updateHandler } from './handlers/update.js';
 import { watchHandler } from './handlers/watch.js';
-import { negotiateResourceOutput, type Endpoint } from './negotiation.js';
+import { subresourcesOf } from './discovery.js';
+import { negotiateResourceOutput, type Endpoint, type OutputTarget } from './negotiation.js';
 import { isWatch } from './query.js';
 import { Representation } from './representation.js';
-import { parseResourcePath } from './request-info.js';
+import { parseResourcePath, type ResourceRequest } from './request-info.js';
 
-const handlers: Readonly<Record<string, (rc: ResourceContext) => Promise<void>>> = {
+type Handler = (rc: ResourceContext) => Promise<void>;
+
+const handlers: Readonly<Record<string, Handler>> = {
   get: getHandler,
   list: listHandler,
   watch: watchHandler,
@@ -31,10 +36,22 @@ const handlers: Readonly<Record<string, (rc: ResourceContext) => Promise<void>>>
   deletecollection: deleteCollectionHandler,
 };
 
-/** Whether `resource` serves `verb` on `subresource` (`status` and `scale`: get, update, patch). */
-function servesSubresource(resource: ApiResource, subresource: string, verb: string): boolean {
-  const served = (subresource === 'status' && resource.subresources.status) || (subresource === 'scale' && resource.subresources.scale !== undefined);
-  return served && ['get', 'update', 'patch'].includes(verb);
+/** The handlers of the `log` subresource: a read, and an append by POST to the object's `log`. */
+const logHandlers: Readonly<Record<string, Handler>> = {
+  get: logHandler,
+  create: appendLogHandler,
+};
+
+/** The handler of a request's verb, on the resource or on its log. */
+function handlerOf(request: ResourceRequest): Handler | undefined {
+  if (request.subresource === 'log') return logHandlers[request.verb];
+  // POST goes to collections only, as in kube.
+  return request.verb === 'create' && request.name !== undefined ? undefined : handlers[request.verb];
+}
+
+/** Whether `resource` serves `verb` on `subresource`: what discovery lists. */
+function servesSubresource(resource: ApiResource, group: string, version: string, subresource: string, verb: string): boolean {
+  return subresourcesOf(resource, { group, version, kind: resource.kind }).some((s) => s.name === subresource && s.verbs.includes(verb));
 }
 
 function endpointOf(verb: string): Endpoint {
@@ -59,18 +76,18 @@ export async function handleResource(ctx: Context, group: string, version: strin
   if (!request) throw pathNotFound();
   const resource = options.groups.find((g) => g.name === group)?.resources.find((r) => r.plural === request.resource);
   if (!resource || !resource.versions.some((v) => v.version === version)) throw pathNotFound();
-  if (request.subresource !== undefined && !servesSubresource(resource, request.subresource, request.verb)) throw pathNotFound();
+  if (request.subresource !== undefined && !servesSubresource(resource, group, version, request.subresource, request.verb)) throw pathNotFound();
   if (!resource.namespaced && request.namespace !== undefined) throw pathNotFound();
   const needsNamespace = resource.namespaced && request.namespace === undefined;
   if (needsNamespace && request.verb !== 'list' && request.verb !== 'watch') {
     throw methodNotAllowed(ctx.method, `${request.resource}`);
   }
-  // POST goes to collections only, as in kube.
-  const handler = request.verb === 'create' && request.name !== undefined ? undefined : handlers[request.verb];
+  const handler = handlerOf(request);
   if (!handler) throw methodNotAllowed(ctx.method, request.resource);
   const store = options.registry()?.store(group, resource.plural);
   if (!store) throw serviceUnavailable('the server is starting', 1);
-  const output = negotiateResourceOutput(ctx.get('Accept'), endpointOf(request.verb));
+  // A log answers text/plain (or a JSON Status) whatever the client accepts, as kube's pods/log does.
+  const output: OutputTarget = request.subresource === 'log' ? { format: 'json' } : negotiateResourceOutput(ctx.get('Accept'), endpointOf(request.verb));
   await handler({
     ctx,
     request,

@@ -69,6 +69,11 @@ export function failureStatus(code: number, reason: string, message: string, det
   };
 }
 
+/** Builds a Success Status, as kube answers a write that returns no object (an eviction's 201). */
+export function successStatus(code: number, details?: StatusDetails): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', ...(details ? { details } : {}), code };
+}
+
 /** Tells whether a value is a StatusError (also across module instances). */
 export function isStatusError(error: unknown): error is StatusError {
   return error instanceof StatusError;

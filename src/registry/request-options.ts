@@ -71,5 +71,23 @@ export interface WriteResult<T> {
   readonly warnings: readonly string[];
 }
 
+/** Options of a log read, as kube's PodLogOptions (whose `container` is our `stream`). */
+export interface LogOptions {
+  /** Only this stream's lines (a Pipeline's step); every stream's, in append order, when undefined. */
+  readonly stream?: string;
+  /** Keep the response open for new lines until the object is deleted or the client leaves. */
+  readonly follow: boolean;
+  /** Only the last this many lines. */
+  readonly tailLines?: number;
+  /** Only the lines of the last this many seconds. */
+  readonly sinceSeconds?: number;
+  /** Only the lines appended at or after this time. */
+  readonly sinceTime?: Date;
+  /** Prefix each line with the time it was appended. */
+  readonly timestamps: boolean;
+  /** Stop after this many bytes. */
+  readonly limitBytes?: number;
+}
+
 /** The subresources writes can go through besides the main resource. */
 export type Subresource = 'status' | 'scale';

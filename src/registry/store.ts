@@ -21,7 +21,9 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/objec
 import type { ListRequest, ResourceStorage, StorageWatcher } from '../storage/object-store.js';
 import { deletionComplete, pendingDeletion } from './deletion.js';
 import { StorageError } from '../storage/storage-error.js';
-import type { ApplyOptions, DeleteOptions, ListOptions, Subresource, WatchOptions, WriteOptions, WriteResult } from './request-options.js';
+import type { LogReader } from './log-reader.js';
+import { ObjectLog } from './object-log.js';
+import type { ApplyOptions, DeleteOptions, ListOptions, LogOptions, Subresource, WatchOptions, WriteOptions, WriteResult } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
 import { toApiError } from './storage-errors.js';
 
@@ -116,6 +118,7 @@ export class Store {
   readonly #validator: SchemaValidator;
   readonly #gr: GroupResource;
   readonly #apiVersion: string;
+  readonly #log: ObjectLog | undefined;
 
   constructor(resource: ApiResource, storage: ResourceStorage, validator: SchemaValidator) {
     this.resource = resource;
@@ -123,6 +126,7 @@ export class Store {
     this.#validator = validator;
     this.#gr = { group: resource.group, resource: resource.plural };
     this.#apiVersion = `${resource.group}/${resource.versions[0]!.version}`;
+    this.#log = resource.subresources.log && new ObjectLog(resource, resource.subresources.log, storage);
   }
 
   async #call<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -449,6 +453,21 @@ export class Store {
       'scale',
     );
     return { object: scaleOf(result.object, paths), warnings: result.warnings };
+  }
+
+  #objectLog(): ObjectLog {
+    if (!this.#log) throw new Error(`${this.resource.plural} has no log subresource`);
+    return this.#log;
+  }
+
+  /** Appends lines to the object's log, in the stream named (the `log` subresource's POST). */
+  appendLog(key: ObjectKey, stream: string | undefined, lines: readonly string[]): Promise<void> {
+    return this.#objectLog().append({ namespace: this.#keyNamespace(key.namespace), name: key.name }, stream, lines);
+  }
+
+  /** Opens the object's log for reading (the `log` subresource's GET); errors are thrown before any line is read. */
+  openLog(key: ObjectKey, options: LogOptions): Promise<LogReader> {
+    return this.#objectLog().open({ namespace: this.#keyNamespace(key.namespace), name: key.name }, options);
   }
 
   /** delete: checks preconditions and removes the object; returns its last state. */

@@ -30,6 +30,11 @@ describe('parseConfig', () => {
     expect(config.tlsSans).toEqual(['cairn.cairn-system.svc', 'a.example', 'b.example']);
   });
 
+  it('runs the sample controller in-process unless --no-controller', () => {
+    expect(parseConfig([], {}).controller).toBe(true);
+    expect(parseConfig(['--no-controller'], {}).controller).toBe(false);
+  });
+
   it('parses the migrate command and rejects bad input', () => {
     expect(parseConfig(['migrate'], {}).command).toBe('migrate');
     expect(() => parseConfig(['serve'], {})).toThrow(/unknown command/);

@@ -27,12 +27,14 @@ export interface ServerConfig {
   readonly shutdownDelayMs: number;
   /** How often a watch that allows bookmarks gets a BOOKMARK event, in ms (kube: about a minute). */
   readonly watchBookmarkIntervalMs: number;
+  /** Whether `start` also runs the sample controller in-process (off with `--no-controller`). */
+  readonly controller: boolean;
 }
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
   [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS]
   [--tls-san NAME]... [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
-  [--watch-bookmark-interval SECONDS]
+  [--watch-bookmark-interval SECONDS] [--no-controller]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
   COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS`;
 
@@ -60,6 +62,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'shutdown-grace': { type: 'string' },
       'shutdown-delay': { type: 'string' },
       'watch-bookmark-interval': { type: 'string' },
+      'no-controller': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -82,5 +85,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     shutdownGraceMs: seconds('shutdown grace', values['shutdown-grace'], 10),
     shutdownDelayMs: seconds('shutdown delay', values['shutdown-delay'] ?? env.SHUTDOWN_DELAY_SECONDS, 0),
     watchBookmarkIntervalMs: seconds('watch bookmark interval', values['watch-bookmark-interval'], 60),
+    controller: !values['no-controller'],
   });
 }

@@ -1,7 +1,7 @@
 /**
  * Wires the process together: TLS material and kubeconfig, the HTTPS listener,
  * the database and its migrations, the object store, the registry, compaction,
- * readiness and graceful shutdown.
+ * readiness, the in-process sample controller and graceful shutdown.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,6 +9,9 @@ import { pino, type Logger } from 'pino';
 import type { ApiGroup } from '../apis/api-resource.js';
 import { cairnGroup } from '../apis/cairn/register.js';
 import { X509Authenticator } from '../auth/x509-authenticator.js';
+import { createCairnClient } from '../client/cairn-client.js';
+import { loadKubeconfig } from '../client/kubeconfig.js';
+import { startController, type RunningController } from '../controller/controller.js';
 import { createApp } from '../http/app.js';
 import type { HealthCheck } from '../http/health.js';
 import { Registry } from '../registry/registry.js';
@@ -101,6 +104,9 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     clientKeyPem: pki.adminKeyPem,
   });
   logger.info({ url, kubeconfig: kubeconfigPath }, 'listening');
+  // In-process, the sample controller is still a client of the API: HTTPS with the admin kubeconfig, never the registry.
+  const controllerClient = config.controller ? createCairnClient(await loadKubeconfig(kubeconfigPath)) : undefined;
+  let controller: RunningController | undefined;
 
   let compaction: NodeJS.Timeout | undefined;
   // The listener answers discovery and health at once; the API serves once storage is up.
@@ -125,6 +131,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     }, config.compactionIntervalMs);
     compaction.unref();
     logger.info('ready');
+    if (controllerClient && !shutdown.signal.aborted) controller = startController(controllerClient, { logger: logger.child({ component: 'controller' }) });
   })();
   ready.catch(() => undefined);
 
@@ -136,6 +143,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     ready,
     async close() {
       shutdown.abort();
+      await controller?.stop();
+      controllerClient?.close();
       if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
       clearInterval(compaction);
       await store?.close();

@@ -4,12 +4,14 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as objectStore from '../../migrations/0001-object-store.js';
 import * as eventPriorState from '../../migrations/0002-event-prior-state.js';
+import * as pipelineLogs from '../../migrations/0003-pipeline-logs.js';
 import type { Database } from './database.js';
 
 // Listed here rather than read from disk so the same code runs from source and from a build.
 const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-object-store': objectStore,
   '0002-event-prior-state': eventPriorState,
+  '0003-pipeline-logs': pipelineLogs,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };

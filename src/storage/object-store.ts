@@ -82,6 +82,53 @@ export interface UpdateResult {
   readonly changed: boolean;
 }
 
+/** One line of an object's log, as stored. */
+export interface LogLine {
+  /** Its place in the log: an object's lines are appended, and read, in increasing `seq`. */
+  readonly seq: bigint;
+  /** The stream it belongs to (a Pipeline's step). */
+  readonly stream: string;
+  /** When it was appended, by the database's clock, in microseconds since the Unix epoch. */
+  readonly appendedAt: bigint;
+  readonly text: string;
+}
+
+/** Which lines of a log a read returns: at most `limit` after `after`, in `seq` order. */
+export interface LogRead {
+  readonly after: bigint;
+  readonly limit: number;
+  /** Only this stream's lines; every stream's when undefined. */
+  readonly stream?: string;
+  /** Only the lines appended at or after this time. */
+  readonly since?: Date;
+}
+
+/** Waits for new lines of one log (`follow`); `stop()` it when done. */
+export interface LogFollower {
+  /**
+   * Resolves once lines may have been appended since the previous wait returned (at
+   * once when that happened already), or when `signal` aborts.
+   */
+  wait(signal: AbortSignal): Promise<void>;
+  stop(): void;
+}
+
+/** The logs of one resource's objects: lines appended to an object, keyed by its uid and deleted with it. */
+export interface LogStorage {
+  /**
+   * Appends `lines` to the log of the object at `key`, in the stream `streamOf` picks
+   * from the current object (or throws to refuse the append). Appends to one object
+   * are serialized with each other and with its deletion. Throws `KeyNotFound`.
+   */
+  append(key: StorageKey, lines: readonly string[], streamOf: (current: StoredObject) => string): Promise<void>;
+  /** Reads lines of the log of the object with `uid`. */
+  read(uid: string, request: LogRead): Promise<readonly LogLine[]>;
+  /** The `seq` the last `count` lines (of `stream`) follow: where a read of the log's tail starts. */
+  tailStart(uid: string, count: number, stream?: string): Promise<bigint>;
+  /** Follows the log of the object with `uid`: its follower wakes at every append, on any replica. */
+  follow(uid: string): LogFollower;
+}
+
 /** Storage of one resource (for example `pipelines.cairn.dev`). */
 export interface ResourceStorage {
   /** Stores a new object; throws `KeyExists`. Sets `metadata.resourceVersion`. */
@@ -113,6 +160,8 @@ export interface ResourceStorage {
     predicate: SelectionPredicate,
     options?: StorageWatchOptions,
   ): Promise<StorageWatcher>;
+  /** The logs of this resource's objects (the `log` subresource). */
+  readonly logs: LogStorage;
 }
 
 /** How storage learns a kind's selectable fields (`spec.runnerClassName`, …) for SQL selection. */

@@ -39,10 +39,21 @@ export interface EventsTable {
   created_at: Generated<Date>;
 }
 
+/** Log lines of the `log` subresource, one row per line, keyed by the object's uid and ordered by `seq`. */
+export interface LogLinesTable {
+  /** A bigserial: never written by Cairn. */
+  seq: ColumnType<string, never, never>;
+  uid: string;
+  stream: string;
+  appended_at: Generated<Date>;
+  line: string;
+}
+
 /** The database schema. */
 export interface StorageSchema {
   cairn_objects: ObjectsTable;
   cairn_events: EventsTable;
+  cairn_log_lines: LogLinesTable;
   cairn_resource_version: { id: number; current: Int8 };
   cairn_compaction: { id: number; compacted: Int8 };
 }

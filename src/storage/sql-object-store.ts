@@ -1,9 +1,12 @@
 /**
  * The ObjectStore on a Database (PGlite or PostgreSQL): the event-log poller that
- * feeds the watch cache, compaction, and one SqlResourceStorage per resource.
+ * feeds the watch cache, the wake-ups of log followers, compaction, and one
+ * SqlResourceStorage per resource.
  */
+import { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
 import { compactEvents, readCurrentResourceVersion, readEvents } from './event-log.js';
+import { LogWakeups } from './log-wakeups.js';
 import type { FieldsOf, ObjectStore, ResourceStorage } from './object-store.js';
 import { SqlResourceStorage } from './sql-resource-storage.js';
 import { classifyDatabaseError } from './storage-error.js';
@@ -11,12 +14,14 @@ import { WatchCache } from './watch-cache.js';
 
 /** The NOTIFY channel replicas wake each other on. */
 export const eventsChannel = 'cairn_events';
+/** The NOTIFY channel replicas wake each other's log followers on. */
+export const logsChannel = 'cairn_logs';
 
 /** Options of the store. */
 export interface SqlObjectStoreOptions {
   /** Events kept in memory for watchers; default 10,000. */
   readonly watchCacheCapacity?: number;
-  /** A poll of the log even without a wake-up, in case one was missed; default 5 s. */
+  /** A poll of the event log (and a wake of log followers) even without a wake-up, in case one was missed; default 5 s. */
   readonly safetyPollMs?: number;
   /** Errors of background work (polling, NOTIFY). */
   readonly onBackgroundError?: (error: unknown) => void;
@@ -31,27 +36,35 @@ export class SqlObjectStore implements ObjectStore {
   readonly #cache: WatchCache;
   readonly #options: SqlObjectStoreOptions;
   readonly #storages = new Map<string, SqlResourceStorage>();
+  readonly #eventsNotify: CoalescedNotify;
+  readonly #logWakeups = new LogWakeups();
+  readonly #logsNotify: CoalescedNotify;
   #polling = false;
   #pollAgain = false;
-  #notifying = false;
-  #notifyAgain = false;
   #closed = false;
   #safetyTimer: NodeJS.Timeout | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
-  #unlisten: (() => Promise<void>) | undefined;
+  #unlisten: (() => Promise<void>)[] = [];
 
   private constructor(database: Database, cache: WatchCache, options: SqlObjectStoreOptions) {
     this.#database = database;
     this.#cache = cache;
     this.#options = options;
+    const onError = (error: unknown): void => options.onBackgroundError?.(error);
+    this.#eventsNotify = new CoalescedNotify(database, eventsChannel, onError);
+    this.#logsNotify = new CoalescedNotify(database, logsChannel, onError);
   }
 
   /** Opens the store on a migrated database and starts following the event log. */
   static async open(database: Database, options: SqlObjectStoreOptions = {}): Promise<SqlObjectStore> {
     const start = await database.run((db) => readCurrentResourceVersion(db));
     const store = new SqlObjectStore(database, new WatchCache(start, options.watchCacheCapacity), options);
-    store.#unlisten = await database.listen(eventsChannel, () => store.#poll());
-    store.#safetyTimer = setInterval(() => store.#poll(), options.safetyPollMs ?? 5000);
+    store.#unlisten.push(await database.listen(eventsChannel, () => store.#poll()));
+    store.#unlisten.push(await database.listen(logsChannel, () => store.#logWakeups.wakeAll()));
+    store.#safetyTimer = setInterval(() => {
+      store.#poll();
+      store.#logWakeups.wakeAll();
+    }, options.safetyPollMs ?? 5000);
     store.#safetyTimer.unref();
     return store;
   }
@@ -65,6 +78,8 @@ export class SqlObjectStore implements ObjectStore {
         database: this.#database,
         cache: this.#cache,
         afterCommit: () => this.#afterCommit(),
+        logWakeups: this.#logWakeups,
+        logNotify: this.#logsNotify,
       });
       this.#storages.set(resource, storage);
     }
@@ -88,12 +103,14 @@ export class SqlObjectStore implements ObjectStore {
     }
   }
 
-  /** Stops polling and ends every watch. */
+  /** Stops polling and ends every watch; log follows end with the watches of their objects. */
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#safetyTimer);
     clearTimeout(this.#retryTimer);
-    await this.#unlisten?.();
+    this.#eventsNotify.close();
+    this.#logsNotify.close();
+    await Promise.all(this.#unlisten.map((unlisten) => unlisten()));
     for (const storage of this.#storages.values()) storage.stopWatchers();
     this.#cache.close();
   }
@@ -101,24 +118,8 @@ export class SqlObjectStore implements ObjectStore {
   /** A local write committed: read it into the cache now, and wake the other replicas. */
   #afterCommit(): void {
     this.#poll();
-    if (this.#database.backend === 'pglite') return;
-    // One NOTIFY in flight at a time: it is a coalesced wake-up, the log is the truth.
-    if (this.#notifying) {
-      this.#notifyAgain = true;
-      return;
-    }
-    this.#notifying = true;
-    void (async () => {
-      do {
-        this.#notifyAgain = false;
-        try {
-          await this.#database.notify(eventsChannel);
-        } catch (error) {
-          this.#options.onBackgroundError?.(error);
-        }
-      } while (this.#notifyAgain && !this.#closed);
-      this.#notifying = false;
-    })();
+    // A coalesced wake-up: the event log is the truth.
+    this.#eventsNotify.wake();
   }
 
   /** Reads the log past the cache's newest event; coalesces overlapping calls. */

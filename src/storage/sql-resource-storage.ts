@@ -1,15 +1,19 @@
 /**
  * Storage of one resource in the object table, each write recorded in the event
- * log in the same transaction.
+ * log in the same transaction, and the logs of its objects.
  */
 import type { Transaction } from 'kysely';
 import { deepCopy, jsonEqual, type KubeObject, type StoredObject } from '../machinery/object.js';
+import type { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
 import { appendEvent, nextResourceVersion, readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
+import { deleteLogLines } from './log-lines.js';
+import type { LogWakeups } from './log-wakeups.js';
 import type {
   FieldsOf,
   ListRequest,
   ListResult,
+  LogStorage,
   ResourceStorage,
   SelectionPredicate,
   StorageKey,
@@ -23,6 +27,7 @@ import { readSnapshotPage } from './snapshot-list.js';
 import { classifyDatabaseError, keyExists, keyNotFound, tooLarge, tooOld } from './storage-error.js';
 import type { WatchCache } from './watch-cache.js';
 import { LogWatcher } from './log-watcher.js';
+import { SqlLogStorage } from './sql-log-storage.js';
 
 /** What a SqlResourceStorage is made of. */
 export interface SqlResourceStorageOptions {
@@ -32,6 +37,10 @@ export interface SqlResourceStorageOptions {
   readonly cache: WatchCache;
   /** Called after every committed write. */
   readonly afterCommit: () => void;
+  /** The followers of logs in this process. */
+  readonly logWakeups: LogWakeups;
+  /** Wakes the other replicas' log followers after an append. */
+  readonly logNotify: CoalescedNotify;
 }
 
 const labelsOf = (object: KubeObject): StringMap => object.metadata?.labels ?? {};
@@ -51,9 +60,16 @@ function withoutResourceVersion(object: KubeObject): KubeObject {
 export class SqlResourceStorage implements ResourceStorage {
   readonly #o: SqlResourceStorageOptions;
   readonly #watchers = new Set<LogWatcher>();
+  readonly logs: LogStorage;
 
   constructor(options: SqlResourceStorageOptions) {
     this.#o = options;
+    this.logs = new SqlLogStorage({
+      database: options.database,
+      lockObject: (trx, key) => this.#lockCurrent(trx, key),
+      wakeups: options.logWakeups,
+      notify: options.logNotify,
+    });
   }
 
   #describe(key: StorageKey): string {
@@ -175,6 +191,9 @@ export class SqlResourceStorage implements ResourceStorage {
     return this.#write(async (trx) => {
       const current = await this.#lockCurrent(trx, key);
       precondition?.(current);
+      // Any resource's log lines go with their object, in its transaction. Deleted before the
+      // resourceVersion is taken: a long log must not hold the counter, which every writer waits for.
+      await deleteLogLines(trx, String(current.metadata.uid));
       const rv = await nextResourceVersion(trx);
       await trx
         .deleteFrom('cairn_objects')

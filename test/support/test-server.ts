@@ -58,13 +58,23 @@ export interface TestServerOptions {
   /** Reuse a database (restart tests); a fresh one otherwise. */
   readonly databaseUrl?: string;
   readonly args?: readonly string[];
+  /** Run the in-process sample controller, as `npm start` does; off by default, so tests see only their own writes. */
+  readonly controller?: boolean;
 }
 
 /** Starts a server on a free port and waits until it is ready. */
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'cairn-test-')));
   const databaseUrl = options.backend === 'postgres' ? (options.databaseUrl ?? (await testDatabaseUrl())) : undefined;
-  const args = ['--port', '0', '--data-dir', dataDir, ...(databaseUrl ? ['--database-url', databaseUrl] : []), ...(options.args ?? [])];
+  const args = [
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    ...(databaseUrl ? ['--database-url', databaseUrl] : []),
+    ...(options.controller ? [] : ['--no-controller']),
+    ...(options.args ?? []),
+  ];
   const server = await startServer(parseConfig(args, {}), pino({ level: process.env.CAIRN_TEST_LOG ?? 'silent' }));
   await server.ready;
   const request = (method: string, path: string, ro: RequestOptions = {}) => requestServer(server, method, path, ro);

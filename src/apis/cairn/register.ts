@@ -37,6 +37,13 @@ const ageColumn: PrinterColumn = {
 
 const pipelineSelectableFields = ['spec.runnerClassName', 'status.phase'] as const;
 
+/** A Pipeline's step names: the streams of its log. */
+function stepNames(pipeline: KubeObject): string[] {
+  const steps = isPlainObject(pipeline.spec) ? pipeline.spec.steps : undefined;
+  if (!Array.isArray(steps)) return [];
+  return steps.flatMap((step: unknown) => (isPlainObject(step) && typeof step.name === 'string' ? [step.name] : []));
+}
+
 /** Pipelines: namespaced, N parallel runners executing steps. */
 export const pipelines: ApiResource = {
   group: groupName,
@@ -66,6 +73,7 @@ export const pipelines: ApiResource = {
   subresources: {
     status: true,
     scale: { specReplicas: 'spec.replicas', statusReplicas: 'status.replicas', labelSelector: 'status.selector' },
+    log: { streamParameter: 'step', streamsOf: stepNames },
   },
 };
 

@@ -1,0 +1,42 @@
+/**
+ * A `fetch` over `node:https` that presents a client certificate and trusts the
+ * kubeconfig's CA. Node's global fetch cannot take TLS options (that needs undici's
+ * dispatcher, which is not a dependency), so openapi-fetch is given this one. The
+ * response body streams, so watches and `log?follow=true` read as they arrive.
+ */
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import type { ClusterAccess } from './kubeconfig.js';
+
+/** A fetch bound to one server's TLS material, and the connections it keeps alive. */
+export interface HttpsFetch {
+  (request: Request): Promise<Response>;
+  /** Closes the kept-alive connections. */
+  close(): void;
+}
+
+/** Statuses whose responses have no body (the Response constructor rejects one). */
+const bodiless = new Set([204, 205, 304]);
+
+/** Builds the fetch for `access`. */
+export function httpsFetch(access: Pick<ClusterAccess, 'caPem' | 'clientCertPem' | 'clientKeyPem'>): HttpsFetch {
+  const agent = new https.Agent({ keepAlive: true, ca: access.caPem, cert: access.clientCertPem, key: access.clientKeyPem });
+  const fetch = async (request: Request): Promise<Response> => {
+    const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = https.request(request.url, { method: request.method, headers: Object.fromEntries(request.headers), agent, signal: request.signal }, resolve);
+      req.on('error', reject);
+      req.end(body);
+    });
+    const status = res.statusCode ?? 0;
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      for (const v of Array.isArray(value) ? value : [value ?? '']) headers.append(name, v);
+    }
+    if (!bodiless.has(status)) return new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { status, statusText: res.statusMessage, headers });
+    res.resume();
+    return new Response(null, { status, statusText: res.statusMessage, headers });
+  };
+  return Object.assign(fetch, { close: () => agent.destroy() });
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, ResourceExpiredError } from '../client/api-error.js';
+import type { WatchEvent } from '../client/watch.js';
+import { Informer, keyOf, type ListWatch } from './informer.js';
+
+interface Item {
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly resourceVersion: string };
+}
+const item = (name: string, resourceVersion: string): Item => ({ metadata: { name, namespace: 'default', resourceVersion } });
+
+/**
+ * A ListWatch that serves the lists it is given in turn, each followed by a watch
+ * that yields its events and then throws its error (or waits for the abort).
+ */
+function scripted(rounds: Array<{ items: Item[]; resourceVersion: string; events: WatchEvent<Item>[]; error?: Error }>) {
+  const calls: string[] = [];
+  let round = -1;
+  const listWatch: ListWatch<Item> = {
+    async list() {
+      round = Math.min(round + 1, rounds.length - 1);
+      calls.push('list');
+      return rounds[round]!;
+    },
+    async *watch(resourceVersion, signal) {
+      calls.push(`watch ${resourceVersion}`);
+      const { events, error } = rounds[round]!;
+      yield* events;
+      if (error) throw error;
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+    },
+  };
+  return { listWatch, calls };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; !condition(); i++) {
+    if (i > 200) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('Informer', () => {
+  it('lists, then watches from the list resourceVersion, and reports every change', async () => {
+    const { listWatch, calls } = scripted([
+      {
+        items: [item('a', '1'), item('b', '2')],
+        resourceVersion: '2',
+        events: [
+          { type: 'MODIFIED', object: item('a', '3') },
+          { type: 'ADDED', object: item('c', '4') },
+          { type: 'DELETED', object: item('b', '5') },
+        ],
+      },
+    ]);
+    const informer = new Informer(listWatch);
+    const changes: string[] = [];
+    informer.onChange((previous, current) => changes.push(`${previous?.metadata.resourceVersion ?? '-'}→${current?.metadata.resourceVersion ?? '-'}`));
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await informer.synced;
+    await until(() => changes.length === 5);
+    expect(calls).toEqual(['list', 'watch 2']);
+    expect(changes).toEqual(['-→1', '-→2', '1→3', '-→4', '2→-']);
+    expect(informer.list().map(keyOf).sort()).toEqual(['default/a', 'default/c']);
+    expect(Object.isFrozen(informer.get('default/a')!.metadata)).toBe(true);
+    stop.abort();
+    await running;
+  });
+
+  it('lists again at once on 410 Gone and reports what changed while it was not watching', async () => {
+    const expired = new ResourceExpiredError({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 2 (9)' });
+    const { listWatch, calls } = scripted([
+      { items: [item('a', '1'), item('b', '2')], resourceVersion: '2', events: [], error: expired },
+      { items: [item('a', '7'), item('c', '8')], resourceVersion: '9', events: [] },
+    ]);
+    const errors: unknown[] = [];
+    const informer = new Informer(listWatch, { onError: (error) => errors.push(error), retryDelayMs: 60_000 });
+    const changes: string[] = [];
+    informer.onChange((previous, current) => changes.push(`${keyOf((current ?? previous)!)} ${previous?.metadata.resourceVersion ?? '-'}→${current?.metadata.resourceVersion ?? '-'}`));
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until(() => calls.length === 4);
+    expect(calls).toEqual(['list', 'watch 2', 'list', 'watch 9']);
+    expect(changes.slice(2)).toEqual(['default/b 2→-', 'default/a 1→7', 'default/c -→8']);
+    expect(errors).toEqual([]);
+    stop.abort();
+    await running;
+  });
+
+  it('reports other failures and lists again after the retry delay', async () => {
+    const forbidden = new ApiError({ kind: 'Status', code: 403, reason: 'Forbidden', message: 'no' });
+    const { listWatch, calls } = scripted([
+      { items: [item('a', '1')], resourceVersion: '1', events: [], error: forbidden },
+      { items: [item('a', '1')], resourceVersion: '1', events: [] },
+    ]);
+    const errors: unknown[] = [];
+    const changes: string[] = [];
+    const informer = new Informer(listWatch, { onError: (error) => errors.push(error), retryDelayMs: 10 });
+    informer.onChange((_, current) => changes.push(current!.metadata.name));
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until(() => calls.length === 4);
+    expect(errors).toEqual([forbidden]);
+    // The object did not change: the relist reports nothing.
+    expect(changes).toEqual(['a']);
+    stop.abort();
+    await running;
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * An informer, like client-go's: it lists a collection, then watches it from the
+ * list's resourceVersion, keeps the objects in a cache and tells its handlers about
+ * every change. The watch resumes by itself when the server ends a stream (see the
+ * client's `watch`); when the server no longer has the resourceVersion (410 Gone) or
+ * the watch fails otherwise, the informer lists again and reports the difference.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ResourceExpiredError } from '../client/api-error.js';
+import type { ObjectMeta } from '../client/kinds.js';
+import type { WatchEvent } from '../client/watch.js';
+import { deepFreeze } from '../machinery/object.js';
+
+/** The list and watch calls of one collection. */
+export interface ListWatch<T> {
+  /** The collection now, and the resourceVersion to watch from. */
+  list(signal: AbortSignal): Promise<{ readonly items: readonly T[]; readonly resourceVersion: string }>;
+  /** The changes after `resourceVersion`, until `signal` aborts. */
+  watch(resourceVersion: string, signal: AbortSignal): AsyncIterable<WatchEvent<T>>;
+}
+
+/** Called for each change: `previous` undefined for an addition, `current` undefined for a deletion. */
+export type ChangeHandler<T> = (previous: T | undefined, current: T | undefined) => void;
+
+/** Options of an Informer. */
+export interface InformerOptions {
+  /** The wait before listing again after a failure, in ms; 1 s by default. */
+  readonly retryDelayMs?: number;
+  /** Told about every failure the informer recovers from by listing again. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** What the cache needs of an object. */
+type Keyed = { readonly metadata?: Pick<ObjectMeta, 'name' | 'namespace' | 'resourceVersion'> };
+
+/** An object's cache key: `namespace/name`, or `name` when cluster-scoped (client-go's MetaNamespaceKeyFunc). */
+export function keyOf(object: Keyed): string {
+  const { namespace, name = '' } = object.metadata ?? {};
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/**
+ * A cache of one collection kept current by list and watch. Cached objects are
+ * frozen: handlers and readers share them.
+ *
+ * @example
+ * const informer = new Informer(listWatch);
+ * informer.onChange((previous, current) => queue.add(keyOf((current ?? previous)!)));
+ * void informer.run(signal);
+ * await informer.synced;
+ */
+export class Informer<T extends Keyed> {
+  readonly #listWatch: ListWatch<T>;
+  readonly #retryDelayMs: number;
+  readonly #onError: (error: unknown) => void;
+  readonly #cache = new Map<string, T>();
+  readonly #handlers: ChangeHandler<T>[] = [];
+  readonly #synced: Promise<void>;
+  #markSynced!: () => void;
+
+  constructor(listWatch: ListWatch<T>, options: InformerOptions = {}) {
+    this.#listWatch = listWatch;
+    this.#retryDelayMs = options.retryDelayMs ?? 1000;
+    this.#onError = options.onError ?? (() => undefined);
+    this.#synced = new Promise((resolve) => (this.#markSynced = resolve));
+  }
+
+  /** Resolves once the first list is in the cache. */
+  get synced(): Promise<void> {
+    return this.#synced;
+  }
+
+  /** Adds a handler of every later change. */
+  onChange(handler: ChangeHandler<T>): void {
+    this.#handlers.push(handler);
+  }
+
+  /** The cached object of `key`. */
+  get(key: string): T | undefined {
+    return this.#cache.get(key);
+  }
+
+  /** Every cached object. */
+  list(): T[] {
+    return [...this.#cache.values()];
+  }
+
+  /** Lists and watches until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        const { items, resourceVersion } = await this.#listWatch.list(signal);
+        this.#replace(items);
+        this.#markSynced();
+        for await (const event of this.#listWatch.watch(resourceVersion, signal)) this.#apply(event);
+      } catch (error) {
+        if (signal.aborted) return;
+        // An expired resourceVersion is routine (the history window passed): list again at once.
+        if (error instanceof ResourceExpiredError) continue;
+        this.#onError(error);
+        await sleep(this.#retryDelayMs, undefined, { signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Makes the cache hold exactly `items`, reporting what changed since the last list. */
+  #replace(items: readonly T[]): void {
+    const listed = new Map(items.map((item) => [keyOf(item), item]));
+    for (const [key, cached] of this.#cache) {
+      if (!listed.has(key)) this.#set(key, cached, undefined);
+    }
+    for (const [key, item] of listed) {
+      const cached = this.#cache.get(key);
+      if (cached?.metadata?.resourceVersion !== item.metadata?.resourceVersion) this.#set(key, cached, item);
+    }
+  }
+
+  #apply(event: WatchEvent<T>): void {
+    const key = keyOf(event.object);
+    if (event.type === 'DELETED') this.#set(key, this.#cache.get(key) ?? event.object, undefined);
+    else this.#set(key, this.#cache.get(key), event.object);
+  }
+
+  #set(key: string, previous: T | undefined, current: T | undefined): void {
+    if (current === undefined) this.#cache.delete(key);
+    else this.#cache.set(key, deepFreeze(current));
+    for (const handler of this.#handlers) handler(previous, current);
+  }
+}

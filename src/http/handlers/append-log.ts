@@ -1,0 +1,46 @@
+/**
+ * POST to an object's log: appends lines, sent as JSON `{"step": "fetch", "lines": [...]}`
+ * or as a text/plain body with `?step=fetch` (the resource names the stream field).
+ */
+import { badRequest, unsupportedMediaType } from '../../machinery/errors.js';
+import { isPlainObject } from '../../machinery/object.js';
+import { successStatus } from '../../machinery/status.js';
+import { decodeBody, mediaType } from '../negotiation.js';
+import { readBody } from '../read-body.js';
+import { respond } from '../respond.js';
+import { keyOf, type ResourceContext } from './resource-context.js';
+
+/** The media types an append accepts. */
+export const appendLogMediaTypes = ['application/json', 'text/plain'] as const;
+
+/** Lines of a text body: one per line break, a final line break not making an empty last line. */
+function textLines(raw: string): string[] {
+  return raw === '' ? [] : raw.replace(/\r?\n$/, '').split(/\r?\n/);
+}
+
+/** The stream and lines of a JSON body; 400 when it is not `{<stream>: string, lines: string[]}`. */
+function jsonLines(raw: string, type: string, streamField: string): { stream: string | undefined; lines: string[] } {
+  if (raw.trim() === '') throw badRequest('the body of the request was empty');
+  const body = decodeBody(raw, type, ['application/json']);
+  if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON object');
+  const stream = body[streamField];
+  if (stream !== undefined && typeof stream !== 'string') throw badRequest(`${streamField} must be a string`);
+  const { lines } = body;
+  if (!Array.isArray(lines) || !lines.every((line) => typeof line === 'string')) throw badRequest('lines must be an array of strings');
+  // One element is one line: a line break inside one would make lines the client did not send.
+  const broken = lines.findIndex((line) => line.includes('\n'));
+  if (broken >= 0) throw badRequest(`lines[${broken}] must not contain a line break`);
+  return { stream, lines };
+}
+
+/** Answers an append with 201 and a Success Status, as kube answers an eviction. */
+export async function appendLogHandler(rc: ResourceContext): Promise<void> {
+  const streamField = rc.resource.subresources.log!.streamParameter;
+  const type = mediaType(rc.ctx.get('Content-Type'));
+  if (type !== '' && !(appendLogMediaTypes as readonly string[]).includes(type)) throw unsupportedMediaType(type, appendLogMediaTypes);
+  const raw = await readBody(rc.ctx.req);
+  const { stream, lines } = type === 'text/plain' ? { stream: rc.query.get(streamField) || undefined, lines: textLines(raw) } : jsonLines(raw, type, streamField);
+  const key = keyOf(rc);
+  await rc.store.appendLog(key, stream, lines);
+  respond(rc.ctx, 201, successStatus(201, { name: key.name, group: rc.resource.group, kind: rc.resource.plural }), 'json');
+}

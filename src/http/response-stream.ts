@@ -1,0 +1,59 @@
+/**
+ * A long-running response written piece by piece (watch events, log lines): headers
+ * flushed at once, backpressure honoured, and the client's departure detected on the
+ * response, not the request.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
+
+type Response = ServerResponse | Http2ServerResponse;
+
+/** A streamed 200 response. */
+export class ResponseStream {
+  readonly #res: Response;
+  readonly #closed: Promise<void>;
+  #isClosed = false;
+
+  constructor(res: Response) {
+    this.#res = res;
+    this.#closed = new Promise((resolve) => {
+      res.once('close', () => {
+        this.#isClosed = true;
+        resolve();
+      });
+    });
+  }
+
+  /** Resolves when the client has gone or the stream was ended. */
+  get closed(): Promise<void> {
+    return this.#closed;
+  }
+
+  /** Sends the 200 and its headers now: a stream with nothing to say yet must not leave the client waiting. */
+  open(contentType: string): void {
+    const res = this.#res as ServerResponse;
+    res.statusCode = 200;
+    res.setHeader('Content-Type', contentType);
+    res.setHeader('Cache-Control', 'no-cache, private');
+    res.flushHeaders();
+  }
+
+  /** Writes one chunk; waits while the client is not reading. */
+  async write(chunk: string | Uint8Array): Promise<void> {
+    if (this.#isClosed) return;
+    const ok = (this.#res as ServerResponse).write(chunk);
+    if (!ok) {
+      await Promise.race([new Promise((resolve) => this.#res.once('drain', resolve)), this.#closed]);
+    }
+  }
+
+  /** Ends the stream cleanly. */
+  end(): void {
+    if (!this.#isClosed) (this.#res as ServerResponse).end();
+  }
+
+  /** Cuts the stream, so the client sees it incomplete rather than ended. */
+  abort(): void {
+    if (!this.#isClosed) this.#res.destroy();
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Wakes the other replicas listening on a channel after local commits, with at most
+ * one NOTIFY in flight: commits that queue a notification serialize on one global
+ * lock in Postgres, so a burst of commits sends one or two wake-ups, not one each.
+ */
+import type { Database } from './database.js';
+
+/** A coalescing NOTIFY sender for one channel. */
+export class CoalescedNotify {
+  readonly #database: Database;
+  readonly #channel: string;
+  readonly #onError: (error: unknown) => void;
+  #notifying = false;
+  #again = false;
+  #closed = false;
+
+  constructor(database: Database, channel: string, onError: (error: unknown) => void) {
+    this.#database = database;
+    this.#channel = channel;
+    this.#onError = onError;
+  }
+
+  /** Asks for a NOTIFY after what has committed so far. */
+  wake(): void {
+    // A backend with one process has nobody to wake.
+    if (this.#closed || this.#database.backend === 'pglite') return;
+    if (this.#notifying) {
+      this.#again = true;
+      return;
+    }
+    this.#notifying = true;
+    void (async () => {
+      do {
+        this.#again = false;
+        try {
+          await this.#database.notify(this.#channel);
+        } catch (error) {
+          this.#onError(error);
+        }
+      } while (this.#again && !this.#closed);
+      this.#notifying = false;
+    })();
+  }
+
+  /** Sends nothing more. */
+  close(): void {
+    this.#closed = true;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Log storage on every backend: appends under the object's lock, reads by uid, tails,
+ * lines deleted with their object, followers woken in-process and across stores, and
+ * no line skipped by a follower while appends commit concurrently.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/machinery/object.js';
+import type { Database } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import type { LogLine, ResourceStorage } from '../../src/storage/object-store.js';
+import { PGliteDatabase } from '../../src/storage/pglite-database.js';
+import { PostgresDatabase } from '../../src/storage/postgres-database.js';
+import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
+import { StorageError } from '../../src/storage/storage-error.js';
+import { testDatabaseUrl } from '../support/test-database.js';
+
+type Backend = 'pglite' | 'postgres';
+
+const fieldsOf = (o: KubeObject) => ({ 'metadata.name': String(o.metadata?.name ?? '') });
+const thing = (name: string, uid: string): KubeObject => ({ apiVersion: 'test/v1', kind: 'Thing', metadata: { name, namespace: 'ns', uid } });
+const key = (name: string) => ({ namespace: 'ns', name });
+const inStream = (stream: string) => () => stream;
+const texts = (lines: readonly LogLine[]) => lines.map((l) => l.text);
+
+describe.each<Backend>(['pglite', 'postgres'])('log storage on %s', (backend) => {
+  let url: string | undefined;
+  const opened: { database: Database; store: SqlObjectStore }[] = [];
+  let things: ResourceStorage;
+
+  async function open(): Promise<ResourceStorage> {
+    const database: Database = backend === 'pglite' ? await PGliteDatabase.open() : new PostgresDatabase({ connectionString: url! });
+    await migrateToLatest(database);
+    const store = await SqlObjectStore.open(database);
+    opened.push({ database, store });
+    return store.forResource('things.test', fieldsOf);
+  }
+
+  beforeAll(async () => {
+    if (backend === 'postgres') url = await testDatabaseUrl();
+    things = await open();
+  });
+  afterAll(async () => {
+    for (const { database, store } of opened.reverse()) {
+      await store.close();
+      await database.close();
+    }
+  });
+
+  it('appends in order, reads by stream, time and page, and finds the start of a tail', async () => {
+    await things.create(key('a'), thing('a', 'uid-a'));
+    await things.logs.append(key('a'), ['a1', 'a2'], inStream('one'));
+    await things.logs.append(key('a'), ['b1'], inStream('two'));
+    await things.logs.append(key('a'), ['a3'], inStream('one'));
+    const all = await things.logs.read('uid-a', { after: 0n, limit: 100 });
+    expect(texts(all)).toEqual(['a1', 'a2', 'b1', 'a3']);
+    expect(all.map((l) => l.stream)).toEqual(['one', 'one', 'two', 'one']);
+    expect([...all].sort((x, y) => (x.seq < y.seq ? -1 : 1))).toEqual(all);
+    for (const line of all) expect(Math.abs(Number(line.appendedAt / 1000n) - Date.now())).toBeLessThan(60_000);
+    expect(texts(await things.logs.read('uid-a', { after: 0n, limit: 100, stream: 'one' }))).toEqual(['a1', 'a2', 'a3']);
+    expect(texts(await things.logs.read('uid-a', { after: all[1]!.seq, limit: 1 }))).toEqual(['b1']);
+    expect(await things.logs.read('uid-a', { after: 0n, limit: 100, since: new Date(Date.now() + 60_000) })).toEqual([]);
+    expect(await things.logs.tailStart('uid-a', 2, undefined)).toBe(all[1]!.seq);
+    expect(await things.logs.tailStart('uid-a', 1, 'one')).toBe(all[1]!.seq);
+    expect(await things.logs.tailStart('uid-a', 0, undefined)).toBe(all[3]!.seq);
+    expect(await things.logs.tailStart('uid-a', 10, undefined)).toBe(0n);
+  });
+
+  it('refuses appends to a missing object, or that the check refuses, without writing', async () => {
+    await expect(things.logs.append(key('missing'), ['x'], inStream('one'))).rejects.toSatisfy((e) => e instanceof StorageError && e.code === 'KeyNotFound');
+    await things.create(key('refused'), thing('refused', 'uid-refused'));
+    await expect(
+      things.logs.append(key('refused'), ['x'], () => {
+        throw new Error('no such stream');
+      }),
+    ).rejects.toThrow('no such stream');
+    expect(await things.logs.read('uid-refused', { after: 0n, limit: 10 })).toEqual([]);
+  });
+
+  it('deletes the lines with their object', async () => {
+    await things.create(key('d'), thing('d', 'uid-d1'));
+    await things.logs.append(key('d'), ['gone'], inStream('one'));
+    await things.delete(key('d'));
+    expect(await things.logs.read('uid-d1', { after: 0n, limit: 10 })).toEqual([]);
+    await things.create(key('d'), thing('d', 'uid-d2'));
+    await things.logs.append(key('d'), ['fresh'], inStream('one'));
+    expect(texts(await things.logs.read('uid-d2', { after: 0n, limit: 10 }))).toEqual(['fresh']);
+  });
+
+  it('wakes a follower at an append, from this store and from another', async () => {
+    await things.create(key('f'), thing('f', 'uid-f'));
+    const others = backend === 'postgres' ? [things, await open()] : [things];
+    for (const writer of others) {
+      const follower = things.logs.follow('uid-f');
+      const woken = follower.wait(AbortSignal.timeout(2000)).then(() => performance.now());
+      await writer.logs.append(key('f'), ['x'], inStream('one'));
+      const appended = performance.now();
+      expect((await woken) - appended).toBeLessThan(100);
+      follower.stop();
+    }
+    // A wake that came while the follower was not waiting is kept for its next wait.
+    const follower = things.logs.follow('uid-f');
+    await things.logs.append(key('f'), ['y'], inStream('one'));
+    const started = performance.now();
+    await follower.wait(AbortSignal.timeout(2000));
+    expect(performance.now() - started).toBeLessThan(50);
+    follower.stop();
+  });
+
+  it('lets a follower reading after its last seq miss no line while appends commit concurrently', async () => {
+    await things.create(key('busy'), thing('busy', 'uid-busy'));
+    const writers = backend === 'postgres' ? [things, await open()] : [things];
+    const appends = Array.from({ length: 60 }, (_, i) => Array.from({ length: 5 }, (_, j) => `${i}.${j}`));
+    const seen: LogLine[] = [];
+    let done = false;
+    const reader = (async () => {
+      let cursor = 0n;
+      for (;;) {
+        const finished = done;
+        const page = await things.logs.read('uid-busy', { after: cursor, limit: 7 });
+        seen.push(...page);
+        if (page.length > 0) cursor = page.at(-1)!.seq;
+        else if (finished) return;
+      }
+    })();
+    await Promise.all(appends.map((lines, i) => writers[i % writers.length]!.logs.append(key('busy'), lines, inStream('one'))));
+    done = true;
+    await reader;
+    const stored = await things.logs.read('uid-busy', { after: 0n, limit: 1000 });
+    expect(stored).toHaveLength(300);
+    expect(texts(seen)).toEqual(texts(stored));
+    // Each append's lines are contiguous and in order.
+    for (let i = 0; i < stored.length; i += 5) {
+      const batch = texts(stored.slice(i, i + 5));
+      const append = batch[0]!.split('.')[0];
+      expect(batch).toEqual([0, 1, 2, 3, 4].map((j) => `${append}.${j}`));
+    }
+  });
+});
