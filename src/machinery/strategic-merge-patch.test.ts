@@ -5,8 +5,8 @@ import { pipelineSchema, v1SchemaNames } from '../apis/cairn/v1/schemas.js';
 import { componentResolver, type JsonSchema } from './json-schema.js';
 import { metaSchemas } from './meta-schemas.js';
 import { deepFreeze } from './object.js';
-import { StatusError } from './status.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
+import { statusErrorOf } from '../../test/support/status-error.js';
 
 // The schema of kube's test struct MergeItem (strategicpatch/patch_test.go and
 // testdata/swagger-merge-item.json), as OpenAPI v3 components.
@@ -45,15 +45,6 @@ const mergeItem = ref('mergeItem');
 const patchMergeItem = (original: unknown, patch: unknown) =>
   applyStrategicMergePatch(original as Record<string, unknown>, patch, mergeItem, resolveMergeItem);
 
-function failure(run: () => unknown): StatusError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof StatusError) return error;
-    throw error;
-  }
-  throw new Error('expected a StatusError');
-}
 
 /**
  * kube's test cases as data, in its shape: `twoWay` applied to `original` gives
@@ -629,7 +620,7 @@ function applications(yaml: string): [string, unknown, unknown, KubeCase][] {
 describe('applyStrategicMergePatch follows kube on its test tables', () => {
   it.each([customCases, createCases, rawCases, unknownFieldCases].flatMap(applications))('%s', (name, original, patch, c) => {
     if (c.expectedError) {
-      expect(failure(() => patchMergeItem(original, patch)).message).toContain(c.expectedError);
+      expect(statusErrorOf(() => patchMergeItem(original, patch)).message).toContain(c.expectedError);
       return;
     }
     const expected = name.endsWith('(two-way)') ? (c.twoWayResult ?? c.modified) : c.result;
@@ -655,7 +646,7 @@ describe('applyStrategicMergePatch rejects what kube rejects', () => {
     ['a merge list of mixed items', { mergingIntList: [1] }, { mergingIntList: ['two'] }, 422, 'list element types are not identical'],
     ['a patch that is not an object', {}, [{ op: 'add' }], 400, 'json: cannot unmarshal array into Go value of type map[string]interface {}'],
   ])('%s', (_name, original, patch, code, message) => {
-    const error = failure(() => patchMergeItem(original, patch));
+    const error = statusErrorOf(() => patchMergeItem(original, patch));
     expect(error.status.code).toBe(code);
     expect(error.status.reason).toBe(code === 400 ? 'BadRequest' : 'Invalid');
     expect(error.message).toContain(message);

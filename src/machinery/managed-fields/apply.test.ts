@@ -3,11 +3,11 @@ import { pipelineSchema, v1SchemaNames } from '../../apis/cairn/v1/schemas.js';
 import { componentResolver } from '../json-schema.js';
 import { metaSchemas } from '../meta-schemas.js';
 import type { KubeObject } from '../object.js';
-import { StatusError } from '../status.js';
 import { applyPatch, type ApplyResult } from './apply.js';
 import { fieldPath } from './field-path.js';
 import { FieldSet } from './field-set.js';
 import { updateManagedFields } from './update.js';
+import { statusErrorOf } from '../../../test/support/status-error.js';
 
 const resolve = componentResolver({ ...metaSchemas, [v1SchemaNames.pipeline]: pipelineSchema });
 const apiVersion = 'cairn.dev/v1';
@@ -33,15 +33,6 @@ function fieldsOf(object: KubeObject, manager: string): unknown {
   return object.metadata?.managedFields?.find((entry) => entry.manager === manager)?.fieldsV1;
 }
 
-function errorOf(run: () => unknown): StatusError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof StatusError) return error;
-    throw error;
-  }
-  throw new Error('expected a StatusError');
-}
 
 const fetch = { name: 'fetch', image: 'alpine:3.20', command: ['sh', '-c', 'wget -qO- https://example.com'] };
 const build = { name: 'build', image: 'golang:1.22', command: ['go', 'build'] };
@@ -101,7 +92,7 @@ describe('applyPatch', () => {
     const scaled = { ...created, spec: { ...(created.spec as object), replicas: 5 } };
     const live = stored({ ...scaled, metadata: { ...scaled.metadata, managedFields: updateManagedFields({ old: created, updated: scaled, manager: 'hpa', schema: pipelineSchema, resolve, apiVersion, now: T2 }) } });
 
-    const one = errorOf(() => apply(live, config({ spec: { replicas: 3, steps: [fetch] } }), 'kubectl'));
+    const one = statusErrorOf(() => apply(live, config({ spec: { replicas: 3, steps: [fetch] } }), 'kubectl'));
     expect(one.status).toEqual({
       kind: 'Status',
       apiVersion: 'v1',
@@ -114,7 +105,7 @@ describe('applyPatch', () => {
     });
 
     const paused = stored(apply(live, config({ spec: { paused: true, steps: [{ name: 'fetch', image: 'alpine:3.21' }] } }), 'ops', { force: true }).object);
-    const many = errorOf(() => apply(paused, config({ spec: { replicas: 3, paused: false, steps: [{ ...fetch, image: 'busybox' }] } }), 'kubectl'));
+    const many = statusErrorOf(() => apply(paused, config({ spec: { replicas: 3, paused: false, steps: [{ ...fetch, image: 'busybox' }] } }), 'kubectl'));
     expect(many.status.message).toBe(
       [
         'Apply failed with 3 conflicts: conflicts with "hpa" using cairn.dev/v1:',
@@ -133,7 +124,7 @@ describe('applyPatch', () => {
 
   it('takes the conflicting fields with force', () => {
     const created = stored(apply(undefined, config({ spec: { replicas: 2 } }), 'kubectl').object);
-    expect(errorOf(() => apply(created, config({ spec: { replicas: 4 } }), 'ops')).code).toBe(409);
+    expect(statusErrorOf(() => apply(created, config({ spec: { replicas: 4 } }), 'ops')).code).toBe(409);
     const forced = apply(created, config({ spec: { replicas: 4 } }), 'ops', { force: true, now: T2 });
     expect(forced.object.spec).toEqual({ replicas: 4 });
     expect(forced.managedFields).toEqual([
@@ -192,7 +183,7 @@ describe('applyPatch', () => {
     const { object } = apply(live, config({ spec: { steps: [{ ...fetch, command: ['echo'] }] } }), 'kubectl');
     expect(object.spec).toEqual({ steps: [{ ...fetch, command: ['echo'] }] });
 
-    const error = errorOf(() => apply(live, config({ spec: { steps: [{ name: 'fetch', command: ['sh'] }] } }), 'ops'));
+    const error = statusErrorOf(() => apply(live, config({ spec: { steps: [{ name: 'fetch', command: ['sh'] }] } }), 'ops'));
     expect(error.status.details?.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl"', field: '.spec.steps[name="fetch"].command' }]);
   });
 
@@ -246,7 +237,7 @@ describe('applyPatch', () => {
       'failed to create typed patch object (default/ingest; cairn.dev/v1, Kind=Pipeline): .spec.steps[name="a"].env: element 0: associative list with keys has an element that omits key field "name" (and doesn\'t have default value)',
     ],
   ])('refuses a configuration with %s (400)', (_, applied, message) => {
-    const error = errorOf(() => apply(undefined, applied, 'kubectl'));
+    const error = statusErrorOf(() => apply(undefined, applied, 'kubectl'));
     expect(error.code).toBe(400);
     expect(error.status.message).toBe(message);
   });

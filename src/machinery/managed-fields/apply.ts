@@ -6,40 +6,26 @@
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { badRequest } from '../errors.js';
-import type { JsonSchema, SchemaResolver } from '../json-schema.js';
 import { deepCopy, type KubeObject } from '../object.js';
 import type { StatusError } from '../status.js';
 import { compareObjects, withoutFields } from './compare.js';
 import { formatPath } from './field-path.js';
 import { fieldSetOf } from './field-set-of.js';
 import { FieldSet } from './field-set.js';
-import { decodeManagedFields, encodeManagedFields, ownerIdentity, strippedFields, withManagedFields } from './managed-fields.js';
+import { decodeManagedFields, encodeManagedFields, ownerIdentity, strippedFields, withManagedFields, type OwnershipContext } from './managed-fields.js';
 import { mergeApplied } from './merge.js';
 import { releaseChangedFields } from './ownership.js';
 import { removeDisowned } from './prune.js';
 import type { Problem } from './schema-shape.js';
 
 /** One server-side apply. */
-export interface ApplyRequest {
+export interface ApplyRequest extends OwnershipContext {
   /** The stored object with its managedFields, in `apiVersion`; undefined when the apply creates it. */
   readonly live: KubeObject | undefined;
   /** The applied configuration, the decoded request body. */
   readonly applied: KubeObject;
-  /** The `fieldManager` query parameter. */
-  readonly manager: string;
   /** The `force` query parameter: take the conflicting fields instead of answering 409. */
   readonly force: boolean;
-  /** The kind's schema at `apiVersion`, and the resolver of its references. */
-  readonly schema: JsonSchema;
-  readonly resolve: SchemaResolver;
-  /** The group/version of the request, e.g. `cairn.dev/v1`. */
-  readonly apiVersion: string;
-  /** The time of the request, RFC 3339 to the second. */
-  readonly now: string;
-  /** The subresource applied to (`status`), if any. */
-  readonly subresource?: string;
-  /** Fields the endpoint's strategy resets (`.status` on the main resource): owned by nobody through it, never in conflict. */
-  readonly resetFields?: FieldSet;
 }
 
 /** The outcome of an apply. */

@@ -3,9 +3,27 @@
  * one FieldOwner per manager, and encoded back in kube's order.
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
+import type { JsonSchema, SchemaResolver } from '../json-schema.js';
 import { isPlainObject, type KubeObject } from '../object.js';
 import { compareStrings, fieldPath } from './field-path.js';
 import { FieldSet } from './field-set.js';
+
+/** Who writes, through which endpoint, against which schema: what every ownership computation needs. */
+export interface OwnershipContext {
+  /** The `fieldManager` query parameter, or the name derived from the User-Agent. */
+  readonly manager: string;
+  /** The kind's schema at `apiVersion`, and the resolver of its references. */
+  readonly schema: JsonSchema;
+  readonly resolve: SchemaResolver;
+  /** The group/version of the request, e.g. `cairn.dev/v1`. */
+  readonly apiVersion: string;
+  /** The time of the request, RFC 3339 to the second. */
+  readonly now: string;
+  /** The subresource written (`status`, `scale`), if any. */
+  readonly subresource?: string;
+  /** Fields the endpoint's strategy resets (`.status` on the main resource): owned by nobody through it, never in conflict. */
+  readonly resetFields?: FieldSet;
+}
 
 /** One manager's fields, from one managedFields entry. */
 export interface FieldOwner {

@@ -3,32 +3,18 @@
  * manager records it: the writer owns what it changed.
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
-import type { JsonSchema, SchemaResolver } from '../json-schema.js';
 import { isPlainObject, type KubeObject } from '../object.js';
 import { compareObjects, withoutFields } from './compare.js';
 import { FieldSet } from './field-set.js';
-import { decodeManagedFields, encodeManagedFields, ownerIdentity, strippedFields, withManagedFields, type FieldOwner } from './managed-fields.js';
+import { decodeManagedFields, encodeManagedFields, ownerIdentity, strippedFields, withManagedFields, type FieldOwner, type OwnershipContext } from './managed-fields.js';
 import { releaseChangedFields } from './ownership.js';
 
 /** One write that is not an apply. */
-export interface UpdateRequest {
+export interface UpdateRequest extends OwnershipContext {
   /** The stored object with its managedFields; undefined on create. */
   readonly old: KubeObject | undefined;
   /** The object about to be stored, with the managedFields the client sent (if any). */
   readonly updated: KubeObject;
-  /** The `fieldManager` query parameter, or the name derived from the User-Agent. */
-  readonly manager: string;
-  /** The kind's schema at `apiVersion`, and the resolver of its references. */
-  readonly schema: JsonSchema;
-  readonly resolve: SchemaResolver;
-  /** The group/version of the request, e.g. `cairn.dev/v1`. */
-  readonly apiVersion: string;
-  /** The time of the request, RFC 3339 to the second. */
-  readonly now: string;
-  /** The subresource written (`status`, `scale`), if any. */
-  readonly subresource?: string;
-  /** Fields the endpoint's strategy resets (`.status` on the main resource): owned by nobody through it. */
-  readonly resetFields?: FieldSet;
 }
 
 /**

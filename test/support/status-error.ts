@@ -1,0 +1,15 @@
+/**
+ * Catching the StatusError a synchronous call throws, for assertions on its Status.
+ */
+import { StatusError } from '../../src/machinery/status.js';
+
+/** The StatusError `run` throws; fails when it throws something else or nothing. */
+export function statusErrorOf(run: () => unknown): StatusError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof StatusError) return error;
+    throw error;
+  }
+  throw new Error('expected a StatusError');
+}
