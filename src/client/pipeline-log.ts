@@ -48,7 +48,7 @@ export async function* readLog(api: Client<paths>, pipeline: PipelineName, optio
   const { data, error, response } = await api.GET(logPath, { params: { path: pipeline, query }, parseAs: 'stream', signal });
   if (!response.ok || !data) throw apiError(response.status, error);
   try {
-    yield* lines(data);
+    yield* lines(data, signal);
   } catch (error) {
     if (!signal?.aborted) throw error;
   }

@@ -72,7 +72,7 @@ export async function* watch<P extends WatchPath>(api: Client<paths>, path: P, o
     let received = false;
     try {
       const body = await open(api, path, options, resourceVersion);
-      for await (const line of lines(body)) {
+      for await (const line of lines(body, signal)) {
         if (!line.trim()) continue;
         const event = JSON.parse(line) as RawEvent;
         if (event.type === 'ERROR') throw apiError(500, event.object);
