@@ -29,7 +29,7 @@ describe.each(backends)('status subresource on %s', (backend) => {
     expect(patched.json.metadata.resourceVersion).toBe(put.json.metadata.resourceVersion);
   });
 
-  it('writes only status through /status, by PUT and by every patch type', async () => {
+  it('writes only status through /status, by PUT, every patch type and apply', async () => {
     const created = (await server.request('POST', pipelines, { body: pipeline('sub', {}, { a: 'b' }) })).json;
     const put = await server.request('PUT', `${pipelines}/sub/status`, {
       body: { ...created, metadata: { ...created.metadata, labels: { changed: 'yes' } }, spec: { ...created.spec, replicas: 9 }, status: { phase: 'Running', readyReplicas: 1 } },
@@ -49,6 +49,25 @@ describe.each(backends)('status subresource on %s', (backend) => {
       headers: { 'Content-Type': 'application/json-patch+json' },
     });
     expect(jsonPatched.json.status.phase).toBe('Paused');
+    const strategic = await server.request('PATCH', `${pipelines}/sub/status`, {
+      body: { status: { conditions: [{ type: 'Ready', status: 'False', reason: 'Scaling' }] } },
+      headers: { 'Content-Type': 'application/strategic-merge-patch+json' },
+    });
+    expect(strategic.json.status.conditions).toEqual([{ type: 'Ready', status: 'False', reason: 'Scaling' }]);
+    const applyStatus = (query: string) =>
+      server.request('PATCH', `${pipelines}/sub/status?fieldManager=runner${query}`, {
+        body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'sub' }, spec: { replicas: 8 }, status: { readyReplicas: 2, conditions: [{ type: 'Ready', status: 'True', reason: 'AllReplicasReady' }] } },
+        headers: { 'Content-Type': 'application/apply-patch+yaml' },
+      });
+    // The strategic patch above owns the condition's status and reason now.
+    const conflicting = await applyStatus('');
+    expect(conflicting.status).toBe(409);
+    expect(conflicting.json.details.causes.map((c: { field: string }) => c.field)).toEqual(['.status.conditions[type="Ready"].reason', '.status.conditions[type="Ready"].status']);
+    const applied = await applyStatus('&force=true');
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.json.status.conditions).toEqual([{ type: 'Ready', status: 'True', reason: 'AllReplicasReady' }]);
+    expect(applied.json.spec.replicas).toBe(1);
+    expect(applied.json.metadata.managedFields).toContainEqual(expect.objectContaining({ manager: 'runner', operation: 'Apply', subresource: 'status' }));
     const read = await server.request('GET', `${pipelines}/sub/status`);
     expect(read.json).toMatchObject({ kind: 'Pipeline', metadata: { name: 'sub' }, status: { phase: 'Paused', readyReplicas: 2 } });
     const invalid = await server.request('PATCH', `${pipelines}/sub/status`, { body: { status: { phase: 'Bogus' } }, headers: merge });
