@@ -390,8 +390,8 @@ export class Store {
     if (subresource !== 'status') return withStatusOf(submitted, current);
     this.#checkIdentity(submitted, { namespace: current.metadata.namespace ?? '', name: current.metadata.name });
     const next = withStatusOf(deepCopy(current), submitted);
-    // The resourceVersion sent is still the write's precondition.
-    next.metadata = { ...next.metadata, resourceVersion: submitted.metadata?.resourceVersion };
+    // The resourceVersion sent is still the write's precondition; managedFields an apply computed are kept, as kube's status strategy keeps them.
+    next.metadata = { ...next.metadata, resourceVersion: submitted.metadata?.resourceVersion, managedFields: submitted.metadata?.managedFields };
     return next;
   }
 
