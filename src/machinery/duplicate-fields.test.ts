@@ -14,4 +14,11 @@ describe('duplicateFields', () => {
   it('finds none in a clean document', () => {
     expect(duplicateFields('{"a":{"b":[1,2]},"c":{"b":1}}')).toEqual([]);
   });
+
+  it('skips the second parse only when the decoded value holds every key the text spells', () => {
+    const clean = '{"a": {"b": [{"c": 1}, "d\\":x"]}, "e:": "f"}';
+    expect(duplicateFields(clean, JSON.parse(clean))).toEqual([]);
+    const repeated = '{"spec": {"replicas": 1, "replicas": 2}}';
+    expect(duplicateFields(repeated, JSON.parse(repeated))).toEqual(['spec.replicas']);
+  });
 });

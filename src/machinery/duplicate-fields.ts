@@ -21,8 +21,34 @@ function walk(node: Node | null | undefined, path: string, found: string[]): voi
   }
 }
 
-/** The paths of the fields a JSON or YAML document repeats within one object, in document order. */
-export function duplicateFields(raw: string): string[] {
+/** How many keys a JSON text spells out: every string followed by a colon, outside strings. */
+function jsonKeyTokens(raw: string): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw[i] !== '"') continue;
+    for (i++; i < raw.length && raw[i] !== '"'; i++) if (raw[i] === '\\') i++;
+    let next = i + 1;
+    while (next < raw.length && /\s/.test(raw[next]!)) next++;
+    if (raw[next] === ':') count++;
+  }
+  return count;
+}
+
+/** How many keys the objects of a decoded value hold. */
+function decodedKeys(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, item) => n + decodedKeys(item), 0);
+  if (typeof value !== 'object' || value === null) return 0;
+  return Object.values(value).reduce((n: number, item) => n + 1 + decodedKeys(item), 0);
+}
+
+/**
+ * The paths of the fields a JSON or YAML document repeats within one object, in
+ * document order. `decoded` is the document as JSON.parse or the YAML decoder read it:
+ * when a JSON text spells out no more keys than that holds, nothing repeats and the
+ * document is not parsed again (writes take this path every time).
+ */
+export function duplicateFields(raw: string, decoded?: unknown): string[] {
+  if (decoded !== undefined && raw.trimStart().startsWith('{') && jsonKeyTokens(raw) === decodedKeys(decoded)) return [];
   // YAML is a superset of JSON, so one parser finds repeats in both.
   const document = parseDocument(raw, { uniqueKeys: false });
   const found: string[] = [];

@@ -20,7 +20,7 @@ export async function readWrite(rc: ResourceContext, decode: (raw: string) => un
       ...options,
       // As kube does, a write without a fieldManager is recorded under its User-Agent's product name.
       fieldManager: options.fieldManager ?? (rc.ctx.get('User-Agent').split('/')[0]!.slice(0, 128) || undefined),
-      duplicateFields: options.fieldValidation === 'Ignore' ? [] : duplicateFields(raw),
+      duplicateFields: options.fieldValidation === 'Ignore' ? [] : duplicateFields(raw, value),
     },
   };
 }
