@@ -2,23 +2,17 @@
  * The API end to end over TLS, on both backends: CRUD, validation and the Status
  * errors kube-apiserver would answer with.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, pipeline, startTestServer, type TestServer } from './support/test-server.js';
+import { describe, expect, it } from 'vitest';
+import { backends, pipeline, sharedTestServer } from './support/test-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
 const runnerClasses = '/apis/cairn.dev/v1/runnerclasses';
 
 describe.each(backends)('CRUD on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ backend });
-  });
-  afterAll(async () => {
-    await server?.destroy();
-  });
+  const server = sharedTestServer({ backend });
 
   it('creates a Pipeline with system metadata and defaults', async () => {
-    const res = await server.request('POST', pipelines, { body: pipeline('create-me', {}, { team: 'data' }) });
+    const res = await server().request('POST', pipelines, { body: pipeline('create-me', {}, { team: 'data' }) });
     expect(res.status).toBe(201);
     const meta = res.json.metadata;
     expect(meta.uid).toMatch(/^[0-9a-f-]{36}$/);
@@ -27,13 +21,13 @@ describe.each(backends)('CRUD on %s', (backend) => {
     expect(meta.generation).toBe(1);
     expect(meta.namespace).toBe('default');
     expect(res.json.spec.replicas).toBe(1);
-    const got = await server.request('GET', `${pipelines}/create-me`);
+    const got = await server().request('GET', `${pipelines}/create-me`);
     expect(got.status).toBe(200);
     expect(got.json).toEqual(res.json);
   });
 
   it('keeps zero values as sent', async () => {
-    const res = await server.request('POST', pipelines, { body: pipeline('zeros', { replicas: 0, runnerClassName: '', paused: false, steps: [] }) });
+    const res = await server().request('POST', pipelines, { body: pipeline('zeros', { replicas: 0, runnerClassName: '', paused: false, steps: [] }) });
     expect(res.status).toBe(201);
     expect(res.json.spec).toEqual({ replicas: 0, runnerClassName: '', paused: false, steps: [] });
   });
@@ -41,14 +35,14 @@ describe.each(backends)('CRUD on %s', (backend) => {
   it('generates names from generateName', async () => {
     const body = pipeline('');
     body.metadata = { generateName: 'gen-' } as never;
-    const res = await server.request('POST', pipelines, { body });
+    const res = await server().request('POST', pipelines, { body });
     expect(res.status).toBe(201);
     expect(res.json.metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);
   });
 
   it('refuses a duplicate with 409 AlreadyExists', async () => {
-    await server.request('POST', pipelines, { body: pipeline('dup') });
-    const res = await server.request('POST', pipelines, { body: pipeline('dup') });
+    await server().request('POST', pipelines, { body: pipeline('dup') });
+    const res = await server().request('POST', pipelines, { body: pipeline('dup') });
     expect(res.status).toBe(409);
     expect(res.json).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'AlreadyExists', code: 409 });
     expect(res.json.message).toBe('pipelines.cairn.dev "dup" already exists');
@@ -56,19 +50,19 @@ describe.each(backends)('CRUD on %s', (backend) => {
   });
 
   it('answers a missing object with 404 NotFound', async () => {
-    const res = await server.request('GET', `${pipelines}/nope`);
+    const res = await server().request('GET', `${pipelines}/nope`);
     expect(res.status).toBe(404);
     expect(res.json).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404, message: 'pipelines.cairn.dev "nope" not found' });
   });
 
   it('lists one namespace and all namespaces', async () => {
-    await server.request('POST', '/apis/cairn.dev/v1/namespaces/other/pipelines', { body: pipeline('elsewhere') });
-    const one = await server.request('GET', '/apis/cairn.dev/v1/namespaces/other/pipelines');
+    await server().request('POST', '/apis/cairn.dev/v1/namespaces/other/pipelines', { body: pipeline('elsewhere') });
+    const one = await server().request('GET', '/apis/cairn.dev/v1/namespaces/other/pipelines');
     expect(one.status).toBe(200);
     expect(one.json).toMatchObject({ apiVersion: 'cairn.dev/v1', kind: 'PipelineList' });
     expect(one.json.metadata.resourceVersion).toMatch(/^\d+$/);
     expect(one.json.items.map((p: any) => p.metadata.name)).toEqual(['elsewhere']);
-    const all = await server.request('GET', '/apis/cairn.dev/v1/pipelines');
+    const all = await server().request('GET', '/apis/cairn.dev/v1/pipelines');
     const names = all.json.items.map((p: any) => `${p.metadata.namespace}/${p.metadata.name}`);
     expect(names).toContain('other/elsewhere');
     expect(names).toContain('default/create-me');
@@ -76,48 +70,48 @@ describe.each(backends)('CRUD on %s', (backend) => {
 
   it('serves cluster-scoped RunnerClasses', async () => {
     const body = { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'standard' }, spec: { image: 'alpine', maxReplicas: 10 } };
-    const res = await server.request('POST', runnerClasses, { body });
+    const res = await server().request('POST', runnerClasses, { body });
     expect(res.status).toBe(201);
     expect(res.json.metadata.namespace).toBeUndefined();
-    expect((await server.request('GET', `${runnerClasses}/standard`)).json.spec).toEqual({ image: 'alpine', maxReplicas: 10 });
-    expect((await server.request('GET', runnerClasses)).json.kind).toBe('RunnerClassList');
-    const namespaced = await server.request('POST', runnerClasses, { body: { ...body, metadata: { name: 'x', namespace: 'default' } } });
+    expect((await server().request('GET', `${runnerClasses}/standard`)).json.spec).toEqual({ image: 'alpine', maxReplicas: 10 });
+    expect((await server().request('GET', runnerClasses)).json.kind).toBe('RunnerClassList');
+    const namespaced = await server().request('POST', runnerClasses, { body: { ...body, metadata: { name: 'x', namespace: 'default' } } });
     expect(namespaced.status).toBe(400);
-    expect((await server.request('GET', '/apis/cairn.dev/v1/namespaces/default/runnerclasses')).status).toBe(404);
+    expect((await server().request('GET', '/apis/cairn.dev/v1/namespaces/default/runnerclasses')).status).toBe(404);
   });
 
   it('updates with optimistic concurrency and bumps generation only on spec changes', async () => {
-    const created = (await server.request('POST', pipelines, { body: pipeline('upd') })).json;
+    const created = (await server().request('POST', pipelines, { body: pipeline('upd') })).json;
     const labelled = { ...created, metadata: { ...created.metadata, labels: { a: 'b' } } };
-    const res1 = await server.request('PUT', `${pipelines}/upd`, { body: labelled });
+    const res1 = await server().request('PUT', `${pipelines}/upd`, { body: labelled });
     expect(res1.status).toBe(200);
     expect(res1.json.metadata.generation).toBe(1);
     expect(Number(res1.json.metadata.resourceVersion)).toBeGreaterThan(Number(created.metadata.resourceVersion));
     const withStatus = { ...res1.json, status: { phase: 'Running' } };
-    const res2 = await server.request('PUT', `${pipelines}/upd`, { body: withStatus });
+    const res2 = await server().request('PUT', `${pipelines}/upd`, { body: withStatus });
     expect(res2.json.metadata.generation).toBe(1);
     const scaled = { ...res2.json, spec: { ...res2.json.spec, replicas: 4 } };
-    const res3 = await server.request('PUT', `${pipelines}/upd`, { body: scaled });
+    const res3 = await server().request('PUT', `${pipelines}/upd`, { body: scaled });
     expect(res3.json.metadata.generation).toBe(2);
     // The object read before these writes is stale now.
-    const stale = await server.request('PUT', `${pipelines}/upd`, { body: { ...created, spec: { ...created.spec, replicas: 9 } } });
+    const stale = await server().request('PUT', `${pipelines}/upd`, { body: { ...created, spec: { ...created.spec, replicas: 9 } } });
     expect(stale.status).toBe(409);
     expect(stale.json).toMatchObject({ kind: 'Status', reason: 'Conflict', code: 409 });
     expect(stale.json.message).toContain('the object has been modified; please apply your changes to the latest version and try again');
     // A generation a client sends is not taken; immutable fields it changes are refused.
-    const forged = await server.request('PUT', `${pipelines}/upd`, { body: { ...res3.json, metadata: { ...res3.json.metadata, generation: 77 } } });
+    const forged = await server().request('PUT', `${pipelines}/upd`, { body: { ...res3.json, metadata: { ...res3.json.metadata, generation: 77 } } });
     expect(forged.json.metadata.generation).toBe(2);
     for (const [field, value] of [['uid', 'forged'], ['creationTimestamp', '2000-01-01T00:00:00Z']] as const) {
-      const refused = await server.request('PUT', `${pipelines}/upd`, { body: { ...res3.json, metadata: { ...res3.json.metadata, [field]: value } } });
+      const refused = await server().request('PUT', `${pipelines}/upd`, { body: { ...res3.json, metadata: { ...res3.json.metadata, [field]: value } } });
       expect(refused.status, field).toBe(422);
       expect(refused.json.details.causes).toEqual([{ field: `metadata.${field}`, reason: 'FieldValueInvalid', message: `Invalid value: "${value}": field is immutable` }]);
     }
-    expect((await server.request('PUT', `${pipelines}/absent`, { body: pipeline('absent') })).status).toBe(404);
+    expect((await server().request('PUT', `${pipelines}/absent`, { body: pipeline('absent') })).status).toBe(404);
   });
 
   it('patches with JSON Patch and merge patch', async () => {
-    await server.request('POST', pipelines, { body: pipeline('patched') });
-    const merge = await server.request('PATCH', `${pipelines}/patched`, {
+    await server().request('POST', pipelines, { body: pipeline('patched') });
+    const merge = await server().request('PATCH', `${pipelines}/patched`, {
       body: { metadata: { labels: { env: 'prod' } }, spec: { replicas: 5 } },
       headers: { 'Content-Type': 'application/merge-patch+json' },
     });
@@ -125,7 +119,7 @@ describe.each(backends)('CRUD on %s', (backend) => {
     expect(merge.json.metadata.labels).toEqual({ env: 'prod' });
     expect(merge.json.spec.replicas).toBe(5);
     expect(merge.json.metadata.generation).toBe(2);
-    const json = await server.request('PATCH', `${pipelines}/patched`, {
+    const json = await server().request('PATCH', `${pipelines}/patched`, {
       body: [
         { op: 'test', path: '/spec/replicas', value: 5 },
         { op: 'replace', path: '/spec/replicas', value: 6 },
@@ -134,51 +128,51 @@ describe.each(backends)('CRUD on %s', (backend) => {
     });
     expect(json.status).toBe(200);
     expect(json.json.spec.replicas).toBe(6);
-    const failed = await server.request('PATCH', `${pipelines}/patched`, {
+    const failed = await server().request('PATCH', `${pipelines}/patched`, {
       body: [{ op: 'test', path: '/spec/replicas', value: 1 }],
       headers: { 'Content-Type': 'application/json-patch+json' },
     });
     expect(failed.status).toBe(422);
-    const stale = await server.request('PATCH', `${pipelines}/patched`, {
+    const stale = await server().request('PATCH', `${pipelines}/patched`, {
       body: { metadata: { resourceVersion: merge.json.metadata.resourceVersion }, spec: { replicas: 1 } },
       headers: { 'Content-Type': 'application/merge-patch+json' },
     });
     expect(stale.status).toBe(409);
-    const unsupported = await server.request('PATCH', `${pipelines}/patched`, { body: {}, headers: { 'Content-Type': 'text/plain' } });
+    const unsupported = await server().request('PATCH', `${pipelines}/patched`, { body: {}, headers: { 'Content-Type': 'text/plain' } });
     expect(unsupported.status).toBe(415);
     expect(unsupported.json.reason).toBe('UnsupportedMediaType');
-    const missing = await server.request('PATCH', `${pipelines}/nope`, { body: {}, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const missing = await server().request('PATCH', `${pipelines}/nope`, { body: {}, headers: { 'Content-Type': 'application/merge-patch+json' } });
     expect(missing.status).toBe(404);
   });
 
   it('deletes with DeleteOptions, an empty JSON body or none, and honours preconditions and dryRun', async () => {
-    const a = (await server.request('POST', pipelines, { body: pipeline('del-a') })).json;
-    await server.request('POST', pipelines, { body: pipeline('del-b') });
-    const wrongUid = await server.request('DELETE', `${pipelines}/del-a`, { body: { preconditions: { uid: 'other' } } });
+    const a = (await server().request('POST', pipelines, { body: pipeline('del-a') })).json;
+    await server().request('POST', pipelines, { body: pipeline('del-b') });
+    const wrongUid = await server().request('DELETE', `${pipelines}/del-a`, { body: { preconditions: { uid: 'other' } } });
     expect(wrongUid.json.message).toContain("Precondition failed");
     expect(wrongUid.status).toBe(409);
-    const dry = await server.request('DELETE', `${pipelines}/del-a`, { body: { propagationPolicy: 'Background', dryRun: ['All'] } });
+    const dry = await server().request('DELETE', `${pipelines}/del-a`, { body: { propagationPolicy: 'Background', dryRun: ['All'] } });
     expect(dry.status).toBe(200);
-    expect((await server.request('GET', `${pipelines}/del-a`)).status).toBe(200);
-    const res = await server.request('DELETE', `${pipelines}/del-a`, { body: { propagationPolicy: 'Background', preconditions: { uid: a.metadata.uid } } });
+    expect((await server().request('GET', `${pipelines}/del-a`)).status).toBe(200);
+    const res = await server().request('DELETE', `${pipelines}/del-a`, { body: { propagationPolicy: 'Background', preconditions: { uid: a.metadata.uid } } });
     expect(res.status).toBe(200);
     expect(res.json.metadata.name).toBe('del-a');
-    expect((await server.request('GET', `${pipelines}/del-a`)).status).toBe(404);
-    const empty = await server.request('DELETE', `${pipelines}/del-b`, { body: '', headers: { 'Content-Type': 'application/json' } });
+    expect((await server().request('GET', `${pipelines}/del-a`)).status).toBe(404);
+    const empty = await server().request('DELETE', `${pipelines}/del-b`, { body: '', headers: { 'Content-Type': 'application/json' } });
     expect(empty.status).toBe(200);
-    expect((await server.request('DELETE', `${pipelines}/del-b`)).status).toBe(404);
+    expect((await server().request('DELETE', `${pipelines}/del-b`)).status).toBe(404);
   });
 
   it('persists nothing on dryRun create', async () => {
-    const res = await server.request('POST', `${pipelines}?dryRun=All`, { body: pipeline('dry') });
+    const res = await server().request('POST', `${pipelines}?dryRun=All`, { body: pipeline('dry') });
     expect(res.status).toBe(201);
     expect(res.json.metadata.uid).toBeTruthy();
-    expect((await server.request('GET', `${pipelines}/dry`)).status).toBe(404);
+    expect((await server().request('GET', `${pipelines}/dry`)).status).toBe(404);
   });
 
   it('reads and writes YAML', async () => {
     const yaml = 'apiVersion: cairn.dev/v1\nkind: Pipeline\nmetadata:\n  name: yaml-in\nspec:\n  replicas: 2\n';
-    const res = await server.request('POST', pipelines, { body: yaml, headers: { 'Content-Type': 'application/yaml', Accept: 'application/yaml' } });
+    const res = await server().request('POST', pipelines, { body: yaml, headers: { 'Content-Type': 'application/yaml', Accept: 'application/yaml' } });
     expect(res.status).toBe(201);
     expect(res.headers['content-type']).toContain('application/yaml');
     expect(res.text).toContain('name: yaml-in');
@@ -186,13 +180,13 @@ describe.each(backends)('CRUD on %s', (backend) => {
   });
 
   it('negotiates: JSON for */* and a Table-first Accept, 406 for what it cannot produce', async () => {
-    const star = await server.request('GET', pipelines, { headers: { Accept: '*/*' } });
+    const star = await server().request('GET', pipelines, { headers: { Accept: '*/*' } });
     expect(star.headers['content-type']).toContain('application/json');
-    const table = await server.request('GET', pipelines, {
+    const table = await server().request('GET', pipelines, {
       headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json' },
     });
     expect(table.json).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
-    const proto = await server.request('GET', pipelines, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
+    const proto = await server().request('GET', pipelines, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
     expect(proto.status).toBe(406);
     expect(proto.json).toMatchObject({ kind: 'Status', reason: 'NotAcceptable', code: 406 });
   });
@@ -224,7 +218,7 @@ describe.each(backends)('CRUD on %s', (backend) => {
       { name: 'POST to an object', method: 'POST', path: `${pipelines}/create-me`, body: pipeline('create-me'), status: 405, reason: 'MethodNotAllowed' },
     ];
     it.each(cases)('$name → $status $reason', async ({ method, path, body, status, reason, contains }) => {
-      const res = await server.request(method, path, { body });
+      const res = await server().request(method, path, { body });
       expect(res.status).toBe(status);
       expect(res.headers['content-type']).toContain('application/json');
       expect(res.json).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code: status });
@@ -233,18 +227,18 @@ describe.each(backends)('CRUD on %s', (backend) => {
     });
 
     it('names every invalid field in details.causes', async () => {
-      const res = await server.request('POST', pipelines, { body: pipeline('multi', { replicas: -2, steps: [{ name: 'a' }, { name: 'a' }] }) });
+      const res = await server().request('POST', pipelines, { body: pipeline('multi', { replicas: -2, steps: [{ name: 'a' }, { name: 'a' }] }) });
       expect(res.status).toBe(422);
       const fields = res.json.details.causes.map((c: any) => c.field);
       expect(fields).toContain('spec.replicas');
       expect(res.json.details).toMatchObject({ name: 'multi', group: 'cairn.dev', kind: 'Pipeline' });
-      const dup = await server.request('POST', pipelines, { body: pipeline('dupsteps', { steps: [{ name: 'a' }, { name: 'a' }] }) });
+      const dup = await server().request('POST', pipelines, { body: pipeline('dupsteps', { steps: [{ name: 'a' }, { name: 'a' }] }) });
       expect(dup.status).toBe(422);
       expect(dup.json.details.causes).toEqual([{ field: 'spec.steps[1].name', reason: 'FieldValueDuplicate', message: 'Duplicate value: "a"' }]);
     });
 
     it('drops unknown fields with a Warning header by default', async () => {
-      const res = await server.request('POST', pipelines, { body: pipeline('warned', { bogus: 1 }) });
+      const res = await server().request('POST', pipelines, { body: pipeline('warned', { bogus: 1 }) });
       expect(res.status).toBe(201);
       expect(res.json.spec.bogus).toBeUndefined();
       expect(String(res.headers.warning)).toContain('unknown field \\"spec.bogus\\"');
