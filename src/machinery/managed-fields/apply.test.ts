@@ -13,6 +13,7 @@ const resolve = componentResolver({ ...metaSchemas, [v1SchemaNames.pipeline]: pi
 const apiVersion = 'cairn.dev/v1';
 const T1 = '2024-05-01T10:00:00Z';
 const T2 = '2024-05-01T11:00:00Z';
+const T3 = '2024-05-01T12:00:00Z';
 
 /** An applied configuration of the Pipeline default/ingest. */
 function config(body: { metadata?: Record<string, unknown>; spec?: Record<string, unknown>; status?: Record<string, unknown> }): KubeObject {
@@ -216,11 +217,22 @@ describe('applyPatch', () => {
     expect(managedFields[0]?.fieldsV1).toEqual({ 'f:spec': { 'f:replicas': {} } });
   });
 
-  it('refreshes the time of an unchanged apply', () => {
+  it('keeps the live object, and its entry time, when an apply changes nothing', () => {
     const live = stored(apply(undefined, config({ spec: { replicas: 1 } }), 'kubectl').object);
     const again = apply(live, config({ spec: { replicas: 1 } }), 'kubectl', { now: T2 });
-    expect(again.object.spec).toEqual(live.spec);
-    expect(again.managedFields.map((entry) => entry.time)).toEqual([T2]);
+    expect(again.object).toEqual(live);
+    expect(again.managedFields.map((entry) => entry.time)).toEqual([T1]);
+  });
+
+  it('refreshes the time when an apply changes only what the manager owns', () => {
+    const live = stored(apply(undefined, config({ spec: { replicas: 1, runnerClassName: 'small' } }), 'kubectl').object);
+    const shared = stored(apply(live, config({ spec: { replicas: 1 } }), 'ops', { now: T2 }).object);
+    const disowned = apply(shared, config({ spec: { runnerClassName: 'small' } }), 'kubectl', { now: T3 });
+    expect(disowned.object.spec).toEqual(shared.spec);
+    expect(disowned.managedFields.map(({ manager, time }) => ({ manager, time }))).toEqual([
+      { manager: 'ops', time: T2 },
+      { manager: 'kubectl', time: T3 },
+    ]);
   });
 
   it.each<[string, KubeObject, string]>([

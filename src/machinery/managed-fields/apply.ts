@@ -8,7 +8,7 @@ import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { badRequest } from '../errors.js';
 import { deepCopy, type KubeObject } from '../object.js';
 import type { StatusError } from '../status.js';
-import { compareObjects, withoutFields } from './compare.js';
+import { compareObjects, withoutFields, type Comparison } from './compare.js';
 import { formatPath } from './field-path.js';
 import { fieldSetOf } from './field-set-of.js';
 import { FieldSet } from './field-set.js';
@@ -79,8 +79,18 @@ export function applyPatch(request: ApplyRequest): ApplyResult {
     object = removeDisowned(object, schema, resolve, previous.fields, owned);
   }
   const changes = withoutFields(compareObjects(live, object, schema, resolve), resetFields);
+  // kube's managedFieldsUpdater: an apply that changes neither the object nor what the
+  // manager owns keeps the live object and its entry's time, so nothing is written.
+  if (request.live && previous && isUnchanged(changes) && fields.equals(previous.fields)) {
+    const object = deepCopy(request.live);
+    return { object, managedFields: object.metadata?.managedFields ?? [] };
+  }
   const managedFields = encodeManagedFields([...releaseChangedFields(others, changes, request.force), { ...self, time: request.now, fields }]);
   return { object: withManagedFields(deepCopy(object as KubeObject), managedFields), managedFields };
+}
+
+function isUnchanged({ added, modified, removed }: Comparison): boolean {
+  return added.isEmpty && modified.isEmpty && removed.isEmpty;
 }
 
 /** The 400 kube answers for a configuration it cannot read through the schema. */

@@ -62,6 +62,11 @@ export class FieldSet {
     return this.#members.size === 0 && this.#children.size === 0;
   }
 
+  /** Whether both sets have the same members. */
+  equals(other: FieldSet): boolean {
+    return this.difference(other).isEmpty && other.difference(this).isEmpty;
+  }
+
   /** Whether `path` is a member. */
   has(path: Path): boolean {
     if (path.length === 0) return false;
