@@ -100,6 +100,26 @@ describe.each(backends)('apply and strategic merge on %s', (backend) => {
     expect(conflict.json.message).toContain('conflict with "scaler" using cairn.dev/v1: .spec.replicas');
   });
 
+  it('keeps at most ten Update entries, folding the oldest into ancient-changes', async () => {
+    await server().request('POST', `${pipelines}?fieldManager=creator`, { body: pipeline('crowded') });
+    let latest: { metadata: { managedFields?: ManagedFieldsEntry[] } } = { metadata: {} };
+    for (let i = 0; i < 11; i++) {
+      const patched = await server().request('PATCH', `${pipelines}/crowded?fieldManager=labeler-${i}`, {
+        body: { metadata: { labels: { [`l${i}`]: 'x' } } },
+        headers: { 'Content-Type': 'application/merge-patch+json' },
+      });
+      expect(patched.status).toBe(200);
+      latest = patched.json;
+    }
+    const updates = latest.metadata.managedFields!.filter((m) => m.operation === 'Update');
+    expect(updates).toHaveLength(10);
+    const ancient = entry(latest, 'ancient-changes', 'Update');
+    expect(ancient).toMatchObject({ apiVersion: 'cairn.dev/v1', fieldsType: 'FieldsV1' });
+    // Twelve writers, ten entries: three of them now live in ancient-changes, and no field lost its owner.
+    const owned = new Set(updates.flatMap((m) => Object.keys((m.fieldsV1['f:metadata'] as { 'f:labels'?: object } | undefined)?.['f:labels'] ?? {}).filter((key) => key !== '.')));
+    expect([...owned].sort()).toEqual(Array.from({ length: 11 }, (_, i) => `f:l${i}`).sort());
+  });
+
   it('dry-runs an apply: answered, not stored', async () => {
     const dry = await server().request('PATCH', `${pipelines}/dry-applied?fieldManager=alice&dryRun=All`, { body: pipeline('dry-applied'), headers: applyType });
     expect(dry.status).toBe(201);

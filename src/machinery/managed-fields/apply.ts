@@ -8,6 +8,7 @@ import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { badRequest } from '../errors.js';
 import { deepCopy, type KubeObject } from '../object.js';
 import type { StatusError } from '../status.js';
+import { capUpdateOwners } from './cap.js';
 import { compareObjects, withoutFields, type Comparison } from './compare.js';
 import { formatPath } from './field-path.js';
 import { fieldSetOf } from './field-set-of.js';
@@ -85,7 +86,7 @@ export function applyPatch(request: ApplyRequest): ApplyResult {
     const object = deepCopy(request.live);
     return { object, managedFields: object.metadata?.managedFields ?? [] };
   }
-  const managedFields = encodeManagedFields([...releaseChangedFields(others, changes, request.force), { ...self, time: request.now, fields }]);
+  const managedFields = encodeManagedFields(capUpdateOwners([...releaseChangedFields(others, changes, request.force), { ...self, time: request.now, fields }]));
   return { object: withManagedFields(deepCopy(object as KubeObject), managedFields), managedFields };
 }
 

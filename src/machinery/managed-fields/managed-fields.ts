@@ -107,7 +107,7 @@ export function encodeManagedFields(owners: readonly FieldOwner[]): ManagedField
     .sort(
       (p, q) =>
         compareStrings(p.operation, q.operation) ||
-        seconds(p.time) - seconds(q.time) ||
+        entrySeconds(p.time) - entrySeconds(q.time) ||
         compareStrings(p.manager, q.manager) ||
         compareStrings(p.apiVersion, q.apiVersion) ||
         compareStrings(p.subresource ?? '', q.subresource ?? ''),
@@ -124,8 +124,8 @@ export function encodeManagedFields(owners: readonly FieldOwner[]): ManagedField
     .map((entry) => Object.fromEntries(Object.entries(entry).filter(([, v]) => v !== undefined)) as ManagedFieldsEntry);
 }
 
-// kube compares entry times at the second.
-function seconds(time: string | undefined): number {
+/** An entry's time in whole seconds, as kube compares them; 0 for an entry without one. */
+export function entrySeconds(time: string | undefined): number {
   const ms = time === undefined ? NaN : Date.parse(time);
   return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
 }

@@ -4,6 +4,7 @@
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { isPlainObject, type KubeObject } from '../object.js';
+import { capUpdateOwners } from './cap.js';
 import { compareObjects, withoutFields } from './compare.js';
 import { FieldSet } from './field-set.js';
 import { decodeManagedFields, encodeManagedFields, ownerIdentity, strippedFields, withManagedFields, type FieldOwner, type OwnershipContext } from './managed-fields.js';
@@ -35,11 +36,11 @@ export function updateManagedFields(request: UpdateRequest): ManagedFieldsEntry[
   const changes = withoutFields(compareObjects(before, after, schema, resolve), request.resetFields ?? FieldSet.empty);
   const owners = releaseChangedFields(startingOwners(request), changes, true);
   const taken = changes.added.union(changes.modified).difference(strippedFields);
-  if (taken.isEmpty) return encodeManagedFields(owners);
+  if (taken.isEmpty) return encodeManagedFields(capUpdateOwners(owners));
   const self = { manager: request.manager, operation: 'Update', apiVersion: request.apiVersion, subresource: request.subresource } as const;
   const previous = owners.find((owner) => ownerIdentity(owner) === ownerIdentity(self));
   const fields = taken.union(previous?.fields ?? FieldSet.empty);
-  return encodeManagedFields([...owners.filter((owner) => owner !== previous), { ...self, time: request.now, fields }]);
+  return encodeManagedFields(capUpdateOwners([...owners.filter((owner) => owner !== previous), { ...self, time: request.now, fields }]));
 }
 
 /** kube's `decodeLiveOrNew`: which managedFields a write starts from. */
