@@ -228,8 +228,8 @@ describe.each(backends)('log subresource on %s', (backend) => {
         ['{"step": "fetch", "lines": ["a"]', 'error decoding JSON body'],
         [[], 'the body of the request must be a JSON object'],
         [{ step: 'fetch' }, 'lines must be an array of strings'],
-        [{ step: 'fetch', lines: ['a', 2] }, 'lines must be an array of strings'],
-        [{ step: 3, lines: ['a'] }, 'step must be a string'],
+        [{ step: 'fetch', lines: ['a', 2] }, 'json: cannot unmarshal number 2 into Go struct field LogAppend.lines of type string'],
+        [{ step: 3, lines: ['a'] }, 'json: cannot unmarshal number 3 into Go struct field LogAppend.step of type string'],
         [{ step: 'fetch', lines: ['a', 'b\nc'] }, 'lines[1] must not contain a line break'],
       ];
       for (const [body, message] of bodies) {

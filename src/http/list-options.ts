@@ -78,6 +78,7 @@ export function listOptions(query: Query, resource: ApiResource, watch: boolean,
     // As in kube, a limit of 0 means no limit.
     limit: limit === 0 ? undefined : limit,
     continue: continueToken || undefined,
+    timeoutSeconds: integerParam(query, 'timeoutSeconds'),
   };
   return watch ? { ...options, sendInitialEvents } : options;
 }

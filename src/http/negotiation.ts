@@ -3,7 +3,8 @@
  * request body is read.
  */
 import YAML from 'yaml';
-import { badRequest, notAcceptable, unsupportedMediaType } from '../machinery/errors.js';
+import { decodeJson, decodeYaml } from '../machinery/bounded-decoding.js';
+import { notAcceptable, unsupportedMediaType } from '../machinery/errors.js';
 import type { MetaVersion } from '../machinery/partial-object-metadata.js';
 
 /** A media type Cairn writes objects in. */
@@ -110,20 +111,11 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Decodes a JSON or YAML body into a value; 400 for malformed input. */
+/** Decodes a JSON or YAML body into a value, within the decoding bounds; 400 for malformed input. */
 export function decodeBody(raw: string, type: string, accepted: readonly string[]): unknown {
   const effective = type === '' ? 'application/json' : type;
   if (!accepted.includes(effective)) throw unsupportedMediaType(type, accepted);
-  if (effective.endsWith('yaml')) {
-    const doc = YAML.parseDocument(raw, { uniqueKeys: false });
-    if (doc.errors.length) throw badRequest(`error converting YAML to JSON: ${doc.errors[0]!.message}`);
-    return doc.toJS();
-  }
-  try {
-    return JSON.parse(raw);
-  } catch (error) {
-    throw badRequest(`error decoding JSON body: ${(error as Error).message}`);
-  }
+  return effective.endsWith('yaml') ? decodeYaml(raw) : decodeJson(raw);
 }
 
 /** Serializes a value in the negotiated format. */

@@ -47,20 +47,32 @@ export function fieldSelectorParam(query: Query, selectable: readonly string[]):
   return selector;
 }
 
-/** Parses a non-negative integer parameter; 400 when malformed. */
-export function integerParam(query: Query, name: string): number | undefined {
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
+
+/**
+ * Parses an int64 parameter as kube's query decoding does (Go's strconv.ParseInt):
+ * 400 when malformed or outside int64. Values past JavaScript's safe integers are
+ * clamped to it, which no limit, count or duration tells apart from int64's end.
+ */
+function int64Param(query: Query, name: string, pattern: RegExp): number | undefined {
   const text = query.get(name);
   if (text === null || text === '') return undefined;
-  if (!/^\d+$/.test(text)) throw badRequest(`invalid value for ${name}: ${text}`);
-  return Number(text);
+  if (!pattern.test(text)) throw badRequest(`invalid value for ${name}: ${text}`);
+  const value = BigInt(text);
+  if (value < int64Min || value > int64Max) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing "${text}": value out of range`);
+  const safe = BigInt(Number.MAX_SAFE_INTEGER);
+  return Number(value > safe ? safe : value < -safe ? -safe : value);
 }
 
-/** Parses a signed integer parameter, for options whose validation reports negative values (422); 400 when malformed. */
+/** Parses a non-negative int64 parameter; 400 when malformed or out of range. */
+export function integerParam(query: Query, name: string): number | undefined {
+  return int64Param(query, name, /^\+?\d+$/);
+}
+
+/** Parses a signed int64 parameter, for options whose validation reports negative values (422); 400 when malformed. */
 export function signedIntegerParam(query: Query, name: string): number | undefined {
-  const text = query.get(name);
-  if (text === null || text === '') return undefined;
-  if (!/^-?\d+$/.test(text)) throw badRequest(`invalid value for ${name}: ${text}`);
-  return Number(text);
+  return int64Param(query, name, /^[+-]?\d+$/);
 }
 
 /** Parses a boolean parameter (`true`/`1`, `false`/`0`); 400 when malformed. */
@@ -87,7 +99,8 @@ export function timeParam(query: Query, name: string): Date | undefined {
 /** Checks a resourceVersion parameter is a non-negative integer (or unset). */
 export function resourceVersionParam(query: Query): string {
   const rv = query.get('resourceVersion') ?? '';
-  if (rv !== '' && !/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${rv}`);
+  // kube parses it as a uint64; Cairn's resourceVersions are int64, and no larger one can be current.
+  if (rv !== '' && (!/^\d+$/.test(rv) || BigInt(rv) > int64Max)) throw badRequest(`invalid resource version: ${rv}`);
   return rv;
 }
 

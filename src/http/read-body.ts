@@ -3,10 +3,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
+import { maxRequestBodyBytes } from '../machinery/bounded-decoding.js';
 import { requestEntityTooLarge } from '../machinery/errors.js';
-
-/** kube-apiserver's limit on request bodies (3 MiB). */
-export const maxRequestBodyBytes = 3 * 1024 * 1024;
 
 /** Reads the whole body as UTF-8; 413 past the limit. */
 export async function readBody(req: IncomingMessage | Http2ServerRequest, limit = maxRequestBodyBytes): Promise<string> {

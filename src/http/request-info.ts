@@ -30,9 +30,18 @@ function checkSegment(kind: string, value: string): string {
   return value;
 }
 
+/** A %-decoded path segment; 400 for a broken escape, as Go's URL parser refuses it. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(`invalid URL escape in path segment "${segment}"`);
+  }
+}
+
 /** Parses the part after the group and version; undefined when it names no resource. */
 export function parseResourcePath(group: string, version: string, rest: readonly string[], method: string, watch: boolean): ResourceRequest | undefined {
-  let segments = rest.map((s) => decodeURIComponent(s));
+  let segments = rest.map(decodeSegment);
   // The legacy `/watch/` prefix: a watch of the collection, or of one object by name.
   const legacyWatch = segments[0] === 'watch';
   if (legacyWatch) {

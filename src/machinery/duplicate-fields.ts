@@ -34,16 +34,22 @@ function jsonKeyTokens(raw: string): number {
   return count;
 }
 
-/** How many keys the objects of a decoded value hold. */
+/** How many keys the objects of a decoded value hold; walks without recursion, as the value is the client's. */
 function decodedKeys(value: unknown): number {
-  if (Array.isArray(value)) return value.reduce((n: number, item) => n + decodedKeys(item), 0);
-  if (typeof value !== 'object' || value === null) return 0;
-  return Object.values(value).reduce((n: number, item) => n + 1 + decodedKeys(item), 0);
+  let count = 0;
+  const pending: unknown[] = [value];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    if (typeof item !== 'object' || item === null) continue;
+    if (!Array.isArray(item)) count += Object.keys(item).length;
+    for (const child of Object.values(item)) pending.push(child);
+  }
+  return count;
 }
 
 /**
  * The paths of the fields a JSON or YAML document repeats within one object, in
- * document order. `decoded` is the document as JSON.parse or the YAML decoder read it:
+ * document order. The document must have been decoded within the nesting bound
+ * first: the walk of its YAML tree recurses. `decoded` is the document as JSON.parse or the YAML decoder read it:
  * when a JSON text spells out no more keys than that holds, nothing repeats and the
  * document is not parsed again (writes take this path every time).
  */

@@ -75,13 +75,13 @@ export function childPath(path: string, key: string | number): string {
 /**
  * Lists the fields of `value` that `schema` does not declare, as field paths
  * (`spec.foo`, `spec.steps[0].bar`), and removes them from `value` when `prune`.
+ * Recurses only as deep as the schema declares.
  */
-export function unknownFields(value: unknown, schema: JsonSchema, resolve: SchemaResolver, prune: boolean, path = ''): string[] {
+export function unknownFields(value: unknown, schema: JsonSchema, resolve: SchemaResolver, prune: boolean, path = '', found: string[] = []): string[] {
   const s = resolve(schema);
-  if (s['x-kubernetes-preserve-unknown-fields']) return [];
-  const found: string[] = [];
+  if (s['x-kubernetes-preserve-unknown-fields']) return found;
   if (Array.isArray(value)) {
-    if (s.items) value.forEach((item, i) => found.push(...unknownFields(item, s.items!, resolve, prune, childPath(path, i))));
+    if (s.items) value.forEach((item, i) => unknownFields(item, s.items!, resolve, prune, childPath(path, i), found));
     return found;
   }
   if (typeof value !== 'object' || value === null) return found;
@@ -89,11 +89,34 @@ export function unknownFields(value: unknown, schema: JsonSchema, resolve: Schem
   for (const key of Object.keys(record)) {
     const child = s.properties?.[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
     if (child) {
-      found.push(...unknownFields(record[key], child, resolve, prune, childPath(path, key)));
+      unknownFields(record[key], child, resolve, prune, childPath(path, key), found);
     } else if (s.additionalProperties !== true && (s.properties || s.additionalProperties === false || s.type === 'object')) {
       found.push(childPath(path, key));
       if (prune) delete record[key];
     }
   }
   return found;
+}
+
+/**
+ * Removes, in place, the null values of fields the schema declares: kube decodes
+ * them into its typed objects as unset (a CRD's pruning drops them too), so a
+ * `"replicas": null` is defaulted rather than refused. Nulls of undeclared fields
+ * stay for unknown-field detection to report. Recurses only as deep as the schema declares.
+ */
+export function dropNulls(value: unknown, schema: JsonSchema, resolve: SchemaResolver): void {
+  const s = resolve(schema);
+  if (s['x-kubernetes-preserve-unknown-fields']) return;
+  if (Array.isArray(value)) {
+    if (s.items) for (const item of value) dropNulls(item, s.items, resolve);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const child = s.properties?.[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    if (!child) continue;
+    if (record[key] === null) delete record[key];
+    else dropNulls(record[key], child, resolve);
+  }
 }

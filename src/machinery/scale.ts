@@ -6,6 +6,7 @@
 import type { JsonSchema } from './json-schema.js';
 import { badRequest, invalid, type FieldError } from './errors.js';
 import { deepCopy, isPlainObject, type KubeObject } from './object.js';
+import { checkWireType, typeMetaFields, type WireType } from './wire-types.js';
 
 /** Where an object keeps what its Scale shows, as dotted paths (`spec.replicas`). */
 export interface ScalePaths {
@@ -92,20 +93,31 @@ export function scaleOf(object: KubeObject, paths: ScalePaths): Scale {
   };
 }
 
+/** autoscaling/v1 Scale as Go decodes it: metadata is checked by ObjectMeta's rules elsewhere. */
+const scaleType: WireType = {
+  struct: 'v1.Scale',
+  fields: {
+    ...typeMetaFields,
+    metadata: 'object',
+    spec: { struct: 'v1.ScaleSpec', fields: { replicas: 'int32' } },
+    status: { struct: 'v1.ScaleStatus', fields: { replicas: 'int32', selector: 'string' } },
+  },
+};
+
 /**
  * The object with the replicas a Scale asks for; 400 for something that is not a
- * Scale, 422 (on `Scale.autoscaling`) for replicas that are not a non-negative integer.
+ * Scale (a field of the wrong type included, as Go's decoder refuses it), 422 (on
+ * `Scale.autoscaling`) for negative replicas.
  */
 export function objectWithScale(object: KubeObject, scale: unknown, paths: ScalePaths): KubeObject {
   if (!isPlainObject(scale)) throw badRequest('the body of the request must be a Scale object');
   if (scale.kind !== 'Scale' || scale.apiVersion !== scaleApiVersion) {
     throw badRequest(`${String(scale.kind)} in version "${String(scale.apiVersion)}" cannot be handled as a Scale: the kind in the data does not match the expected kind Scale`);
   }
-  const replicas = isPlainObject(scale.spec) ? scale.spec.replicas : undefined;
+  checkWireType(scale, scaleType, 'Scale');
+  const replicas = isPlainObject(scale.spec) ? (scale.spec.replicas ?? undefined) : undefined;
   const errors: FieldError[] = [];
-  if (replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas))) {
-    errors.push({ field: 'spec.replicas', reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be an integer` });
-  } else if (typeof replicas === 'number' && replicas < 0) {
+  if (typeof replicas === 'number' && replicas < 0) {
     errors.push({ field: 'spec.replicas', reason: 'FieldValueInvalid', message: `Invalid value: ${replicas}: must be greater than or equal to 0` });
   }
   const name = isPlainObject(scale.metadata) ? scale.metadata.name : undefined;

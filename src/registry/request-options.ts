@@ -55,6 +55,8 @@ export interface ListOptions {
   readonly limit?: number;
   /** The continue token of the previous page. */
   readonly continue?: string;
+  /** How long a watch may last; a list takes and ignores it, as kube's does. */
+  readonly timeoutSeconds?: number;
 }
 
 /** Options of watch. */

@@ -10,6 +10,7 @@ import { generateName } from '../machinery/names.js';
 import { applyJsonPatch, applyMergePatch, type PatchType } from '../machinery/patch.js';
 import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js';
 import { objectWithScale, scaleOf, scaleSchemaName, type Scale, type ScalePaths } from '../machinery/scale.js';
+import { dropNulls } from '../machinery/json-schema.js';
 import { applyPatch } from '../machinery/managed-fields/apply.js';
 import { fieldPath } from '../machinery/managed-fields/field-path.js';
 import { FieldSet } from '../machinery/managed-fields/field-set.js';
@@ -161,6 +162,12 @@ export class Store {
     }
   }
 
+  /** `object` as kube's typed decoding leaves it: nulls of declared fields unset (so they are defaulted). */
+  #decoded(object: KubeObject): KubeObject {
+    dropNulls(object, this.#validator.schema(this.resource.versions[0]!.schemaName), this.#validator.resolve);
+    return object;
+  }
+
   /** Schema, metadata and strategy validation; prunes unknown fields; returns the warnings. */
   #validate(object: KubeObject, old: KubeObject | undefined, options: WriteOptions): string[] {
     const { errors: schemaErrors, unknownFields } = this.#validator.validate(this.resource.versions[0]!.schemaName, object);
@@ -168,10 +175,8 @@ export class Store {
     if (problems.length && options.fieldValidation === 'Strict') {
       throw badRequest(`${this.resource.kind} in version "${this.resource.versions[0]!.version}" cannot be handled as a ${this.resource.kind}: strict decoding error: ${problems.join(', ')}`);
     }
-    const errors: FieldError[] = [...schemaErrors, ...validateObjectMeta(object.metadata ?? {}, this.resource.namespaced)];
-    if (errors.length === 0) {
-      errors.push(...(old ? this.resource.strategy.validateUpdate(object, old) : this.resource.strategy.validate(object)));
-    }
+    let errors: FieldError[] = [...schemaErrors, ...validateObjectMeta(object.metadata ?? {}, this.resource.namespaced)];
+    if (errors.length === 0) errors = old ? this.resource.strategy.validateUpdate(object, old) : this.resource.strategy.validate(object);
     if (errors.length) throw invalid(this.resource.kind, this.resource.group, object.metadata?.name ?? '', errors);
     return options.fieldValidation === 'Warn' ? problems : [];
   }
@@ -186,7 +191,7 @@ export class Store {
     this.#checkIdentity(body, { namespace });
     const generate = !body.metadata?.name && body.metadata?.generateName;
     for (let attempt = 1; ; attempt++) {
-      const object = deepCopy(body);
+      const object = this.#decoded(deepCopy(body));
       const meta = { ...(object.metadata ?? {}) };
       delete meta.resourceVersion;
       delete meta.deletionTimestamp;
@@ -269,7 +274,7 @@ export class Store {
   ): Promise<WriteResult<StoredObject>> {
     let warnings: string[] = [];
     const tryUpdate = (current: StoredObject): KubeObject => {
-      const next = this.#withStatusPolicy(deepCopy(mutate(current)), current, subresource);
+      const next = this.#withStatusPolicy(this.#decoded(deepCopy(mutate(current))), current, subresource);
       const immutable = validateObjectMetaUpdate(next.metadata ?? {}, current.metadata);
       if (immutable.length) throw invalid(this.resource.kind, this.resource.group, key.name, immutable);
       this.#checkIdentity(next, key);

@@ -5,6 +5,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { deepFreeze, type StoredObject } from '../machinery/object.js';
 import type { LogEvent } from './log-event.js';
 import type { StorageSchema, StringMap } from './schema.js';
+import { encodeJsonb, encodeText } from './stored-text.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
@@ -57,15 +58,15 @@ export async function appendEvent(trx: Transaction<StorageSchema>, event: EventR
     .values({
       resource_version: event.rv.toString(),
       resource: event.resource,
-      namespace: event.namespace,
-      name: event.name,
+      namespace: encodeText(event.namespace),
+      name: encodeText(event.name),
       type: event.type,
-      labels: JSON.stringify(event.labels),
-      fields: JSON.stringify(event.fields),
-      prev_labels: event.prevLabels ? JSON.stringify(event.prevLabels) : null,
-      prev_fields: event.prevFields ? JSON.stringify(event.prevFields) : null,
-      object: JSON.stringify(event.object),
-      prev_object: event.prevObject ? JSON.stringify(event.prevObject) : null,
+      labels: encodeJsonb(event.labels),
+      fields: encodeJsonb(event.fields),
+      prev_labels: event.prevLabels ? encodeJsonb(event.prevLabels) : null,
+      prev_fields: event.prevFields ? encodeJsonb(event.prevFields) : null,
+      object: encodeJsonb(event.object),
+      prev_object: event.prevObject ? encodeJsonb(event.prevObject) : null,
     })
     .execute();
 }

@@ -7,6 +7,7 @@ import { Kysely, PGliteDialect } from 'kysely';
 import type { Database, DatabaseWork, TransactionWork } from './database.js';
 import type { StorageSchema } from './schema.js';
 import { SerialQueue } from './serial-queue.js';
+import { decodeJsonb, jsonbOid } from './stored-text.js';
 
 /** A Database on PGlite. */
 export class PGliteDatabase implements Database {
@@ -22,7 +23,8 @@ export class PGliteDatabase implements Database {
 
   /** Opens (or creates) the database in `dataDir`; in memory when it is undefined. */
   static async open(dataDir?: string): Promise<PGliteDatabase> {
-    const pglite = dataDir ? new PGlite(dataDir) : new PGlite();
+    const options = { parsers: { [jsonbOid]: decodeJsonb } };
+    const pglite = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
     await pglite.waitReady;
     return new PGliteDatabase(pglite);
   }

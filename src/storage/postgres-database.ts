@@ -6,6 +6,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database, DatabaseWork, TransactionWork } from './database.js';
 import type { StorageSchema } from './schema.js';
+import { decodeJsonb, jsonbOid } from './stored-text.js';
 
 /** Options for the PostgreSQL backend. */
 export interface PostgresDatabaseOptions {
@@ -32,6 +33,7 @@ export class PostgresDatabase implements Database {
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30_000,
+      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === jsonbOid ? decodeJsonb : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     this.#pool.on('error', (error) => options.onBackgroundError?.(error));

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { FieldRequirement, FieldSelector } from '../machinery/field-selector.js'
 import { parseInt64, type LabelRequirement, type LabelSelector } from '../machinery/label-selector.js'
+import { encodeJsonb } from './stored-text.js'
 
 /**
  * A PostgreSQL condition equivalent to `matchesLabels(selector, row.labels)`, for a `jsonb`
@@ -35,7 +36,7 @@ function conjunction(parts: readonly RawBuilder<boolean>[]): RawBuilder<boolean>
 
 /** `col @> '{"key":"value"}'`: true exactly when the key is present with that string value. */
 function contains(col: RawBuilder<unknown>, key: string, value: string): RawBuilder<boolean> {
-  return sql<boolean>`(${col} @> ${JSON.stringify({ [key]: value })}::jsonb)`
+  return sql<boolean>`(${col} @> ${encodeJsonb({ [key]: value })}::jsonb)`
 }
 
 function labelRequirementSql({ key, operator, values }: LabelRequirement, col: RawBuilder<unknown>): RawBuilder<boolean> {

@@ -12,6 +12,7 @@ import type { StoredObject } from '../machinery/object.js';
 import type { SelectionPredicate, StorageKey } from './object-store.js';
 import type { StorageSchema } from './schema.js';
 import { fieldSelectorSql, labelSelectorSql } from './selector-sql.js';
+import { decodeText, encodeText } from './stored-text.js';
 
 /** One page to read. */
 export interface SnapshotPageRequest {
@@ -48,9 +49,12 @@ function snapshotRows(trx: Trx, r: SnapshotPageRequest) {
     .select(['namespace', 'name', sql<unknown>`object`.as('object')])
     .where('resource', '=', r.resource)
     .where('resource_version', '<=', rv);
-  if (r.namespace !== undefined) live = live.where('namespace', '=', r.namespace);
+  // Keys are compared in their stored form, which a continue token's may not be in yet.
+  const namespace = r.namespace === undefined ? undefined : encodeText(r.namespace);
+  const after = r.after && { namespace: encodeText(r.after.namespace), name: encodeText(r.after.name) };
+  if (namespace !== undefined) live = live.where('namespace', '=', namespace);
   // Spelled with the resource in front so the primary key index serves the range.
-  if (r.after) live = live.where(sql<boolean>`(resource, namespace, name) > (${r.resource}, ${r.after.namespace}, ${r.after.name})`);
+  if (after) live = live.where(sql<boolean>`(resource, namespace, name) > (${r.resource}, ${after.namespace}, ${after.name})`);
   live = selected(live, r.predicate);
 
   let firstChange = trx
@@ -66,8 +70,8 @@ function snapshotRows(trx: Trx, r: SnapshotPageRequest) {
     ])
     .where('resource', '=', r.resource)
     .where('resource_version', '>', rv);
-  if (r.namespace !== undefined) firstChange = firstChange.where('namespace', '=', r.namespace);
-  if (r.after) firstChange = firstChange.where(sql<boolean>`(namespace, name) > (${r.after.namespace}, ${r.after.name})`);
+  if (namespace !== undefined) firstChange = firstChange.where('namespace', '=', namespace);
+  if (after) firstChange = firstChange.where(sql<boolean>`(namespace, name) > (${after.namespace}, ${after.name})`);
   const changed = selected(
     trx
       .selectFrom(firstChange.orderBy('namespace').orderBy('name').orderBy('resource_version').as('first_change'))
@@ -88,7 +92,7 @@ export async function readSnapshotPage(trx: Trx, r: SnapshotPageRequest): Promis
   const items = kept.map((row) => row.object as StoredObject);
   if (!more) return { items };
   const last = kept[kept.length - 1]!;
-  const continueAfter = { namespace: last.namespace, name: last.name };
+  const continueAfter = { namespace: decodeText(last.namespace), name: decodeText(last.name) };
   if (!r.countRemaining) return { items, continueAfter };
   const counted = await trx
     .selectFrom(snapshotRows(trx, { ...r, after: continueAfter }).as('snapshot'))

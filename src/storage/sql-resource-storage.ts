@@ -28,6 +28,7 @@ import { classifyDatabaseError, keyExists, keyNotFound, tooLarge, tooOld } from 
 import type { WatchCache } from './watch-cache.js';
 import { LogWatcher } from './log-watcher.js';
 import { SqlLogStorage } from './sql-log-storage.js';
+import { encodeJsonb, encodeText } from './stored-text.js';
 
 /** What a SqlResourceStorage is made of. */
 export interface SqlResourceStorageOptions {
@@ -93,8 +94,8 @@ export class SqlResourceStorage implements ResourceStorage {
       .selectFrom('cairn_objects')
       .select('object')
       .where('resource', '=', this.#o.resource)
-      .where('namespace', '=', key.namespace)
-      .where('name', '=', key.name)
+      .where('namespace', '=', encodeText(key.namespace))
+      .where('name', '=', encodeText(key.name))
       .forUpdate()
       .executeTakeFirst();
     if (!row) throw keyNotFound(this.#describe(key));
@@ -111,13 +112,13 @@ export class SqlResourceStorage implements ResourceStorage {
         .insertInto('cairn_objects')
         .values({
           resource: this.#o.resource,
-          namespace: key.namespace,
-          name: key.name,
+          namespace: encodeText(key.namespace),
+          name: encodeText(key.name),
           uid: String(stored.metadata.uid),
           resource_version: rv.toString(),
-          labels: JSON.stringify(labels),
-          fields: JSON.stringify(fields),
-          object: JSON.stringify(stored),
+          labels: encodeJsonb(labels),
+          fields: encodeJsonb(fields),
+          object: encodeJsonb(stored),
         })
         .onConflict((oc) => oc.doNothing())
         .returning('name')
@@ -137,8 +138,8 @@ export class SqlResourceStorage implements ResourceStorage {
           .selectFrom('cairn_objects')
           .select('object')
           .where('resource', '=', this.#o.resource)
-          .where('namespace', '=', key.namespace)
-          .where('name', '=', key.name)
+          .where('namespace', '=', encodeText(key.namespace))
+          .where('name', '=', encodeText(key.name))
           .executeTakeFirst(),
       );
     } catch (error) {
@@ -163,13 +164,13 @@ export class SqlResourceStorage implements ResourceStorage {
         .updateTable('cairn_objects')
         .set({
           resource_version: rv.toString(),
-          labels: JSON.stringify(labels),
-          fields: JSON.stringify(fields),
-          object: JSON.stringify(stored),
+          labels: encodeJsonb(labels),
+          fields: encodeJsonb(fields),
+          object: encodeJsonb(stored),
         })
         .where('resource', '=', this.#o.resource)
-        .where('namespace', '=', key.namespace)
-        .where('name', '=', key.name)
+        .where('namespace', '=', encodeText(key.namespace))
+        .where('name', '=', encodeText(key.name))
         .execute();
       await appendEvent(trx, {
         rv,
@@ -198,8 +199,8 @@ export class SqlResourceStorage implements ResourceStorage {
       await trx
         .deleteFrom('cairn_objects')
         .where('resource', '=', this.#o.resource)
-        .where('namespace', '=', key.namespace)
-        .where('name', '=', key.name)
+        .where('namespace', '=', encodeText(key.namespace))
+        .where('name', '=', encodeText(key.name))
         .execute();
       // As kube's watch cache does, the DELETED object carries the deletion's resourceVersion.
       const deleted = withResourceVersion(current, rv);

@@ -24,22 +24,22 @@ function duplicateNames(items: unknown, path: string, key: string): FieldError[]
 /** Validates a v1 Pipeline. */
 export function validatePipeline(object: KubeObject): FieldError[] {
   const spec = isPlainObject(object.spec) ? object.spec : {};
-  const errors: FieldError[] = [];
+  let errors: FieldError[] = [];
   const runnerClassName = spec.runnerClassName;
   if (typeof runnerClassName === 'string' && runnerClassName !== '') {
     for (const problem of validateDns1123Subdomain(runnerClassName)) {
       errors.push({ field: 'spec.runnerClassName', reason: 'FieldValueInvalid', message: `Invalid value: "${runnerClassName}": ${problem}` });
     }
   }
-  errors.push(...duplicateNames(spec.steps, 'spec.steps', 'name'));
+  // A body may hold hundreds of thousands of duplicates: concatenate, never spread them into arguments.
+  errors = errors.concat(duplicateNames(spec.steps, 'spec.steps', 'name'));
   if (Array.isArray(spec.steps)) {
     spec.steps.forEach((step, i) => {
-      if (isPlainObject(step)) errors.push(...duplicateNames(step.env, `spec.steps[${i}].env`, 'name'));
+      if (isPlainObject(step)) errors = errors.concat(duplicateNames(step.env, `spec.steps[${i}].env`, 'name'));
     });
   }
   const conditions = isPlainObject(object.status) ? object.status.conditions : undefined;
-  errors.push(...duplicateNames(conditions, 'status.conditions', 'type'));
-  return errors;
+  return errors.concat(duplicateNames(conditions, 'status.conditions', 'type'));
 }
 
 /** Validates a v1 RunnerClass. */

@@ -5,6 +5,7 @@
 import { badRequest, unsupportedMediaType } from '../../machinery/errors.js';
 import { isPlainObject } from '../../machinery/object.js';
 import { successStatus } from '../../machinery/status.js';
+import { checkWireType } from '../../machinery/wire-types.js';
 import { decodeBody, mediaType } from '../negotiation.js';
 import { readBody } from '../read-body.js';
 import { respond } from '../respond.js';
@@ -23,14 +24,15 @@ function jsonLines(raw: string, type: string, streamField: string): { stream: st
   if (raw.trim() === '') throw badRequest('the body of the request was empty');
   const body = decodeBody(raw, type, ['application/json']);
   if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON object');
-  const stream = body[streamField];
-  if (stream !== undefined && typeof stream !== 'string') throw badRequest(`${streamField} must be a string`);
-  const { lines } = body;
-  if (!Array.isArray(lines) || !lines.every((line) => typeof line === 'string')) throw badRequest('lines must be an array of strings');
+  checkWireType(body, { struct: 'LogAppend', fields: { [streamField]: 'string', lines: { list: 'string' } } }, 'LogAppend');
+  const stream = body[streamField] ?? undefined;
+  if (!Array.isArray(body.lines)) throw badRequest('lines must be an array of strings');
+  // Go decodes a null element of a []string as "".
+  const lines = (body.lines as (string | null)[]).map((line) => line ?? '');
   // One element is one line: a line break inside one would make lines the client did not send.
   const broken = lines.findIndex((line) => line.includes('\n'));
   if (broken >= 0) throw badRequest(`lines[${broken}] must not contain a line break`);
-  return { stream, lines };
+  return { stream: stream as string | undefined, lines };
 }
 
 /** Answers an append with 201 and a Success Status, as kube answers an eviction. */

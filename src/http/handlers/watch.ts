@@ -3,7 +3,6 @@ import { randomInt } from 'node:crypto';
 import { internal } from '../../machinery/errors.js';
 import { isStatusError } from '../../machinery/status.js';
 import { allowWatchBookmarksParam, listOptions } from '../list-options.js';
-import { integerParam } from '../query.js';
 import { WatchStream } from '../watch-stream.js';
 import type { ResourceContext } from './resource-context.js';
 
@@ -15,9 +14,9 @@ const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
 
 /** Answers `watch`: the stream ends at `timeoutSeconds`, when the client leaves, or at shutdown. */
 export async function watchHandler(rc: ResourceContext): Promise<void> {
-  const timeoutSeconds = integerParam(rc.query, 'timeoutSeconds') ?? minRequestTimeoutSeconds + randomInt(minRequestTimeoutSeconds);
-  const bookmarks = allowWatchBookmarksParam(rc.query);
   const options = listOptions(rc.query, rc.resource, true, rc.request.name);
+  const timeoutSeconds = options.timeoutSeconds ?? minRequestTimeoutSeconds + randomInt(minRequestTimeoutSeconds);
+  const bookmarks = allowWatchBookmarksParam(rc.query);
   // Starting the watch before answering lets a 410 or 400 go out as a plain Status.
   const { initial, initialEventsEnd, watcher } = await rc.store.watch(rc.request.namespace, {
     ...options,
@@ -26,7 +25,8 @@ export async function watchHandler(rc: ResourceContext): Promise<void> {
   rc.ctx.respond = false;
   const stream = new WatchStream(rc.ctx.res);
   stream.open();
-  const timer = setTimeout(() => watcher.stop(), timeoutSeconds * 1000);
+  // Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer timeout would fire at once.
+  const timer = setTimeout(() => watcher.stop(), Math.min(timeoutSeconds * 1000, 2 ** 31 - 1));
   const stop = (): void => watcher.stop();
   rc.shutdown.addEventListener('abort', stop, { once: true });
   void stream.closed.then(stop);

@@ -5,9 +5,11 @@
 import type { KubeObject } from '../../../machinery/object.js';
 import { isPlainObject } from '../../../machinery/object.js';
 
-/** Defaults a v1 Pipeline in place: `spec.replicas` is 1 when unset. */
+/**
+ * Defaults a v1 Pipeline in place: `spec.replicas` is 1 when unset. A spec that is
+ * not an object is left for validation to refuse, never replaced.
+ */
 export function defaultPipeline(object: KubeObject): void {
-  if (!isPlainObject(object.spec)) object.spec = {};
-  const spec = object.spec as Record<string, unknown>;
-  if (spec.replicas === undefined) spec.replicas = 1;
+  if (object.spec === undefined) object.spec = {};
+  if (isPlainObject(object.spec) && object.spec.replicas === undefined) object.spec.replicas = 1;
 }

@@ -1,0 +1,172 @@
+/**
+ * Malformed and hostile requests, on both backends: each answers as kube-apiserver
+ * does, with a Status and a 4xx, and changes nothing; the values JSON allows and
+ * PostgreSQL does not (U+0000) are stored and returned unchanged.
+ */
+import { describe, expect, it } from 'vitest';
+import { maxNestingDepth } from '../src/machinery/bounded-decoding.js';
+import { backends, pipeline, sharedTestServer, type TestResponse } from './support/test-server.js';
+import { openWatch } from './support/watch-client.js';
+
+const base = '/apis/cairn.dev/v1/namespaces/fz';
+const pipelines = `${base}/pipelines`;
+
+function expectStatus(res: TestResponse, code: number, reason?: string): void {
+  expect(res.status, res.text).toBe(code);
+  expect(res.json).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, ...(reason ? { reason } : {}) });
+}
+
+/** `{"a":{"a":…}}` nested `depth` objects deep. */
+const nestedJson = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+
+describe.each(backends)('malformed requests on %s', (backend) => {
+  const server = sharedTestServer({ backend });
+
+  const create = async (name: string, body: unknown = pipeline(name)) => {
+    const res = await server().request('POST', pipelines, { body });
+    expect(res.status, res.text).toBe(201);
+    return res.json;
+  };
+
+  it.each([[[]], ['a-string'], [7], [true]])('refuses spec %j with 422 naming spec, and stores nothing', async (spec) => {
+    const body = { ...pipeline('bad-spec'), spec };
+    const res = await server().request('POST', pipelines, { body });
+    expectStatus(res, 422, 'Invalid');
+    expect(res.json.details.causes).toContainEqual(expect.objectContaining({ field: 'spec', reason: 'FieldValueTypeInvalid' }));
+    expect((await server().request('GET', `${pipelines}/bad-spec`)).status).toBe(404);
+  });
+
+  it('refuses a DeleteOptions body of the wrong types with 400, and deletes nothing', async () => {
+    const created = await create('kept');
+    for (const body of [{ gracePeriodSeconds: 'x' }, { gracePeriodSeconds: 1.5 }, { dryRun: 'All' }, { preconditions: 'x' }, { orphanDependents: 'yes' }, { kind: 'Pipeline' }, []]) {
+      const res = await server().request('DELETE', `${pipelines}/kept`, { body });
+      expectStatus(res, 400, 'BadRequest');
+    }
+    const stale = await server().request('DELETE', `${pipelines}/kept?gracePeriodSeconds=soon`);
+    expectStatus(stale, 400, 'BadRequest');
+    const after = await server().request('GET', `${pipelines}/kept`);
+    expect(after.json.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    // The same body with the right types deletes.
+    expect((await server().request('DELETE', `${pipelines}/kept`, { body: { gracePeriodSeconds: 0 } })).status).toBe(200);
+  });
+
+  it('refuses bodies nested past the limit with 400 on every write, in JSON and YAML', async () => {
+    await create('deep');
+    for (const depth of [maxNestingDepth + 1, 5_000, 100_000]) {
+      const deep = nestedJson(depth);
+      expectStatus(await server().request('POST', pipelines, { body: deep }), 400, 'BadRequest');
+      expectStatus(await server().request('POST', pipelines, { body: deep, headers: { 'Content-Type': 'application/yaml' } }), 400, 'BadRequest');
+      expectStatus(await server().request('PUT', `${pipelines}/deep`, { body: deep }), 400, 'BadRequest');
+      for (const type of ['application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']) {
+        const res = await server().request('PATCH', `${pipelines}/deep?fieldManager=fuzz`, { body: deep, headers: { 'Content-Type': type } });
+        expectStatus(res, 400, 'BadRequest');
+      }
+    }
+    // Block YAML is as deep as its indentation says.
+    const block = Array.from({ length: 2_000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n');
+    expectStatus(await server().request('POST', pipelines, { body: block, headers: { 'Content-Type': 'application/yaml' } }), 400, 'BadRequest');
+    // Just within the limit decodes, and is answered on its merits (here: not a Pipeline).
+    const within = await server().request('POST', pipelines, { body: nestedJson(maxNestingDepth - 1) });
+    expectStatus(within, 400, 'BadRequest');
+    expect(within.json.message).toContain("Object 'Kind' is missing");
+  });
+
+  it('keeps JSON patches from nesting or copying an object past the limits', async () => {
+    const created = await create('patched');
+    const jsonPatch = (ops: unknown) => server().request('PATCH', `${pipelines}/patched`, { body: ops, headers: { 'Content-Type': 'application/json-patch+json' } });
+    // Each copy of x into x.a nests it one level deeper: the bound stops it before anything recurses that deep.
+    const value = JSON.parse(nestedJson(100)) as unknown;
+    const deepening = [
+      { op: 'add', path: '/spec/x', value },
+      ...Array.from({ length: maxNestingDepth }, () => ({ op: 'copy', from: '/spec/x', path: `/spec/x/a` })),
+    ];
+    expectStatus(await jsonPatch(deepening), 422, 'Invalid');
+    // Copies that would duplicate more than the body limit (the exponential "billion laughs" of JSON Patch).
+    const wide = { op: 'add', path: '/metadata/annotations', value: { big: 'x'.repeat(1_000_000) } };
+    const doubling = Array.from({ length: 4 }, (_, i) => ({ op: 'copy', from: '/metadata/annotations/big', path: `/metadata/annotations/big${i}` }));
+    expectStatus(await jsonPatch([wide, ...doubling]), 422, 'Invalid');
+    const tooMany = Array.from({ length: 10_001 }, () => ({ op: 'test', path: '/kind', value: 'Pipeline' }));
+    expectStatus(await jsonPatch(tooMany), 413, 'RequestEntityTooLarge');
+    const after = await server().request('GET', `${pipelines}/patched`);
+    expect(after.json.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+  });
+
+  it('answers a broken %-escape in a path with 400', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+      const res = await server().request(method, `${pipelines}/a%E0%A4%A`, method === 'GET' || method === 'DELETE' ? {} : { body: pipeline('a') });
+      expectStatus(res, 400, 'BadRequest');
+    }
+    expectStatus(await server().request('GET', `${base}%ZZ/pipelines`), 400, 'BadRequest');
+  });
+
+  it('parses integer parameters as int64: out of range is a 400', async () => {
+    for (const query of ['limit=99999999999999999999', 'limit=9223372036854775808', 'resourceVersion=99999999999999999999', 'timeoutSeconds=1e3']) {
+      expectStatus(await server().request('GET', `${pipelines}?${query}`), 400, 'BadRequest');
+    }
+    // The end of int64 is a limit like any other.
+    const largest = await server().request('GET', `${pipelines}?limit=9223372036854775807`);
+    expect(largest.status, largest.text).toBe(200);
+    const log = await server().request('GET', `${pipelines}/x/log?tailLines=99999999999999999999`);
+    expectStatus(log, 400, 'BadRequest');
+  });
+
+  it('stores strings holding U+0000 and returns them unchanged, in get, list, watch and the log', async () => {
+    const before = await server().request('GET', pipelines);
+    const watch = await openWatch(server(), `${pipelines}?watch=true&resourceVersion=${before.json.metadata.resourceVersion}`);
+    const odd = 'a\u0000b\u0001c\\u0000d\u0000';
+    const body = pipeline('nul', { steps: [{ name: 'fetch', image: 'alpine', command: ['sh', '-c', odd], env: [{ name: 'NUL', value: '\u0000' }] }] });
+    body.metadata = { name: 'nul', annotations: { note: odd, [`other`]: '\u0001' } } as never;
+    const created = await create('nul', body);
+    expect(created.metadata.annotations).toEqual({ note: odd, other: '\u0001' });
+    const got = await server().request('GET', `${pipelines}/nul`);
+    expect(got.json.spec.steps[0].command[2]).toBe(odd);
+    expect(got.json.spec.steps[0].env[0].value).toBe('\u0000');
+    const list = await server().request('GET', pipelines);
+    expect(list.json.items.find((p: { metadata: { name: string } }) => p.metadata.name === 'nul').metadata.annotations.note).toBe(odd);
+    const [event] = await watch.waitFor(1);
+    expect(event!.object.metadata.annotations.note).toBe(odd);
+    watch.close();
+    const patched = await server().request('PATCH', `${pipelines}/nul`, {
+      body: { metadata: { annotations: { more: '\u0000\u0000' } } },
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.json.metadata.annotations).toEqual({ note: odd, other: '\u0001', more: '\u0000\u0000' });
+    // A label value is validated as kube validates it: U+0000 is not allowed there (422, not a 500).
+    const label = await server().request('POST', pipelines, { body: pipeline('nul-label', {}, { team: 'a\u0000' }) });
+    expectStatus(label, 422, 'Invalid');
+    // Names and selectors holding it find nothing, as no object can be named so.
+    expectStatus(await server().request('GET', `${pipelines}/a%00b`), 404, 'NotFound');
+    const selected = await server().request('GET', `${pipelines}?fieldSelector=spec.runnerClassName%3Da%2500`);
+    expect(selected.status, selected.text).toBe(200);
+    const appended = await server().request('POST', `${pipelines}/nul/log`, { body: { step: 'fetch', lines: [odd, null] } });
+    expect(appended.status, appended.text).toBe(201);
+    const log = await server().request('GET', `${pipelines}/nul/log`);
+    expect(log.text).toBe(`${odd}\n\n`);
+  });
+
+  it('reads a null as unset and defaults it, as kube decodes its types', async () => {
+    const created = await create('nulls', { ...pipeline('nulls', { replicas: null, paused: null }), status: null });
+    expect(created.spec.replicas).toBe(1);
+    expect(created.spec).not.toHaveProperty('paused');
+    const replaced = await server().request('PUT', `${pipelines}/nulls`, { body: { ...created, spec: { ...created.spec, replicas: null } } });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.json.spec.replicas).toBe(1);
+    const patched = await server().request('PATCH', `${pipelines}/nulls`, {
+      body: [{ op: 'add', path: '/spec/runnerClassName', value: null }],
+      headers: { 'Content-Type': 'application/json-patch+json' },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.json.spec).not.toHaveProperty('runnerClassName');
+  });
+
+  it('decodes Scale and log-append bodies strictly: a field of the wrong type is a 400', async () => {
+    const created = await create('scaled');
+    const scale = (spec: unknown) => server().request('PUT', `${pipelines}/scaled/scale`, { body: { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'scaled' }, spec } });
+    for (const spec of [{ replicas: '3' }, { replicas: 1.5 }, { replicas: 2 ** 31 }, 'x']) expectStatus(await scale(spec), 400, 'BadRequest');
+    const append = (body: unknown) => server().request('POST', `${pipelines}/scaled/log`, { body });
+    for (const body of [{ lines: 'x' }, { lines: [1] }, { step: 7, lines: [] }, { lines: [['x']] }]) expectStatus(await append(body), 400, 'BadRequest');
+    const after = await server().request('GET', `${pipelines}/scaled`);
+    expect(after.json.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+  });
+});
