@@ -1,17 +1,34 @@
 /**
- * The first middleware: every error becomes a metav1.Status body. Koa's own
- * text/plain error handler never answers a request.
+ * Every error becomes a metav1.Status body, in the serializer the client's Accept
+ * header negotiates (JSON when none fits), as kube's `ErrorNegotiated` writes it.
+ * Koa's own text/plain error handler never answers a request.
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { internal, pathNotFound } from '../machinery/errors.js';
 import { isStatusError, type StatusError } from '../machinery/status.js';
+import { statusSerializer } from './negotiation.js';
 
 function writeStatus(ctx: Context, error: StatusError): void {
+  const serializer = statusSerializer(ctx.get('Accept'));
   ctx.status = error.status.code;
   ctx.set(error.headers as Record<string, string>);
-  ctx.type = 'application/json';
-  ctx.body = JSON.stringify(error.status);
+  ctx.type = serializer.mediaType;
+  ctx.body = serializer.encode(error.status);
+}
+
+/** Whether the response went out before `error` was thrown: it can no longer become a Status. */
+function responseStarted(ctx: Context): boolean {
+  return ctx.respond === false || ctx.headerSent;
+}
+
+/**
+ * The status code a request is answered with once the error middleware has seen
+ * `error` (or nothing): for filters inside it that must report the outcome (audit).
+ */
+export function statusCodeOf(ctx: Context, error?: unknown): number {
+  if (error === undefined || responseStarted(ctx)) return ctx.status;
+  return isStatusError(error) ? error.code : 500;
 }
 
 /** Catches everything below it; unknown errors are logged and answered as a 500 without their message. */
@@ -21,7 +38,7 @@ export function errorMiddleware(logger: Logger) {
       await next();
       if (ctx.status === 404 && ctx.body === undefined && ctx.respond !== false) writeStatus(ctx, pathNotFound());
     } catch (error) {
-      if (ctx.respond === false || ctx.headerSent) {
+      if (responseStarted(ctx)) {
         logger.error({ err: error, path: ctx.path }, 'error after the response started');
         return;
       }

@@ -1,14 +1,14 @@
 /**
- * Content negotiation: which media type a response is written in, and how a
- * request body is read.
+ * Content negotiation: which serializer (and representation) a response is written
+ * in, and how a request body is read.
  */
-import YAML from 'yaml';
-import { decodeJson, decodeYaml } from '../machinery/bounded-decoding.js';
 import { notAcceptable, unsupportedMediaType } from '../machinery/errors.js';
 import type { MetaVersion } from '../machinery/partial-object-metadata.js';
+import type { Serializer } from './serializers/serializer.js';
+import { defaultSerializer, serializerForMediaType, serializerOf, serializers, type SerializerFormat } from './serializers/serializers.js';
 
-/** A media type Cairn writes objects in. */
-export type OutputFormat = 'json' | 'yaml';
+/** A media type Cairn writes objects in, by its serializer's short name. */
+export type OutputFormat = SerializerFormat;
 
 interface MediaRange {
   readonly type: string;
@@ -36,27 +36,40 @@ export function parseAccept(header: string | undefined): MediaRange[] {
     .sort((a, b) => b.q - a.q);
 }
 
-const formats: Readonly<Record<string, OutputFormat>> = {
-  'application/json': 'json',
-  'application/yaml': 'yaml',
-  'application/*': 'json',
-  '*/*': 'json',
-};
+/** The serializer of a media type or range Cairn writes; wildcards get the default (JSON). */
+function serializerOfRange(type: string): Serializer<OutputFormat> | undefined {
+  return type === '*/*' || type === 'application/*' ? defaultSerializer : serializers.find((s) => s.mediaType === type);
+}
 
 /** The format Cairn writes a media type (or range) in, if it writes it at all. */
 export function outputFormatOf(type: string): OutputFormat | undefined {
-  return formats[type];
+  return serializerOfRange(type)?.format;
+}
+
+/** Picks the serializer for plain (untransformed) responses; undefined when the client accepts none of ours. */
+export function negotiateSerializer(accept: string | undefined): Serializer<OutputFormat> | undefined {
+  for (const range of parseAccept(accept)) {
+    // A range asking for another representation (`as=Table`, `as=PartialObjectMetadata`) is not ours to satisfy.
+    if (range.params.as !== undefined) continue;
+    const serializer = serializerOfRange(range.type);
+    if (serializer) return serializer;
+  }
+  return undefined;
 }
 
 /** Picks the output format for plain (untransformed) responses; 406 when the client accepts none of ours. */
 export function negotiateOutput(accept: string | undefined): OutputFormat {
-  for (const range of parseAccept(accept)) {
-    // A range asking for another representation (`as=Table`, `as=PartialObjectMetadata`) is not ours to satisfy.
-    if (range.params.as !== undefined) continue;
-    const format = formats[range.type];
-    if (format) return format;
-  }
-  throw notAcceptable(['application/json', 'application/yaml']);
+  const serializer = negotiateSerializer(accept);
+  if (!serializer) throw notAcceptable(serializers.map((s) => s.mediaType));
+  return serializer.format;
+}
+
+/**
+ * The serializer of a Status error, as kube's `ErrorNegotiated`: what the client accepts
+ * among plain representations, JSON when it accepts none (a 406 must still be readable).
+ */
+export function statusSerializer(accept: string | undefined): Serializer<OutputFormat> {
+  return negotiateSerializer(accept) ?? defaultSerializer;
 }
 
 /** What a resource endpoint answers with: one object, a list, or a stream of watch events. */
@@ -89,37 +102,43 @@ function transformOf(params: Readonly<Record<string, string>>, endpoint: Endpoin
 
 /**
  * Picks the format and transformation of a resource response from Accept, in the
- * client's order of preference; 406 when none can be served. Watch streams are JSON only.
+ * client's order of preference; 406 when none can be served. Watches need a format
+ * that streams (JSON, not YAML).
  */
 export function negotiateResourceOutput(accept: string | undefined, endpoint: Endpoint): OutputTarget {
   for (const range of parseAccept(accept)) {
-    const format = formats[range.type];
-    if (!format || (endpoint === 'watch' && format !== 'json')) continue;
+    const serializer = serializerOfRange(range.type);
+    if (!serializer || (endpoint === 'watch' && !serializer.streamFramer)) continue;
+    const format = serializer.format;
     if (range.params.as === undefined) return { format };
     const transform = transformOf(range.params, endpoint);
     if (transform) return { format, transform };
   }
-  const types = endpoint === 'watch' ? ['application/json'] : ['application/json', 'application/yaml'];
+  const types = serializers.filter((s) => endpoint !== 'watch' || s.streamFramer).map((s) => s.mediaType);
   throw notAcceptable(transformsOf[endpoint].flatMap((as) => types.map((t) => `${t};as=${as};g=meta.k8s.io;v=v1`)).concat(types));
 }
 
 /** The media types of writes (create, update). */
-export const writeMediaTypes = ['application/json', 'application/yaml'] as const;
+export const writeMediaTypes = serializers.map((s) => s.mediaType);
 
 /** The media type of a request, without parameters. */
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Decodes a JSON or YAML body into a value, within the decoding bounds; 400 for malformed input. */
-export function decodeBody(raw: string, type: string, accepted: readonly string[]): unknown {
-  const effective = type === '' ? 'application/json' : type;
-  if (!accepted.includes(effective)) throw unsupportedMediaType(type, accepted);
-  return effective.endsWith('yaml') ? decodeYaml(raw) : decodeJson(raw);
+/**
+ * Decodes a body in one of the `accepted` media types with its serializer, within the
+ * decoding bounds; 415 for another type, 400 for malformed input. No Content-Type is JSON.
+ */
+export function decodeBody(raw: Buffer | string, type: string, accepted: readonly string[]): unknown {
+  const effective = type === '' ? defaultSerializer.mediaType : type;
+  const serializer = accepted.includes(effective) ? serializerForMediaType(effective) : undefined;
+  if (!serializer) throw unsupportedMediaType(type, accepted);
+  return serializer.decode(raw);
 }
 
-/** Serializes a value in the negotiated format. */
-export function encode(value: unknown, format: OutputFormat): { body: string; contentType: string } {
-  if (format === 'yaml') return { body: YAML.stringify(value), contentType: 'application/yaml' };
-  return { body: JSON.stringify(value), contentType: 'application/json' };
+/** Serializes a value in the negotiated format (or with the given serializer). */
+export function encode(value: unknown, format: OutputFormat | Serializer): { body: Buffer | string; contentType: string } {
+  const serializer = typeof format === 'string' ? serializerOf(format) : format;
+  return { body: serializer.encode(value), contentType: serializer.mediaType };
 }

@@ -1,12 +1,13 @@
 /**
- * Writing API responses: objects and lists in the negotiated format, warnings as
+ * Writing API responses: objects and lists with the negotiated serializer, warnings as
  * `Warning` headers.
  */
 import type { Context } from 'koa';
 import { encode, type OutputFormat } from './negotiation.js';
+import type { Serializer } from './serializers/serializer.js';
 
-/** Writes `value` with `status` in `format`. */
-export function respond(ctx: Context, status: number, value: unknown, format: OutputFormat): void {
+/** Writes `value` with `status` in `format` (a negotiated format's name, or its serializer). */
+export function respond(ctx: Context, status: number, value: unknown, format: OutputFormat | Serializer): void {
   const { body, contentType } = encode(value, format);
   ctx.status = status;
   ctx.type = contentType;

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { maxNestingDepth } from '../../machinery/bounded-decoding.js';
+import { decodeBody, encode, negotiateResourceOutput, statusSerializer } from '../negotiation.js';
+import { jsonSerializer } from './json-serializer.js';
+import { defaultSerializer, serializerForMediaType, serializerOf, serializers } from './serializers.js';
+import { yamlSerializer } from './yaml-serializer.js';
+
+const value = { kind: 'Pipeline', metadata: { name: 'p', labels: { a: '1' } }, spec: { replicas: 0, steps: [], env: {} } };
+
+describe('serializers', () => {
+  it.each(serializers.map((s) => [s.mediaType, s] as const))('%s round-trips a value, from text and from bytes', (_, serializer) => {
+    const encoded = serializer.encode(value);
+    expect(serializer.decode(encoded)).toEqual(value);
+    expect(serializer.decode(Buffer.from(encoded))).toEqual(value);
+  });
+
+  it('decode within the bounds: too deep a body is a 400', () => {
+    const deep = `${'['.repeat(maxNestingDepth + 1)}${']'.repeat(maxNestingDepth + 1)}`;
+    for (const serializer of serializers) expect(() => serializer.decode(deep), serializer.mediaType).toThrow(expect.objectContaining({ code: 400 }));
+    expect(() => jsonSerializer.decode('{"a":')).toThrow(expect.objectContaining({ code: 400 }));
+  });
+
+  it('frame JSON streams one value per line; YAML does not stream', () => {
+    const framer = jsonSerializer.streamFramer!;
+    expect(framer.frame(jsonSerializer.encode({ type: 'ADDED' }))).toBe('{"type":"ADDED"}\n');
+    expect(framer.frame(Buffer.from('{}'))).toEqual(Buffer.from('{}\n'));
+    expect(yamlSerializer.streamFramer).toBeUndefined();
+  });
+
+  it('are found by format name and by media type, structured suffixes included', () => {
+    expect(serializerOf('yaml')).toBe(yamlSerializer);
+    expect(defaultSerializer).toBe(jsonSerializer);
+    expect(serializerForMediaType('application/json')).toBe(jsonSerializer);
+    expect(serializerForMediaType('application/merge-patch+json')).toBe(jsonSerializer);
+    expect(serializerForMediaType('application/apply-patch+yaml')).toBe(yamlSerializer);
+    expect(serializerForMediaType('text/plain')).toBeUndefined();
+  });
+});
+
+describe('negotiation through the serializers', () => {
+  it('writes with the serializer of the format', () => {
+    expect(encode({ a: 1 }, 'json')).toEqual({ body: '{"a":1}', contentType: 'application/json' });
+    expect(encode({ a: 1 }, yamlSerializer)).toEqual({ body: 'a: 1\n', contentType: 'application/yaml' });
+  });
+
+  it('decodes accepted media types with their serializer; 415 for others', () => {
+    expect(decodeBody('a: 1', 'application/yaml', ['application/json', 'application/yaml'])).toEqual({ a: 1 });
+    expect(decodeBody(Buffer.from('{"a":1}'), '', ['application/json'])).toEqual({ a: 1 });
+    expect(() => decodeBody('a: 1', 'application/yaml', ['application/json'])).toThrow(expect.objectContaining({ code: 415 }));
+  });
+
+  it('streams watches only in a format with a framer', () => {
+    expect(negotiateResourceOutput('application/yaml, application/json;q=0.5', 'watch')).toEqual({ format: 'json' });
+    expect(() => negotiateResourceOutput('application/yaml', 'watch')).toThrow(expect.objectContaining({ code: 406 }));
+  });
+
+  it.each([
+    [undefined, 'application/json'],
+    ['application/yaml', 'application/yaml'],
+    ['application/json;as=Table;v=v1;g=meta.k8s.io, application/yaml', 'application/yaml'],
+    ['application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json'],
+    ['text/html', 'application/json'],
+    ['application/vnd.kubernetes.protobuf, */*', 'application/json'],
+  ])('writes a Status for Accept %s as %s', (accept, mediaType) => {
+    expect(statusSerializer(accept).mediaType).toBe(mediaType);
+  });
+});
