@@ -1,8 +1,12 @@
 /**
- * The identity a request was authenticated as, as kube's `user.Info` holds it.
+ * The identity a request was authenticated as, as kube's `user.Info` holds it, and
+ * the seam authenticators plug into.
  */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 
-/** An authenticated user. */
+/** An authenticated user, or the anonymous one. */
 export interface UserInfo {
   readonly name: string;
   readonly uid?: string;
@@ -10,14 +14,33 @@ export interface UserInfo {
   readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
+/** The group of every authenticated user (kube's `user.AllAuthenticated`). */
+export const allAuthenticated = 'system:authenticated';
+
+/** The group of requests no authenticator recognised (kube's `user.AllUnauthenticated`). */
+export const allUnauthenticated = 'system:unauthenticated';
+
+/** Who a request is when no authenticator recognises it, as kube's anonymous authenticator names it. */
+export const anonymousUser: UserInfo = Object.freeze({ name: 'system:anonymous', groups: Object.freeze([allUnauthenticated]) });
+
+/** Whether `user` was authenticated by some authenticator, rather than being anonymous. */
+export function isAuthenticated(user: UserInfo): boolean {
+  return user.groups.includes(allAuthenticated);
+}
+
 /** Finds who made a request; undefined when this method cannot tell. */
 export interface Authenticator {
   authenticate(request: AuthenticationRequest): UserInfo | undefined | Promise<UserInfo | undefined>;
 }
 
+/**
+ * The connection a request arrived on: a TLSSocket over HTTPS (under HTTP/2, Node's
+ * proxy of the session's TLSSocket, which answers the same calls), a plain Socket otherwise.
+ */
+export type ConnectionSocket = Socket | TLSSocket;
+
 /** What authenticators read from a request. */
 export interface AuthenticationRequest {
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The TLS socket the request arrived on, if any. */
-  readonly socket: unknown;
+  readonly headers: IncomingHttpHeaders;
+  readonly socket: ConnectionSocket;
 }

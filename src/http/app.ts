@@ -1,18 +1,18 @@
 /**
- * The Koa application: the order of the middleware and every route, readable in
- * one place.
+ * The Koa application: every route, behind the handler chain (`handler-chain.ts`).
  */
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Logger } from 'pino';
 import type { ApiGroup } from '../apis/api-resource.js';
+import { noAudit, type AuditBackend } from '../auth/audit.js';
+import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { pathNotFound } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
-import { authenticationMiddleware } from './authentication.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { discoveryRoute } from './discovery-route.js';
-import { errorMiddleware } from './error-middleware.js';
+import { buildHandlerChain } from './handler-chain.js';
 import { answerHealth, type HealthCheck } from './health.js';
 import { ApiMetrics } from './metrics.js';
 import { openApiDocuments } from './openapi-documents.js';
@@ -25,7 +25,12 @@ export interface AppOptions {
   readonly groups: readonly ApiGroup[];
   /** The registry once storage is ready; undefined before. */
   readonly registry: () => Registry | undefined;
+  /** Asked in turn; a request none recognises is `system:anonymous`. */
   readonly authenticators: readonly Authenticator[];
+  /** Decides what each user (anonymous included) may do. */
+  readonly authorizer: Authorizer;
+  /** Where audit events go; nowhere by default. */
+  readonly audit?: AuditBackend;
   readonly livezChecks: readonly HealthCheck[];
   readonly readyzChecks: readonly HealthCheck[];
   readonly logger: Logger;
@@ -43,7 +48,7 @@ function json(ctx: Context, value: unknown): void {
 /** Builds the application. */
 export function createApp(options: AppOptions): Koa {
   const app = new Koa();
-  const metrics = new ApiMetrics();
+  const metrics = new ApiMetrics(options.groups);
   const openapi = openApiEndpoints(openApiDocuments(options.groups));
 
   const router = new Router();
@@ -80,10 +85,11 @@ export function createApp(options: AppOptions): Koa {
     }),
   );
 
-  app.use(errorMiddleware(options.logger));
-  app.use(metrics.middleware());
-  app.use(authenticationMiddleware(options.authenticators));
-  app.use(router.routes());
+  const chain = buildHandlerChain(
+    { metrics, logger: options.logger, authenticators: options.authenticators, audit: options.audit ?? noAudit, authorizer: options.authorizer },
+    router.routes(),
+  );
+  for (const middleware of chain) app.use(middleware);
   // Koa's default error listener prints to stderr; errors are already answered and logged above.
   app.on('error', () => {});
   return app;

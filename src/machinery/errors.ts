@@ -96,9 +96,20 @@ export function unauthorized(message = 'Unauthorized'): StatusError {
   return new StatusError(failureStatus(401, 'Unauthorized', message));
 }
 
-/** 403 Forbidden. */
-export function forbidden(message: string): StatusError {
-  return new StatusError(failureStatus(403, 'Forbidden', message));
+/**
+ * 403 Forbidden, as apimachinery's `NewForbidden`: `pipelines.cairn.dev "x" is forbidden: <why>`,
+ * or `forbidden: <why>` when no resource is concerned (a non-resource path).
+ */
+export function forbidden(gr: GroupResource, name: string, why: string): StatusError {
+  const resource = qualifiedResource(gr);
+  const message = resource === '' ? `forbidden: ${why}` : name === '' ? `${resource} is forbidden: ${why}` : `${resource} "${name}" is forbidden: ${why}`;
+  return new StatusError(
+    failureStatus(403, 'Forbidden', message, {
+      ...(name ? { name } : {}),
+      ...(gr.group ? { group: gr.group } : {}),
+      ...(gr.resource ? { kind: gr.resource } : {}),
+    }),
+  );
 }
 
 /** 405 MethodNotAllowed. */

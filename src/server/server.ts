@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { ApiGroup } from '../apis/api-resource.js';
 import { cairnGroup } from '../apis/cairn/register.js';
+import { defaultAuthorizer } from '../auth/default-authorizer.js';
 import { X509Authenticator } from '../auth/x509-authenticator.js';
 import { createCairnClient } from '../client/cairn-client.js';
 import { loadKubeconfig } from '../client/kubeconfig.js';
@@ -74,10 +75,13 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
   let store: SqlObjectStore | undefined;
   let migrated = false;
 
+  // Each authenticator verifies against its own CAs; the listener asks for certificates from all of them.
+  const clientCaPems = [pki.clientCaPem];
   const app = createApp({
     groups: servedGroups,
     registry: () => registry,
-    authenticators: [new X509Authenticator()],
+    authenticators: [new X509Authenticator({ clientCaPems })],
+    authorizer: defaultAuthorizer(),
     livezChecks: [{ name: 'ping', check: () => true }],
     readyzChecks: [
       { name: 'ping', check: () => true },
@@ -91,7 +95,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
   });
   const listener: Listener = await listen(
     app.callback(),
-    { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems: [pki.clientCaPem] },
+    { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems },
     config.bindAddress,
     config.port,
   );

@@ -11,7 +11,10 @@ import type { TLSSocket } from 'node:tls';
 export interface ServingTls {
   readonly certPem: string;
   readonly keyPem: string;
-  /** CAs whose client certificates verify (the local client CA). */
+  /**
+   * Every CA whose client certificates some authenticator accepts. The handshake only
+   * asks for and checks certificates; each authenticator then verifies against its own CAs.
+   */
   readonly clientCaPems: readonly string[];
 }
 

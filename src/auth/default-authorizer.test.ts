@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { allow, deny, noOpinion, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
+import { defaultAuthorizer } from './default-authorizer.js';
+import { PathAuthorizer } from './path-authorizer.js';
+import { UnionAuthorizer } from './union-authorizer.js';
+import { anonymousUser, type UserInfo } from './user-info.js';
+
+const jane: UserInfo = { name: 'jane', groups: ['devs', 'system:authenticated'] };
+
+function nonResource(user: UserInfo, verb: string, path: string): AuthorizationAttributes {
+  return { user, verb, path, isResourceRequest: false, namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
+}
+
+function resource(user: UserInfo, verb: string, rest: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes {
+  const attributes = { user, verb, path: '/apis/cairn.dev/v1/namespaces/ns/pipelines', isResourceRequest: true, namespace: 'ns', apiGroup: 'cairn.dev', apiVersion: 'v1', resource: 'pipelines', subresource: '', name: '' };
+  return { ...attributes, ...rest };
+}
+
+describe('defaultAuthorizer', () => {
+  const authorizer = defaultAuthorizer();
+
+  it.each<[string, AuthorizationAttributes, Decision]>([
+    ['anonymous health', nonResource(anonymousUser, 'get', '/healthz'), 'Allow'],
+    ['anonymous health check', nonResource(anonymousUser, 'get', '/readyz/database'), 'Allow'],
+    ['anonymous deeper health path', nonResource(anonymousUser, 'get', '/livez/a/b'), 'Allow'],
+    ['anonymous version', nonResource(anonymousUser, 'get', '/version'), 'Allow'],
+    ['anonymous version, written to', nonResource(anonymousUser, 'post', '/version'), 'NoOpinion'],
+    ['anonymous health look-alike', nonResource(anonymousUser, 'get', '/healthzz'), 'NoOpinion'],
+    ['anonymous discovery', nonResource(anonymousUser, 'get', '/apis'), 'NoOpinion'],
+    ['anonymous metrics', nonResource(anonymousUser, 'get', '/metrics'), 'NoOpinion'],
+    ['anonymous list', resource(anonymousUser, 'list'), 'NoOpinion'],
+    ['authenticated discovery', nonResource(jane, 'get', '/apis'), 'Allow'],
+    ['authenticated list', resource(jane, 'list'), 'Allow'],
+    ['authenticated delete', resource(jane, 'delete', { name: 'p' }), 'Allow'],
+    ['authenticated log append', resource(jane, 'create', { name: 'p', subresource: 'log' }), 'Allow'],
+  ])('%s: %s', async (_, attributes, decision) => {
+    expect((await authorizer.authorize(attributes)).decision).toBe(decision);
+  });
+});
+
+describe('PathAuthorizer', () => {
+  it('allows exact paths and prefixes ending in *, for non-resource requests only', () => {
+    const authorizer = new PathAuthorizer(['/exact', '/prefix/*']);
+    expect(authorizer.authorize(nonResource(anonymousUser, 'get', '/exact')).decision).toBe('Allow');
+    expect(authorizer.authorize(nonResource(anonymousUser, 'get', '/exact/more')).decision).toBe('NoOpinion');
+    expect(authorizer.authorize(nonResource(anonymousUser, 'get', '/prefix/a')).decision).toBe('Allow');
+    expect(authorizer.authorize(nonResource(anonymousUser, 'get', '/prefix')).decision).toBe('NoOpinion');
+    expect(authorizer.authorize(resource(anonymousUser, 'get', { path: '/exact' })).decision).toBe('NoOpinion');
+  });
+
+  it('refuses a * anywhere but at the end', () => {
+    expect(() => new PathAuthorizer(['/a/*/b'])).toThrow(/trailing/);
+  });
+});
+
+describe('UnionAuthorizer', () => {
+  const fixed = (result: ReturnType<typeof allow>): Authorizer => ({ authorize: () => result });
+
+  it('takes the first Allow or Deny, and joins the reasons when nobody has an opinion', async () => {
+    const attributes = resource(jane, 'get');
+    expect(await new UnionAuthorizer([fixed(noOpinion('a')), fixed(deny('no')), fixed(allow())]).authorize(attributes)).toEqual(deny('no'));
+    expect(await new UnionAuthorizer([fixed(noOpinion()), fixed(allow('yes')), fixed(deny())]).authorize(attributes)).toEqual(allow('yes'));
+    expect(await new UnionAuthorizer([fixed(noOpinion('a')), fixed(noOpinion('b'))]).authorize(attributes)).toEqual(noOpinion('a\nb'));
+    expect((await new UnionAuthorizer([]).authorize(attributes)).decision).toBe('NoOpinion');
+  });
+});

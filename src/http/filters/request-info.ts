@@ -1,0 +1,22 @@
+/**
+ * The first filter: every request gets its RequestInfo on `ctx.state.requestInfo`
+ * before anyone looks at it, as kube's `WithRequestInfo`; a path that cannot be read
+ * is a 400 Status.
+ */
+import type { Context, Next } from 'koa';
+import { newRequestInfo, type RequestInfo } from '../request-info.js';
+
+/** Sets `ctx.state.requestInfo`. */
+export function withRequestInfo() {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    ctx.state.requestInfo = newRequestInfo(ctx.method, ctx.path, new URLSearchParams(ctx.querystring));
+    await next();
+  };
+}
+
+/** The RequestInfo of a request that passed `withRequestInfo`. */
+export function requestInfoOf(ctx: Context): RequestInfo {
+  const info = (ctx.state as { requestInfo?: RequestInfo }).requestInfo;
+  if (!info) throw new Error('no RequestInfo: the request did not pass withRequestInfo');
+  return info;
+}

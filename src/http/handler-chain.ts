@@ -1,0 +1,45 @@
+/**
+ * The request path in one place, outermost first, as k8s.io/apiserver's
+ * `DefaultBuildHandlerChain`: every request passes these filters, in this order,
+ * before its route.
+ */
+import type { DefaultContext, DefaultState, Middleware } from 'koa';
+import type { Logger } from 'pino';
+import type { AuditBackend } from '../auth/audit.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import type { Authenticator } from '../auth/user-info.js';
+import { errorMiddleware } from './error-middleware.js';
+import { withAudit } from './filters/audit.js';
+import { withAuthentication } from './filters/authentication.js';
+import { withAuthorization } from './filters/authorization.js';
+import { withRequestInfo } from './filters/request-info.js';
+import type { ApiMetrics } from './metrics.js';
+
+/** What the filters are configured with. */
+export interface HandlerChainConfig {
+  readonly metrics: ApiMetrics;
+  readonly logger: Logger;
+  readonly authenticators: readonly Authenticator[];
+  readonly audit: AuditBackend;
+  readonly authorizer: Authorizer;
+}
+
+/**
+ * The filters around `routes`, outermost first. What each leaves on `ctx.state` for
+ * those after it: `requestInfo` (RequestInfo), `user` (UserInfo), `auditID`.
+ */
+export function buildHandlerChain<C extends DefaultContext>(config: HandlerChainConfig, routes: Middleware<DefaultState, C>): Middleware<DefaultState, C>[] {
+  return [
+    // Outside everything, so it counts each request's final code: the Status of an error, the end of a watch.
+    config.metrics.middleware(),
+    // Every error thrown below becomes a Status, in the serializer the client accepts.
+    errorMiddleware(config.logger),
+    withRequestInfo(),
+    withAuthentication(config.authenticators),
+    withAudit(config.audit),
+    withAuthorization(config.authorizer),
+    // Admission: the registry runs it on each write; its configuration (plugins, webhooks)
+    // attaches here, on ctx.state, between authorization and the routes.
+    routes,
+  ];
+}
