@@ -310,7 +310,8 @@ export class Store {
     const storageKey = { namespace: this.#keyNamespace(key.namespace), name: key.name };
     try {
       if (options.dryRun) return { object: tryUpdate(await this.get(key)) as StoredObject, warnings };
-      const result = await this.#storage.guaranteedUpdate(storageKey, tryUpdate);
+      // Without ignoreNotFound, storage always passes the current object.
+      const result = await this.#storage.guaranteedUpdate(storageKey, (current) => tryUpdate(current!));
       return { object: result.object, warnings };
     } catch (error) {
       if (!(error instanceof RemoveInstead)) throw toApiError(error, this.#gr, key.name);
@@ -508,7 +509,9 @@ export class Store {
         if (!(error instanceof MarkInstead)) throw toApiError(error, this.#gr, key.name);
       }
       try {
-        const marked = await this.#storage.guaranteedUpdate(storageKey, (current) => {
+        // Without ignoreNotFound, storage always passes the current object.
+        const marked = await this.#storage.guaranteedUpdate(storageKey, (found) => {
+          const current = found!;
           check(current);
           const pending = pendingDeletion(current, options, timestamp);
           if (!pending) throw new MarkInstead();

@@ -72,15 +72,40 @@ export interface StorageWatcher extends AsyncIterable<StorageWatchEvent> {
   stop(): void;
 }
 
-/** Computes an updated object from the current one, inside the write's lock. */
-export type TryUpdate = (current: StoredObject) => KubeObject | Promise<KubeObject>;
+/**
+ * Computes the object to store from the current one (a copy it may change). It runs
+ * with nothing held — no lock, no transaction, no connection — so it may be slow (an
+ * admission webhook runs here), and it runs again, on the newer object, when another
+ * write got in first. `current` is undefined only under `ignoreNotFound`, when there
+ * is no object: what it returns is then created. Throw to abort the write.
+ */
+export type TryUpdate = (current: StoredObject | undefined) => KubeObject | Promise<KubeObject>;
+
+/** Options of a guaranteed update. */
+export interface GuaranteedUpdateOptions {
+  /**
+   * When there is no object, call `tryUpdate(undefined)` and create what it returns
+   * instead of failing with `KeyNotFound`, as kube's `ignoreNotFound` does for an
+   * update that may create (server-side apply, a PUT with `forceAllowCreate`).
+   */
+  readonly ignoreNotFound?: boolean;
+}
 
 /** The outcome of a guaranteed update. */
 export interface UpdateResult {
   readonly object: StoredObject;
   /** False when the update changed nothing: no new resourceVersion, no event. */
   readonly changed: boolean;
+  /** True when there was no object and one was created (only under `ignoreNotFound`). */
+  readonly created: boolean;
 }
+
+/**
+ * Checks the current object before it is deleted; throw to refuse. Like
+ * {@link TryUpdate} it runs with nothing held, may be slow, and runs again on the
+ * newer object when another write got in first.
+ */
+export type DeletePrecondition = (current: StoredObject) => void | Promise<void>;
 
 /** One line of an object's log, as stored. */
 export interface LogLine {
@@ -135,13 +160,25 @@ export interface ResourceStorage {
   create(key: StorageKey, object: KubeObject): Promise<StoredObject>;
   /** Reads one object; throws `KeyNotFound`. */
   get(key: StorageKey): Promise<StoredObject>;
-  /** Reads, transforms and writes one object atomically; throws `KeyNotFound`, or what `tryUpdate` throws. */
-  guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate): Promise<UpdateResult>;
   /**
-   * Deletes one object after `precondition` accepted the current state; returns it
-   * carrying the resourceVersion of its deletion. Throws `KeyNotFound`.
+   * Reads one object, computes its next state with `tryUpdate` and writes it if the
+   * object has not changed since the read, retrying on the newer object until the
+   * write succeeds or `tryUpdate` throws (as etcd3's GuaranteedUpdate). An update that
+   * changes nothing writes nothing. Throws `KeyNotFound` (unless `ignoreNotFound`), or
+   * what `tryUpdate` throws.
+   *
+   * @example
+   * // Set a label; a concurrent write to the object makes this run again on the newer object.
+   * await storage.guaranteedUpdate(key, (current) => ({ ...current, metadata: { ...current!.metadata, labels: { tier: 'gold' } } }));
    */
-  delete(key: StorageKey, precondition?: (current: StoredObject) => void): Promise<StoredObject>;
+  guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate, options?: GuaranteedUpdateOptions): Promise<UpdateResult>;
+  /**
+   * Deletes one object after `precondition` accepted its current state, retrying on
+   * the newer object when it changed in between; returns it carrying the
+   * resourceVersion of its deletion. Its log lines go with it. Throws `KeyNotFound`,
+   * or what `precondition` throws.
+   */
+  delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject>;
   /**
    * Lists the objects of one namespace (or all, when undefined) matching the
    * predicate, ordered by key, as they were at one resourceVersion. Throws `TooOld`

@@ -1,6 +1,8 @@
 /**
  * Storage of one resource in the object table, each write recorded in the event
- * log in the same transaction, and the logs of its objects.
+ * log in the same transaction, and the logs of its objects. Writes are optimistic:
+ * what computes or checks the new state runs between a plain read and a short
+ * transaction that writes only if the object is still as read.
  */
 import type { Transaction } from 'kysely';
 import { deepCopy, jsonEqual, type KubeObject, type StoredObject } from '../machinery/object.js';
@@ -9,8 +11,11 @@ import type { Database } from './database.js';
 import { appendEvent, nextResourceVersion, readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
 import { deleteLogLines } from './log-lines.js';
 import type { LogWakeups } from './log-wakeups.js';
+import { deleteObject, insertObject, lockObject, readObject, updateObject, type ObjectRowKey } from './object-rows.js';
 import type {
+  DeletePrecondition,
   FieldsOf,
+  GuaranteedUpdateOptions,
   ListRequest,
   ListResult,
   LogStorage,
@@ -24,11 +29,10 @@ import type {
 } from './object-store.js';
 import type { StorageSchema, StringMap } from './schema.js';
 import { readSnapshotPage } from './snapshot-list.js';
-import { classifyDatabaseError, keyExists, keyNotFound, tooLarge, tooOld } from './storage-error.js';
+import { classifyDatabaseError, keyExists, keyNotFound, StorageError, tooLarge, tooOld } from './storage-error.js';
 import type { WatchCache } from './watch-cache.js';
 import { LogWatcher } from './log-watcher.js';
 import { SqlLogStorage } from './sql-log-storage.js';
-import { encodeJsonb, encodeText } from './stored-text.js';
 
 /** What a SqlResourceStorage is made of. */
 export interface SqlResourceStorageOptions {
@@ -89,17 +93,25 @@ export class SqlResourceStorage implements ResourceStorage {
     return outcome.result;
   }
 
+  /** The row of `key` in this resource. */
+  #at(key: StorageKey): ObjectRowKey {
+    return { resource: this.#o.resource, namespace: key.namespace, name: key.name };
+  }
+
+  /** Locks the object's row for a log append, which must not interleave with its deletion. */
   async #lockCurrent(trx: Transaction<StorageSchema>, key: StorageKey): Promise<StoredObject> {
-    const row = await trx
-      .selectFrom('cairn_objects')
-      .select('object')
-      .where('resource', '=', this.#o.resource)
-      .where('namespace', '=', encodeText(key.namespace))
-      .where('name', '=', encodeText(key.name))
-      .forUpdate()
-      .executeTakeFirst();
-    if (!row) throw keyNotFound(this.#describe(key));
-    return row.object as StoredObject;
+    const current = await lockObject(trx, this.#at(key));
+    if (!current) throw keyNotFound(this.#describe(key));
+    return current;
+  }
+
+  /** The current object, or undefined: one query, no transaction, no lock. */
+  async #read(key: StorageKey): Promise<StoredObject | undefined> {
+    try {
+      return await this.#o.database.run((db) => readObject(db, this.#at(key)));
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
   }
 
   create(key: StorageKey, object: KubeObject): Promise<StoredObject> {
@@ -108,70 +120,59 @@ export class SqlResourceStorage implements ResourceStorage {
       const stored = withResourceVersion(object, rv);
       const labels = labelsOf(stored);
       const fields = this.#o.fieldsOf(stored);
-      const inserted = await trx
-        .insertInto('cairn_objects')
-        .values({
-          resource: this.#o.resource,
-          namespace: encodeText(key.namespace),
-          name: encodeText(key.name),
-          uid: String(stored.metadata.uid),
-          resource_version: rv.toString(),
-          labels: encodeJsonb(labels),
-          fields: encodeJsonb(fields),
-          object: encodeJsonb(stored),
-        })
-        .onConflict((oc) => oc.doNothing())
-        .returning('name')
-        .executeTakeFirst();
       // Throwing rolls the counter back too: a failed create leaves no gap.
-      if (!inserted) throw keyExists(this.#describe(key));
+      if (!(await insertObject(trx, this.#at(key), { rv, labels, fields, object: stored }))) throw keyExists(this.#describe(key));
       await appendEvent(trx, { rv, resource: this.#o.resource, ...key, type: 'ADDED', labels, fields, object: stored });
       return { result: stored, wrote: true };
     });
   }
 
   async get(key: StorageKey): Promise<StoredObject> {
-    let row;
-    try {
-      row = await this.#o.database.run((db) =>
-        db
-          .selectFrom('cairn_objects')
-          .select('object')
-          .where('resource', '=', this.#o.resource)
-          .where('namespace', '=', encodeText(key.namespace))
-          .where('name', '=', encodeText(key.name))
-          .executeTakeFirst(),
-      );
-    } catch (error) {
-      throw classifyDatabaseError(error);
-    }
-    if (!row) throw keyNotFound(this.#describe(key));
-    return row.object as StoredObject;
+    const current = await this.#read(key);
+    if (!current) throw keyNotFound(this.#describe(key));
+    return current;
   }
 
-  guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate): Promise<UpdateResult> {
+  async guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate, options: GuaranteedUpdateOptions = {}): Promise<UpdateResult> {
+    // As etcd3's GuaranteedUpdate: read, compute with nothing held (tryUpdate may wait on a
+    // webhook), then write only if the object is still as read; otherwise compute again from
+    // the newer object, for as long as it takes.
+    let current = await this.#read(key);
+    for (;;) {
+      if (!current && !options.ignoreNotFound) throw keyNotFound(this.#describe(key));
+      const next = await tryUpdate(current && deepCopy(current));
+      const written = current ? await this.#replace(key, current, next) : await this.#createIfAbsent(key, next);
+      if (written) return written;
+      current = await this.#read(key);
+    }
+  }
+
+  /** Creates `next` for an update that found no object; undefined when another write created it first. */
+  async #createIfAbsent(key: StorageKey, next: KubeObject): Promise<UpdateResult | undefined> {
+    try {
+      return { object: await this.create(key, next), changed: true, created: true };
+    } catch (error) {
+      if (error instanceof StorageError && error.code === 'KeyExists') return undefined;
+      throw error;
+    }
+  }
+
+  /** Replaces `current` with `next`; undefined when the object changed (or went) since `current` was read. */
+  async #replace(key: StorageKey, current: StoredObject, next: KubeObject): Promise<UpdateResult | undefined> {
+    if (jsonEqual(withoutResourceVersion(next), withoutResourceVersion(current))) {
+      return { object: current, changed: false, created: false };
+    }
+    const at = this.#at(key);
+    const expected = current.metadata.resourceVersion;
     return this.#write(async (trx) => {
-      const current = await this.#lockCurrent(trx, key);
-      const next = await tryUpdate(deepCopy(current));
-      if (jsonEqual(withoutResourceVersion(next), withoutResourceVersion(current))) {
-        return { result: { object: current, changed: false } as UpdateResult, wrote: false };
-      }
+      // The object's row before the counter, as every write takes them: the same order
+      // everywhere keeps writers from deadlocking, and a lost race allocates nothing.
+      if (!(await lockObject(trx, at, expected))) return { result: undefined, wrote: false };
       const rv = await nextResourceVersion(trx);
       const stored = withResourceVersion(next, rv);
       const labels = labelsOf(stored);
       const fields = this.#o.fieldsOf(stored);
-      await trx
-        .updateTable('cairn_objects')
-        .set({
-          resource_version: rv.toString(),
-          labels: encodeJsonb(labels),
-          fields: encodeJsonb(fields),
-          object: encodeJsonb(stored),
-        })
-        .where('resource', '=', this.#o.resource)
-        .where('namespace', '=', encodeText(key.namespace))
-        .where('name', '=', encodeText(key.name))
-        .execute();
+      await updateObject(trx, at, expected, { rv, labels, fields, object: stored });
       await appendEvent(trx, {
         rv,
         resource: this.#o.resource,
@@ -184,24 +185,33 @@ export class SqlResourceStorage implements ResourceStorage {
         object: stored,
         prevObject: current,
       });
-      return { result: { object: stored, changed: true }, wrote: true };
+      return { result: { object: stored, changed: true, created: false }, wrote: true };
     });
   }
 
-  delete(key: StorageKey, precondition?: (current: StoredObject) => void): Promise<StoredObject> {
+  async delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject> {
+    // Optimistic as guaranteedUpdate: the precondition (validating admission) runs with nothing held.
+    for (;;) {
+      const current = await this.#read(key);
+      if (!current) throw keyNotFound(this.#describe(key));
+      await precondition?.(deepCopy(current));
+      const deleted = await this.#remove(key, current);
+      if (deleted) return deleted;
+    }
+  }
+
+  /** Deletes `current` and its log lines; undefined when the object changed (or went) since it was read. */
+  #remove(key: StorageKey, current: StoredObject): Promise<StoredObject | undefined> {
+    const at = this.#at(key);
+    const expected = current.metadata.resourceVersion;
     return this.#write(async (trx) => {
-      const current = await this.#lockCurrent(trx, key);
-      precondition?.(current);
+      // The row lock also waits for log appends in flight, whose lines are then deleted too.
+      if (!(await lockObject(trx, at, expected))) return { result: undefined, wrote: false };
       // Any resource's log lines go with their object, in its transaction. Deleted before the
       // resourceVersion is taken: a long log must not hold the counter, which every writer waits for.
       await deleteLogLines(trx, String(current.metadata.uid));
       const rv = await nextResourceVersion(trx);
-      await trx
-        .deleteFrom('cairn_objects')
-        .where('resource', '=', this.#o.resource)
-        .where('namespace', '=', encodeText(key.namespace))
-        .where('name', '=', encodeText(key.name))
-        .execute();
+      await deleteObject(trx, at, expected);
       // As kube's watch cache does, the DELETED object carries the deletion's resourceVersion.
       const deleted = withResourceVersion(current, rv);
       await appendEvent(trx, {

@@ -1,0 +1,61 @@
+/**
+ * The conformance factories of the SQL backends: a fresh database (PGlite in memory,
+ * or a new PostgreSQL database on the test run's server), migrated, with a
+ * SqlObjectStore on it.
+ */
+import { sql } from 'kysely';
+import type { Database } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { PGliteDatabase } from '../../src/storage/pglite-database.js';
+import { PostgresDatabase } from '../../src/storage/postgres-database.js';
+import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
+import { testDatabaseUrl } from '../support/test-database.js';
+import type { ReplicaOptions, StorageBackend } from './conformance-support.js';
+
+/** Closes stores before their databases, the newest first. */
+async function closeAll(opened: { database: Database; store: SqlObjectStore }[]): Promise<void> {
+  for (const { database, store } of opened.reverse()) {
+    await store.close();
+    await database.close();
+  }
+}
+
+/** A SqlObjectStore on a fresh in-memory PGlite: one process, one connection, no replicas. */
+export async function openPGliteStorage(): Promise<StorageBackend> {
+  const database = await PGliteDatabase.open();
+  await migrateToLatest(database);
+  const store = await SqlObjectStore.open(database);
+  return { store, close: () => closeAll([{ database, store }]) };
+}
+
+/** A SqlObjectStore on a fresh PostgreSQL database; replicas open further stores on it. Call it in `beforeAll`. */
+export async function openPostgresStorage(): Promise<StorageBackend> {
+  const connectionString = await testDatabaseUrl();
+  const opened: { database: Database; store: SqlObjectStore }[] = [];
+  const open = async (options: ReplicaOptions = {}): Promise<{ database: Database; store: SqlObjectStore }> => {
+    const database = new PostgresDatabase({ connectionString, maxConnections: options.maxConnections });
+    try {
+      if (opened.length === 0) await migrateToLatest(database);
+      const store = await SqlObjectStore.open(database, { watchCacheCapacity: options.watchCacheCapacity });
+      opened.push({ database, store });
+      return { database, store };
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+  };
+  const main = await open();
+  return {
+    store: main.store,
+    openReplica: async (options) => (await open(options)).store,
+    idleInTransaction: async () => {
+      const { rows } = await main.database.run((db) =>
+        sql<{ sessions: number }>`
+          SELECT count(*)::int AS sessions FROM pg_stat_activity
+          WHERE datname = current_database() AND state LIKE 'idle in transaction%'`.execute(db),
+      );
+      return rows[0]!.sessions;
+    },
+    close: () => closeAll(opened),
+  };
+}
