@@ -42,9 +42,26 @@ export class ResponseStream {
   async write(chunk: string | Uint8Array): Promise<void> {
     if (this.#isClosed) return;
     const ok = (this.#res as ServerResponse).write(chunk);
-    if (!ok) {
-      await Promise.race([new Promise((resolve) => this.#res.once('drain', resolve)), this.#closed]);
-    }
+    if (!ok) await this.#drained();
+  }
+
+  /**
+   * Resolves at the next 'drain' or 'close', removing both listeners either way: a
+   * `Promise.race` with the long-lived `closed` promise would add a reaction to it at
+   * every wait, kept until the stream ends.
+   */
+  #drained(): Promise<void> {
+    const res = this.#res as ServerResponse;
+    return new Promise((resolve) => {
+      if (this.#isClosed) return resolve();
+      const done = (): void => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
   }
 
   /** Ends the stream cleanly. */

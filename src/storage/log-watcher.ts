@@ -68,8 +68,7 @@ export class LogWatcher implements StorageWatcher {
           continue;
         }
         if (batch.length === 0) {
-          const wake = interval === undefined ? signal : AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, this.#nextBookmark - Date.now()))]);
-          await this.#o.cache.changed(wake);
+          await this.#o.cache.changed(signal, interval === undefined ? undefined : this.#nextBookmark);
         }
       }
     } finally {

@@ -8,12 +8,21 @@ import type { LogEvent } from './log-event.js';
 /** A bounded, ordered window of recent events. */
 export class WatchCache {
   readonly #capacity: number;
-  #events: LogEvent[] = [];
+  /** Slots before `#head` are dropped (undefined); every slot from `#head` on holds an event. */
+  #events: (LogEvent | undefined)[] = [];
   #head = 0;
   /** Every event with rv > coveredFrom and rv <= newest is in the cache. */
   #coveredFrom: bigint;
   #newest: bigint;
-  #waiters = new Set<() => void>();
+  /** The waiting watchers, each with when it must wake at the latest (ms since the epoch; Infinity: no limit). */
+  readonly #waiters = new Map<() => void, number>();
+  /**
+   * One timer, for the earliest deadline among the waiters, rather than one per wait:
+   * Node keeps a timer list per distinct duration, and keeps an unref'd one, even
+   * emptied, until that duration has passed.
+   */
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = Infinity;
 
   constructor(startResourceVersion: bigint, capacity = 10_000) {
     this.#coveredFrom = startResourceVersion;
@@ -36,9 +45,11 @@ export class WatchCache {
     }
     const overflow = this.#events.length - this.#head - this.#capacity;
     if (overflow > 0) {
+      this.#coveredFrom = this.#events[this.#head + overflow - 1]!.rv;
+      // Release the dropped events now: the cache holds `capacity` events, not up to twice that.
+      this.#events.fill(undefined, this.#head, this.#head + overflow);
       this.#head += overflow;
-      this.#coveredFrom = this.#events[this.#head - 1]!.rv;
-      // Reclaim the dropped prefix in one move once it is large, so append stays O(1) amortized.
+      // Reclaim the dropped prefix's slots in one move once it is large, so append stays O(1) amortized.
       if (this.#head > this.#capacity) {
         this.#events = this.#events.slice(this.#head);
         this.#head = 0;
@@ -62,11 +73,18 @@ export class WatchCache {
       if (this.#events[mid]!.rv <= rv) lo = mid + 1;
       else hi = mid;
     }
-    return this.#events.slice(lo, lo + max);
+    return this.#events.slice(lo, lo + max) as LogEvent[];
   }
 
-  /** Resolves at the next append, or when `signal` aborts. */
-  changed(signal: AbortSignal): Promise<void> {
+  /**
+   * Resolves at the next append, when `signal` aborts, or at `deadline` (ms since
+   * the epoch: a watcher's next bookmark). A watcher waits here once per batch for as
+   * long as it lives, so a wait leaves nothing behind once it resolves: composing
+   * `AbortSignal.any([signal, AbortSignal.timeout(ms)])` per wait instead kept each
+   * wait's signals alive until the timeout fired and a finalization record on the
+   * watcher's signal for the watcher's whole life (hundreds of bytes per event).
+   */
+  changed(signal: AbortSignal, deadline = Infinity): Promise<void> {
     return new Promise((resolve) => {
       if (signal.aborted) return resolve();
       const done = (): void => {
@@ -74,18 +92,38 @@ export class WatchCache {
         signal.removeEventListener('abort', done);
         resolve();
       };
-      this.#waiters.add(done);
+      this.#waiters.set(done, deadline);
       signal.addEventListener('abort', done, { once: true });
+      if (deadline < this.#timerAt) this.#schedule(deadline);
     });
+  }
+
+  /** (Re)arms the one timer for `at`; Infinity disarms it. */
+  #schedule(at: number): void {
+    clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = at === Infinity ? undefined : setTimeout(() => this.#expire(), Math.max(0, at - Date.now())).unref();
+  }
+
+  /** Wakes the waiters whose deadline has come and sets the timer for the next one. */
+  #expire(): void {
+    const now = Date.now();
+    let next = Infinity;
+    for (const [done, deadline] of this.#waiters) {
+      if (deadline <= now) done();
+      else if (deadline < next) next = deadline;
+    }
+    this.#schedule(next);
   }
 
   /** Wakes every waiter without new events (shutdown, errors). */
   #wake(): void {
-    for (const waiter of [...this.#waiters]) waiter();
+    for (const waiter of [...this.#waiters.keys()]) waiter();
   }
 
   /** Ends every wait; used when the store closes. */
   close(): void {
+    this.#schedule(Infinity);
     this.#wake();
   }
 }
