@@ -25,11 +25,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       SELECT COALESCE(max(resource_version), 0) FROM cairn_events WHERE type <> 'ADDED' AND prev_object IS NULL
     ))`.execute(db);
   await sql`DELETE FROM cairn_events WHERE resource_version <= (SELECT compacted FROM cairn_compaction)`.execute(db);
-  await db.schema
-    .createIndex('cairn_events_resource_key')
-    .on('cairn_events')
-    .columns(['resource', 'namespace', 'name', 'resource_version'])
-    .execute();
+  await db.schema.createIndex('cairn_events_resource_key').on('cairn_events').columns(['resource', 'namespace', 'name', 'resource_version']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -29,7 +29,9 @@ describe.each(backends)('apply and strategic merge on %s', (backend) => {
     const created = await server().request('PATCH', `${pipelines}/applied?fieldManager=alice`, { body: config, headers: applyType });
     expect(created.status, created.text).toBe(201);
     expect(entry(created.json, 'alice')).toMatchObject({ apiVersion: 'cairn.dev/v1', fieldsType: 'FieldsV1' });
-    expect(entry(created.json, 'alice')!.fieldsV1).toMatchObject({ 'f:spec': { 'f:replicas': {}, 'f:runnerClassName': {}, 'f:steps': { 'k:{"name":"fetch"}': {} } } });
+    expect(entry(created.json, 'alice')!.fieldsV1).toMatchObject({
+      'f:spec': { 'f:replicas': {}, 'f:runnerClassName': {}, 'f:steps': { 'k:{"name":"fetch"}': {} } },
+    });
 
     const same = await server().request('PATCH', `${pipelines}/applied?fieldManager=alice`, { body: config, headers: applyType });
     expect(same.status).toBe(200);
@@ -90,7 +92,9 @@ describe.each(backends)('apply and strategic merge on %s', (backend) => {
       body: { status: { phase: 'Running' } },
       headers: { 'Content-Type': 'application/merge-patch+json' },
     });
-    expect(status.json.metadata.managedFields).toContainEqual(expect.objectContaining({ manager: 'controller', operation: 'Update', subresource: 'status', fieldsV1: { 'f:status': { '.': {}, 'f:phase': {} } } }));
+    expect(status.json.metadata.managedFields).toContainEqual(
+      expect.objectContaining({ manager: 'controller', operation: 'Update', subresource: 'status', fieldsV1: { 'f:status': { '.': {}, 'f:phase': {} } } }),
+    );
     // An Update owner conflicts with a later applier too.
     const conflict = await server().request('PATCH', `${pipelines}/updated?fieldManager=applier`, {
       body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'updated' }, spec: { replicas: 9 } },
@@ -116,12 +120,17 @@ describe.each(backends)('apply and strategic merge on %s', (backend) => {
     const ancient = entry(latest, 'ancient-changes', 'Update');
     expect(ancient).toMatchObject({ apiVersion: 'cairn.dev/v1', fieldsType: 'FieldsV1' });
     // Twelve writers, ten entries: three of them now live in ancient-changes, and no field lost its owner.
-    const owned = new Set(updates.flatMap((m) => Object.keys((m.fieldsV1['f:metadata'] as { 'f:labels'?: object } | undefined)?.['f:labels'] ?? {}).filter((key) => key !== '.')));
+    const owned = new Set(
+      updates.flatMap((m) => Object.keys((m.fieldsV1['f:metadata'] as { 'f:labels'?: object } | undefined)?.['f:labels'] ?? {}).filter((key) => key !== '.')),
+    );
     expect([...owned].sort()).toEqual(Array.from({ length: 11 }, (_, i) => `f:l${i}`).sort());
   });
 
   it('dry-runs an apply: answered, not stored', async () => {
-    const dry = await server().request('PATCH', `${pipelines}/dry-applied?fieldManager=alice&dryRun=All`, { body: pipeline('dry-applied'), headers: applyType });
+    const dry = await server().request('PATCH', `${pipelines}/dry-applied?fieldManager=alice&dryRun=All`, {
+      body: pipeline('dry-applied'),
+      headers: applyType,
+    });
     expect(dry.status).toBe(201);
     expect(entry(dry.json, 'alice')).toBeDefined();
     expect((await server().request('GET', `${pipelines}/dry-applied`)).status).toBe(404);
@@ -131,7 +140,10 @@ describe.each(backends)('apply and strategic merge on %s', (backend) => {
     const noManager = await server().request('PATCH', `${pipelines}/nobody`, { body: pipeline('nobody'), headers: applyType });
     expect(noManager.status).toBe(422);
     expect(noManager.json.message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
-    const forceElsewhere = await server().request('PATCH', `${pipelines}/nobody?force=true`, { body: {}, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const forceElsewhere = await server().request('PATCH', `${pipelines}/nobody?force=true`, {
+      body: {},
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
     expect(forceElsewhere.status).toBe(422);
     expect(forceElsewhere.json.message).toContain('force: Forbidden: may not be specified for non-apply patch');
     const otherName = await server().request('PATCH', `${pipelines}/nobody?fieldManager=x`, { body: pipeline('somebody'), headers: applyType });
@@ -151,13 +163,27 @@ describe.each(backends)('apply and strategic merge on %s', (backend) => {
       }),
     });
     const merged = await server().request('PATCH', `${pipelines}/smp`, {
-      body: { spec: { steps: [{ name: 'fetch', env: [{ name: 'B', value: '2' }] }, { name: 'build', $patch: 'delete' }] } },
+      body: {
+        spec: {
+          steps: [
+            { name: 'fetch', env: [{ name: 'B', value: '2' }] },
+            { name: 'build', $patch: 'delete' },
+          ],
+        },
+      },
       headers: strategic,
     });
     expect(merged.status, merged.text).toBe(200);
     // Without $setElementOrder kube puts a new item before the ones the patch does not mention.
     expect(merged.json.spec.steps).toEqual([
-      { name: 'fetch', image: 'a:1', env: [{ name: 'B', value: '2' }, { name: 'A', value: '1' }] },
+      {
+        name: 'fetch',
+        image: 'a:1',
+        env: [
+          { name: 'B', value: '2' },
+          { name: 'A', value: '1' },
+        ],
+      },
       { name: 'store', image: 'c:1' },
     ]);
     const ordered = await server().request('PATCH', `${pipelines}/smp`, {
@@ -165,7 +191,10 @@ describe.each(backends)('apply and strategic merge on %s', (backend) => {
       headers: strategic,
     });
     expect(ordered.json.spec.steps.map((s: { name: string; image: string }) => `${s.name}=${s.image}`)).toEqual(['store=c:2', 'fetch=a:1']);
-    const replaced = await server().request('PATCH', `${pipelines}/smp`, { body: { spec: { steps: [{ name: 'only' }, { $patch: 'replace' }] } }, headers: strategic });
+    const replaced = await server().request('PATCH', `${pipelines}/smp`, {
+      body: { spec: { steps: [{ name: 'only' }, { $patch: 'replace' }] } },
+      headers: strategic,
+    });
     expect(replaced.json.spec.steps).toEqual([{ name: 'only' }]);
     const broken = await server().request('PATCH', `${pipelines}/smp`, { body: { spec: { steps: [{ image: 'no-name' }] } }, headers: strategic });
     expect(broken.status).toBe(422);

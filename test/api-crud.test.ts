@@ -101,10 +101,15 @@ describe.each(backends)('CRUD on %s', (backend) => {
     // A generation a client sends is not taken; immutable fields it changes are refused.
     const forged = await server().request('PUT', `${pipelines}/upd`, { body: { ...res3.json, metadata: { ...res3.json.metadata, generation: 77 } } });
     expect(forged.json.metadata.generation).toBe(2);
-    for (const [field, value] of [['uid', 'forged'], ['creationTimestamp', '2000-01-01T00:00:00Z']] as const) {
+    for (const [field, value] of [
+      ['uid', 'forged'],
+      ['creationTimestamp', '2000-01-01T00:00:00Z'],
+    ] as const) {
       const refused = await server().request('PUT', `${pipelines}/upd`, { body: { ...res3.json, metadata: { ...res3.json.metadata, [field]: value } } });
       expect(refused.status, field).toBe(422);
-      expect(refused.json.details.causes).toEqual([{ field: `metadata.${field}`, reason: 'FieldValueInvalid', message: `Invalid value: "${value}": field is immutable` }]);
+      expect(refused.json.details.causes).toEqual([
+        { field: `metadata.${field}`, reason: 'FieldValueInvalid', message: `Invalid value: "${value}": field is immutable` },
+      ]);
     }
     expect((await server().request('PUT', `${pipelines}/absent`, { body: pipeline('absent') })).status).toBe(404);
   });
@@ -149,7 +154,7 @@ describe.each(backends)('CRUD on %s', (backend) => {
     const a = (await server().request('POST', pipelines, { body: pipeline('del-a') })).json;
     await server().request('POST', pipelines, { body: pipeline('del-b') });
     const wrongUid = await server().request('DELETE', `${pipelines}/del-a`, { body: { preconditions: { uid: 'other' } } });
-    expect(wrongUid.json.message).toContain("Precondition failed");
+    expect(wrongUid.json.message).toContain('Precondition failed');
     expect(wrongUid.status).toBe(409);
     const dry = await server().request('DELETE', `${pipelines}/del-a`, { body: { propagationPolicy: 'Background', dryRun: ['All'] } });
     expect(dry.status).toBe(200);
@@ -198,21 +203,115 @@ describe.each(backends)('CRUD on %s', (backend) => {
       { name: 'an empty body', method: 'POST', path: pipelines, body: '', status: 400, reason: 'BadRequest' },
       { name: 'another kind', method: 'POST', path: pipelines, body: { ...pipeline('k'), kind: 'RunnerClass' }, status: 400, reason: 'BadRequest' },
       { name: 'no kind', method: 'POST', path: pipelines, body: { ...pipeline('k'), kind: undefined }, status: 400, reason: 'BadRequest' },
-      { name: 'another apiVersion', method: 'POST', path: pipelines, body: { ...pipeline('k'), apiVersion: 'cairn.dev/v9' }, status: 400, reason: 'BadRequest' },
-      { name: 'another namespace', method: 'POST', path: pipelines, body: { ...pipeline('k'), metadata: { name: 'k', namespace: 'x' } }, status: 400, reason: 'BadRequest', contains: 'namespace' },
-      { name: 'a name that differs from the URL', method: 'PUT', path: `${pipelines}/create-me`, body: pipeline('other'), status: 400, reason: 'BadRequest', contains: 'does not match the name on the URL' },
+      {
+        name: 'another apiVersion',
+        method: 'POST',
+        path: pipelines,
+        body: { ...pipeline('k'), apiVersion: 'cairn.dev/v9' },
+        status: 400,
+        reason: 'BadRequest',
+      },
+      {
+        name: 'another namespace',
+        method: 'POST',
+        path: pipelines,
+        body: { ...pipeline('k'), metadata: { name: 'k', namespace: 'x' } },
+        status: 400,
+        reason: 'BadRequest',
+        contains: 'namespace',
+      },
+      {
+        name: 'a name that differs from the URL',
+        method: 'PUT',
+        path: `${pipelines}/create-me`,
+        body: pipeline('other'),
+        status: 400,
+        reason: 'BadRequest',
+        contains: 'does not match the name on the URL',
+      },
       { name: 'a path name kube cannot address', method: 'GET', path: `${pipelines}/a%2Fb`, body: undefined, status: 400, reason: 'BadRequest' },
-      { name: 'a negative replica count', method: 'POST', path: pipelines, body: pipeline('neg', { replicas: -1 }), status: 422, reason: 'Invalid', contains: 'spec.replicas' },
-      { name: 'a wrong type', method: 'POST', path: pipelines, body: pipeline('typ', { replicas: 'three' }), status: 422, reason: 'Invalid', contains: 'spec.replicas' },
-      { name: 'a step without a name', method: 'POST', path: pipelines, body: pipeline('stp', { steps: [{ image: 'x' }] }), status: 422, reason: 'Invalid', contains: 'spec.steps[0].name' },
-      { name: 'an invalid object name', method: 'POST', path: pipelines, body: pipeline('Not_Valid'), status: 422, reason: 'Invalid', contains: 'metadata.name' },
-      { name: 'an invalid label', method: 'POST', path: pipelines, body: pipeline('lbl', {}, { 'bad key!': 'x' }), status: 422, reason: 'Invalid', contains: 'metadata.labels' },
-      { name: 'a missing name', method: 'POST', path: pipelines, body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: {} }, status: 422, reason: 'Invalid', contains: 'metadata.name' },
-      { name: 'an unknown field under Strict', method: 'POST', path: `${pipelines}?fieldValidation=Strict`, body: pipeline('unk', { bogus: 1 }), status: 400, reason: 'BadRequest', contains: 'unknown field "spec.bogus"' },
-      { name: 'a bad fieldValidation', method: 'POST', path: `${pipelines}?fieldValidation=Sometimes`, body: pipeline('fv'), status: 400, reason: 'BadRequest' },
+      {
+        name: 'a negative replica count',
+        method: 'POST',
+        path: pipelines,
+        body: pipeline('neg', { replicas: -1 }),
+        status: 422,
+        reason: 'Invalid',
+        contains: 'spec.replicas',
+      },
+      {
+        name: 'a wrong type',
+        method: 'POST',
+        path: pipelines,
+        body: pipeline('typ', { replicas: 'three' }),
+        status: 422,
+        reason: 'Invalid',
+        contains: 'spec.replicas',
+      },
+      {
+        name: 'a step without a name',
+        method: 'POST',
+        path: pipelines,
+        body: pipeline('stp', { steps: [{ image: 'x' }] }),
+        status: 422,
+        reason: 'Invalid',
+        contains: 'spec.steps[0].name',
+      },
+      {
+        name: 'an invalid object name',
+        method: 'POST',
+        path: pipelines,
+        body: pipeline('Not_Valid'),
+        status: 422,
+        reason: 'Invalid',
+        contains: 'metadata.name',
+      },
+      {
+        name: 'an invalid label',
+        method: 'POST',
+        path: pipelines,
+        body: pipeline('lbl', {}, { 'bad key!': 'x' }),
+        status: 422,
+        reason: 'Invalid',
+        contains: 'metadata.labels',
+      },
+      {
+        name: 'a missing name',
+        method: 'POST',
+        path: pipelines,
+        body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: {} },
+        status: 422,
+        reason: 'Invalid',
+        contains: 'metadata.name',
+      },
+      {
+        name: 'an unknown field under Strict',
+        method: 'POST',
+        path: `${pipelines}?fieldValidation=Strict`,
+        body: pipeline('unk', { bogus: 1 }),
+        status: 400,
+        reason: 'BadRequest',
+        contains: 'unknown field "spec.bogus"',
+      },
+      {
+        name: 'a bad fieldValidation',
+        method: 'POST',
+        path: `${pipelines}?fieldValidation=Sometimes`,
+        body: pipeline('fv'),
+        status: 400,
+        reason: 'BadRequest',
+      },
       { name: 'a bad dryRun', method: 'POST', path: `${pipelines}?dryRun=Some`, body: pipeline('dr'), status: 400, reason: 'BadRequest' },
       { name: 'a bad label selector', method: 'GET', path: `${pipelines}?labelSelector=a%20in%20(`, body: undefined, status: 400, reason: 'BadRequest' },
-      { name: 'an unsupported field selector', method: 'GET', path: `${pipelines}?fieldSelector=spec.image%3Dx`, body: undefined, status: 400, reason: 'BadRequest', contains: 'spec.image' },
+      {
+        name: 'an unsupported field selector',
+        method: 'GET',
+        path: `${pipelines}?fieldSelector=spec.image%3Dx`,
+        body: undefined,
+        status: 400,
+        reason: 'BadRequest',
+        contains: 'spec.image',
+      },
       { name: 'an unknown resource', method: 'GET', path: '/apis/cairn.dev/v1/namespaces/default/widgets', body: undefined, status: 404, reason: 'NotFound' },
       { name: 'an unknown version', method: 'GET', path: '/apis/cairn.dev/v7/runnerclasses', body: undefined, status: 404, reason: 'NotFound' },
       { name: 'POST to an object', method: 'POST', path: `${pipelines}/create-me`, body: pipeline('create-me'), status: 405, reason: 'MethodNotAllowed' },

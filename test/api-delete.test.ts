@@ -25,7 +25,11 @@ describe.each(backends)('deletion on %s', (backend) => {
     const watch = await openWatch(server(), `${pipelines}?watch=true&resourceVersion=${created.metadata.resourceVersion}`);
     const deleted = await server().request('DELETE', `${pipelines}/held`, { body: { propagationPolicy: 'Background' } });
     expect(deleted.status).toBe(200);
-    expect(deleted.json.metadata).toMatchObject({ deletionTimestamp: expect.stringMatching(/Z$/), deletionGracePeriodSeconds: 0, finalizers: ['cairn.dev/hold', 'example.com/audit'] });
+    expect(deleted.json.metadata).toMatchObject({
+      deletionTimestamp: expect.stringMatching(/Z$/),
+      deletionGracePeriodSeconds: 0,
+      finalizers: ['cairn.dev/hold', 'example.com/audit'],
+    });
     const still = await server().request('GET', `${pipelines}/held`);
     expect(still.status).toBe(200);
     // Deleting again changes nothing.
@@ -33,7 +37,10 @@ describe.each(backends)('deletion on %s', (backend) => {
     expect(again.json.metadata.resourceVersion).toBe(deleted.json.metadata.resourceVersion);
     expect(again.json.metadata.deletionTimestamp).toBe(deleted.json.metadata.deletionTimestamp);
     // No new finalizers while it is being deleted.
-    const added = await server().request('PATCH', `${pipelines}/held`, { body: { metadata: { finalizers: ['cairn.dev/hold', 'example.com/audit', 'late.example.com/x'] } }, headers: merge });
+    const added = await server().request('PATCH', `${pipelines}/held`, {
+      body: { metadata: { finalizers: ['cairn.dev/hold', 'example.com/audit', 'late.example.com/x'] } },
+      headers: merge,
+    });
     expect(added.status).toBe(422);
     expect(added.json.message).toContain('no new finalizers can be added if the object is being deleted');
     // Nor can an update take the deletion back.
@@ -47,7 +54,7 @@ describe.each(backends)('deletion on %s', (backend) => {
     expect((await server().request('GET', `${pipelines}/held`)).status).toBe(404);
     const events = await watch.waitFor(3);
     expect(events.map((e) => e.type)).toEqual(['MODIFIED', 'MODIFIED', 'DELETED']);
-    expect(BigInt(events[2]!.object.metadata.resourceVersion) > BigInt(one.json.metadata.resourceVersion)).toBe(true);
+    expect(BigInt(events[2].object.metadata.resourceVersion) > BigInt(one.json.metadata.resourceVersion)).toBe(true);
     watch.close();
   });
 
@@ -79,13 +86,19 @@ describe.each(backends)('deletion on %s', (backend) => {
     expect(staleUid.status).toBe(409);
     const staleRv = await server().request('DELETE', `${pipelines}/opts`, { body: { preconditions: { resourceVersion: '1' } } });
     expect(staleRv.status).toBe(409);
-    const ok = await server().request('DELETE', `${pipelines}/opts`, { body: { preconditions: { uid: target.metadata.uid, resourceVersion: target.metadata.resourceVersion } } });
+    const ok = await server().request('DELETE', `${pipelines}/opts`, {
+      body: { preconditions: { uid: target.metadata.uid, resourceVersion: target.metadata.resourceVersion } },
+    });
     expect(ok.status).toBe(200);
   });
 
   it('deletes a collection by label and field selector, dry-run first', async () => {
     const collection = '/apis/cairn.dev/v1/namespaces/collection/pipelines';
-    for (const [name, team] of [['c1', 'a'], ['c2', 'a'], ['c3', 'b']] as const) {
+    for (const [name, team] of [
+      ['c1', 'a'],
+      ['c2', 'a'],
+      ['c3', 'b'],
+    ] as const) {
       expect((await server().request('POST', collection, { body: pipeline(name, {}, { team }) })).status).toBe(201);
     }
     const dry = await server().request('DELETE', `${collection}?labelSelector=team%3Da&dryRun=All`);
@@ -104,12 +117,25 @@ describe.each(backends)('deletion on %s', (backend) => {
   });
 
   it('keeps valid ownerReferences and refuses invalid ones', async () => {
-    const owner = { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', name: 'std', uid: '6b1e4d0e-0000-4000-8000-000000000001', controller: true, blockOwnerDeletion: true };
+    const owner = {
+      apiVersion: 'cairn.dev/v1',
+      kind: 'RunnerClass',
+      name: 'std',
+      uid: '6b1e4d0e-0000-4000-8000-000000000001',
+      controller: true,
+      blockOwnerDeletion: true,
+    };
     const kept = await create('owned', { ownerReferences: [owner] });
     expect(kept.metadata.ownerReferences).toEqual([owner]);
-    const missing = await server().request('POST', pipelines, { body: { ...pipeline('no-uid'), metadata: { name: 'no-uid', ownerReferences: [{ ...owner, uid: '' }] } } });
+    const missing = await server().request('POST', pipelines, {
+      body: { ...pipeline('no-uid'), metadata: { name: 'no-uid', ownerReferences: [{ ...owner, uid: '' }] } },
+    });
     expect(missing.status).toBe(422);
-    expect(missing.json.details.causes).toContainEqual({ field: 'metadata.ownerReferences.uid', reason: 'FieldValueInvalid', message: 'Invalid value: "": uid must not be empty' });
+    expect(missing.json.details.causes).toContainEqual({
+      field: 'metadata.ownerReferences.uid',
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: "": uid must not be empty',
+    });
     const twoControllers = await server().request('POST', pipelines, {
       body: { ...pipeline('two'), metadata: { name: 'two', ownerReferences: [owner, { ...owner, name: 'other', uid: 'u2' }] } },
     });
@@ -127,13 +153,19 @@ describe.each(backends)('deletion on %s', (backend) => {
     ] as const) {
       const response = await server().request('PATCH', `${pipelines}/meta`, { body: { metadata: { [field]: value } }, headers: merge });
       expect(response.status, field).toBe(422);
-      expect(response.json.details.causes, field).toEqual([{ field: `metadata.${field}`, reason: 'FieldValueInvalid', message: `Invalid value: "${value}": field is immutable` }]);
+      expect(response.json.details.causes, field).toEqual([
+        { field: `metadata.${field}`, reason: 'FieldValueInvalid', message: `Invalid value: "${value}": field is immutable` },
+      ]);
     }
     const badFinalizer = await server().request('PATCH', `${pipelines}/meta`, { body: { metadata: { finalizers: ['Not A Name'] } }, headers: merge });
     expect(badFinalizer.status).toBe(422);
     expect(badFinalizer.json.details.causes[0].field).toBe('metadata.finalizers');
     const huge = await server().request('PATCH', `${pipelines}/meta`, { body: { metadata: { annotations: { big: 'x'.repeat(256 * 1024) } } }, headers: merge });
     expect(huge.status).toBe(422);
-    expect(huge.json.details.causes).toContainEqual({ field: 'metadata.annotations', reason: 'FieldValueTooLong', message: 'Too long: must have at most 262144 bytes' });
+    expect(huge.json.details.causes).toContainEqual({
+      field: 'metadata.annotations',
+      reason: 'FieldValueTooLong',
+      message: 'Too long: must have at most 262144 bytes',
+    });
   });
 });

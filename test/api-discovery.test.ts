@@ -130,7 +130,10 @@ describe('discovery, health and OpenAPI', () => {
         expect(res.status, accept).toBe(200);
         expect(res.headers['content-type'], accept).toBe(aggregated(version));
         expect(res.json.apiVersion, accept).toBe(`apidiscovery.k8s.io/${version}`);
-        expect(res.json.items.map((g: any) => g.metadata.name), accept).toEqual(['cairn.dev']);
+        expect(
+          res.json.items.map((g: any) => g.metadata.name),
+          accept,
+        ).toEqual(['cairn.dev']);
       }
     });
 
@@ -159,7 +162,14 @@ describe('discovery, health and OpenAPI', () => {
     });
 
     it('keeps the legacy documents for plain JSON and wildcard Accepts', async () => {
-      const accepts = [undefined, 'application/json', '*/*', 'application/json, */*', `application/json,${aggregated('v2')}`, `${aggregated('v2')};q=0.5,application/json`];
+      const accepts = [
+        undefined,
+        'application/json',
+        '*/*',
+        'application/json, */*',
+        `application/json,${aggregated('v2')}`,
+        `${aggregated('v2')};q=0.5,application/json`,
+      ];
       for (const accept of accepts) {
         const headers: Record<string, string> = accept === undefined ? {} : { Accept: accept };
         const apis = await server.request('GET', '/apis', { headers });
@@ -219,7 +229,12 @@ describe('discovery, health and OpenAPI', () => {
     const item = doc.json.paths['/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}'];
     expect(item.patch['x-kubernetes-group-version-kind']).toEqual({ group: 'cairn.dev', version: 'v1', kind: 'Pipeline' });
     expect(item.patch.parameters.map((p: any) => p.name)).toContain('fieldValidation');
-    expect(Object.keys(item.patch.requestBody.content).sort()).toEqual(['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+    expect(Object.keys(item.patch.requestBody.content).sort()).toEqual([
+      'application/apply-patch+yaml',
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+    ]);
     expect(doc.json.paths['/apis/cairn.dev/v1/pipelines'].get['x-kubernetes-action']).toBe('list');
     expect(doc.json.paths['/apis/cairn.dev/v1/runnerclasses/{name}'].put).toBeDefined();
     const schemas = doc.json.components.schemas;
@@ -234,7 +249,7 @@ describe('discovery, health and OpenAPI', () => {
     expect(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'].properties.labels.additionalProperties).toEqual({ type: 'string' });
     expect(schemas['dev.cairn.v1.PipelineList']).toBeDefined();
     // Every reference resolves inside the document.
-    const refs = [...JSON.stringify(doc.json).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    const refs = [...JSON.stringify(doc.json).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of refs) expect(schemas[ref], ref).toBeDefined();
   });

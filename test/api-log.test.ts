@@ -39,38 +39,42 @@ interface OpenLog {
 /** Opens a (follow) log read and resolves once the response headers arrived. */
 function openLog(server: TestServer, path: string): Promise<OpenLog> {
   return new Promise((resolve, reject) => {
-    const req = https.get(`${server.url}${path}`, { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false }, (res) => {
-      let body = '';
-      const listeners = new Set<() => void>();
-      const ended = new Promise<void>((done) => res.on('close', done));
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-        for (const listener of [...listeners]) listener();
-      });
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        text: () => body,
-        ended,
-        arrival: (marker, ms = 10_000) =>
-          new Promise((found, fail) => {
-            const timer = setTimeout(() => {
-              listeners.delete(check);
-              fail(new Error(`waited ${ms} ms for ${JSON.stringify(marker)}, got ${JSON.stringify(body)}`));
-            }, ms);
-            const check = (): void => {
-              if (!body.includes(marker)) return;
-              clearTimeout(timer);
-              listeners.delete(check);
-              found(performance.now());
-            };
-            listeners.add(check);
-            check();
-          }),
-        close: () => req.destroy(),
-      });
-    });
+    const req = https.get(
+      `${server.url}${path}`,
+      { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false },
+      (res) => {
+        let body = '';
+        const listeners = new Set<() => void>();
+        const ended = new Promise<void>((done) => res.on('close', done));
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+          for (const listener of [...listeners]) listener();
+        });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: () => body,
+          ended,
+          arrival: (marker, ms = 10_000) =>
+            new Promise((found, fail) => {
+              const timer = setTimeout(() => {
+                listeners.delete(check);
+                fail(new Error(`waited ${ms} ms for ${JSON.stringify(marker)}, got ${JSON.stringify(body)}`));
+              }, ms);
+              const check = (): void => {
+                if (!body.includes(marker)) return;
+                clearTimeout(timer);
+                listeners.delete(check);
+                found(performance.now());
+              };
+              listeners.add(check);
+              check();
+            }),
+          close: () => req.destroy(),
+        });
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -112,7 +116,14 @@ describe.each(backends)('log subresource on %s', (backend) => {
       await createPipeline('appended');
       const res = await append('appended', 'fetch', ['one']);
       expect(res.status).toBe(201);
-      expect(res.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'appended', group: 'cairn.dev', kind: 'pipelines' }, code: 201 });
+      expect(res.json).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name: 'appended', group: 'cairn.dev', kind: 'pipelines' },
+        code: 201,
+      });
       // A text body without a final line break, and with CRLF line breaks.
       expect((await server().request('POST', `${pipelines}/appended/log?step=fetch`, { body: 'two\r\nthree', headers: text })).status).toBe(201);
       expect((await read('appended')).text).toBe('one\ntwo\nthree\n');
@@ -148,10 +159,10 @@ describe.each(backends)('log subresource on %s', (backend) => {
       for (const line of lines) {
         const [time, ...rest] = line.split(' ');
         expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/);
-        expect(Math.abs(Date.parse(time!) - Date.now())).toBeLessThan(60_000);
+        expect(Math.abs(Date.parse(time) - Date.now())).toBeLessThan(60_000);
         expect(rest.join(' ')).toMatch(/^(fetching|fetched|retried)$/);
       }
-      const times = lines.map((line) => line.split(' ')[0]!);
+      const times = lines.map((line) => line.split(' ')[0]);
       expect([...times].sort()).toEqual(times);
     });
 
@@ -169,7 +180,7 @@ describe.each(backends)('log subresource on %s', (backend) => {
       expect((await read('timed', '?sinceSeconds=1')).text).toBe('late\n');
       expect((await read('timed', '?sinceSeconds=3600')).text).toBe('early\nlate\n');
       const [lateTime] = (await read('timed', '?timestamps=true&tailLines=1')).text.split(' ');
-      expect((await read('timed', `?sinceTime=${encodeURIComponent(lateTime!)}`)).text).toBe('late\n');
+      expect((await read('timed', `?sinceTime=${encodeURIComponent(lateTime)}`)).text).toBe('late\n');
       expect((await read('timed', '?sinceTime=2000-01-01T00:00:00Z')).text).toBe('early\nlate\n');
       expect((await read('timed', '?sinceTime=2100-01-01T00:00:00%2B02:00')).text).toBe('');
     });
@@ -181,7 +192,15 @@ describe.each(backends)('log subresource on %s', (backend) => {
     });
 
     it('answers malformed parameters with 400', async () => {
-      for (const query of ['tailLines=ten', 'limitBytes=1.5', 'sinceSeconds=x', 'sinceTime=yesterday', 'sinceTime=2024-01-01', 'follow=maybe', 'timestamps=yes']) {
+      for (const query of [
+        'tailLines=ten',
+        'limitBytes=1.5',
+        'sinceSeconds=x',
+        'sinceTime=yesterday',
+        'sinceTime=2024-01-01',
+        'follow=maybe',
+        'timestamps=yes',
+      ]) {
         const res = await read('strict', `?${query}`);
         expect(res.status, query).toBe(400);
         expect(res.json, query).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'BadRequest', code: 400 });
@@ -193,12 +212,19 @@ describe.each(backends)('log subresource on %s', (backend) => {
         ['tailLines=-1', { field: 'tailLines', reason: 'FieldValueInvalid', message: 'Invalid value: -1: must be greater than or equal to 0' }],
         ['limitBytes=0', { field: 'limitBytes', reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be greater than 0' }],
         ['sinceSeconds=0', { field: 'sinceSeconds', reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be greater than 0' }],
-        ['sinceSeconds=10&sinceTime=2024-01-01T00:00:00Z', { field: '', reason: 'FieldValueForbidden', message: 'Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified' }],
+        [
+          'sinceSeconds=10&sinceTime=2024-01-01T00:00:00Z',
+          { field: '', reason: 'FieldValueForbidden', message: 'Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified' },
+        ],
       ];
       for (const [query, cause] of cases) {
         const res = await read('strict', `?${query}`);
         expect(res.status, query).toBe(422);
-        expect(res.json, query).toMatchObject({ reason: 'Invalid', code: 422, details: { name: 'strict', group: 'cairn.dev', kind: 'PipelineLogOptions', causes: [cause] } });
+        expect(res.json, query).toMatchObject({
+          reason: 'Invalid',
+          code: 422,
+          details: { name: 'strict', group: 'cairn.dev', kind: 'PipelineLogOptions', causes: [cause] },
+        });
         expect(res.json.message, query).toBe(`PipelineLogOptions.cairn.dev "strict" is invalid: ${cause.field}: ${cause.message}`);
       }
     });
@@ -246,12 +272,19 @@ describe.each(backends)('log subresource on %s', (backend) => {
     it('answers 404 NotFound for a missing Pipeline, reading or appending', async () => {
       for (const res of [await read('missing'), await append('missing', 'fetch', ['x']), await read('missing', '?follow=true')]) {
         expect(res.status).toBe(404);
-        expect(res.json).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'pipelines.cairn.dev "missing" not found', details: { name: 'missing', group: 'cairn.dev', kind: 'pipelines' } });
+        expect(res.json).toMatchObject({
+          kind: 'Status',
+          reason: 'NotFound',
+          message: 'pipelines.cairn.dev "missing" not found',
+          details: { name: 'missing', group: 'cairn.dev', kind: 'pipelines' },
+        });
       }
     });
 
     it('serves no log for kinds without one, nor other verbs on it', async () => {
-      await server().request('POST', '/apis/cairn.dev/v1/runnerclasses', { body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'nolog' }, spec: { image: 'r:1' } } });
+      await server().request('POST', '/apis/cairn.dev/v1/runnerclasses', {
+        body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'nolog' }, spec: { image: 'r:1' } },
+      });
       expect((await server().request('GET', '/apis/cairn.dev/v1/runnerclasses/nolog/log')).status).toBe(404);
       expect((await server().request('DELETE', `${pipelines}/strict/log`)).status).toBe(404);
       expect((await server().request('PUT', `${pipelines}/strict/logs`, { body: {} })).status).toBe(404);
@@ -263,10 +296,15 @@ describe.each(backends)('log subresource on %s', (backend) => {
     const legacy = (await server().request('GET', '/apis/cairn.dev/v1')).json.resources;
     for (const name of ['pipelines/log', 'pipelines/logs']) expect(legacy).toContainEqual({ name, singularName: '', namespaced: true, ...expected });
     expect(legacy.map((r: { name: string }) => r.name)).not.toContain('runnerclasses/log');
-    const aggregated = (await server().request('GET', '/apis', { headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } })).json;
+    const aggregated = (await server().request('GET', '/apis', { headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } }))
+      .json;
     const resource = aggregated.items[0].versions[0].resources.find((r: { resource: string }) => r.resource === 'pipelines');
     for (const subresource of ['log', 'logs']) {
-      expect(resource.subresources).toContainEqual({ subresource, responseKind: { group: 'cairn.dev', version: 'v1', kind: 'Pipeline' }, verbs: ['create', 'get'] });
+      expect(resource.subresources).toContainEqual({
+        subresource,
+        responseKind: { group: 'cairn.dev', version: 'v1', kind: 'Pipeline' },
+        verbs: ['create', 'get'],
+      });
     }
   });
 
@@ -391,7 +429,11 @@ describe.runIf(kubectlAvailable)('kubectl get --raw of a log (needs kubectl on P
     await server().request('POST', `${pipelines}/raw/log`, { body: { step: 'fetch', lines } });
     const home = await mkdtemp(join(tmpdir(), 'cairn-kubectl-log-'));
     try {
-      const result = await runKubectl(kubectlOnPath!, ['get', '--raw', `${pipelines}/raw/log?tailLines=10`], { ...process.env, KUBECONFIG: server().kubeconfigPath, HOME: home });
+      const result = await runKubectl(kubectlOnPath!, ['get', '--raw', `${pipelines}/raw/log?tailLines=10`], {
+        ...process.env,
+        KUBECONFIG: server().kubeconfigPath,
+        HOME: home,
+      });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toBe(`${lines.slice(5).join('\n')}\n`);
     } finally {

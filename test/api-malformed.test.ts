@@ -4,7 +4,7 @@
  * PostgreSQL does not (U+0000) are stored and returned unchanged.
  */
 import { describe, expect, it } from 'vitest';
-import { maxNestingDepth } from '../src/machinery/bounded-decoding.js';
+import { maxNestingDepth } from '../src/machinery/decoding/bounded-decoding.js';
 import { backends, pipeline, sharedTestServer, type TestResponse } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
 
@@ -38,7 +38,15 @@ describe.each(backends)('malformed requests on %s', (backend) => {
 
   it('refuses a DeleteOptions body of the wrong types with 400, and deletes nothing', async () => {
     const created = await create('kept');
-    for (const body of [{ gracePeriodSeconds: 'x' }, { gracePeriodSeconds: 1.5 }, { dryRun: 'All' }, { preconditions: 'x' }, { orphanDependents: 'yes' }, { kind: 'Pipeline' }, []]) {
+    for (const body of [
+      { gracePeriodSeconds: 'x' },
+      { gracePeriodSeconds: 1.5 },
+      { dryRun: 'All' },
+      { preconditions: 'x' },
+      { orphanDependents: 'yes' },
+      { kind: 'Pipeline' },
+      [],
+    ]) {
       const res = await server().request('DELETE', `${pipelines}/kept`, { body });
       expectStatus(res, 400, 'BadRequest');
     }
@@ -73,7 +81,8 @@ describe.each(backends)('malformed requests on %s', (backend) => {
 
   it('keeps JSON patches from nesting or copying an object past the limits', async () => {
     const created = await create('patched');
-    const jsonPatch = (ops: unknown) => server().request('PATCH', `${pipelines}/patched`, { body: ops, headers: { 'Content-Type': 'application/json-patch+json' } });
+    const jsonPatch = (ops: unknown) =>
+      server().request('PATCH', `${pipelines}/patched`, { body: ops, headers: { 'Content-Type': 'application/json-patch+json' } });
     // Each copy of x into x.a nests it one level deeper: the bound stops it before anything recurses that deep.
     const value = JSON.parse(nestedJson(100)) as unknown;
     const deepening = [
@@ -124,7 +133,7 @@ describe.each(backends)('malformed requests on %s', (backend) => {
     const list = await server().request('GET', pipelines);
     expect(list.json.items.find((p: { metadata: { name: string } }) => p.metadata.name === 'nul').metadata.annotations.note).toBe(odd);
     const [event] = await watch.waitFor(1);
-    expect(event!.object.metadata.annotations.note).toBe(odd);
+    expect(event.object.metadata.annotations.note).toBe(odd);
     watch.close();
     const patched = await server().request('PATCH', `${pipelines}/nul`, {
       body: { metadata: { annotations: { more: '\u0000\u0000' } } },
@@ -162,7 +171,8 @@ describe.each(backends)('malformed requests on %s', (backend) => {
 
   it('decodes Scale and log-append bodies strictly: a field of the wrong type is a 400', async () => {
     const created = await create('scaled');
-    const scale = (spec: unknown) => server().request('PUT', `${pipelines}/scaled/scale`, { body: { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'scaled' }, spec } });
+    const scale = (spec: unknown) =>
+      server().request('PUT', `${pipelines}/scaled/scale`, { body: { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'scaled' }, spec } });
     for (const spec of [{ replicas: '3' }, { replicas: 1.5 }, { replicas: 2 ** 31 }, 'x']) expectStatus(await scale(spec), 400, 'BadRequest');
     const append = (body: unknown) => server().request('POST', `${pipelines}/scaled/log`, { body });
     for (const body of [{ lines: 'x' }, { lines: [1] }, { step: 7, lines: [] }, { lines: [['x']] }]) expectStatus(await append(body), 400, 'BadRequest');

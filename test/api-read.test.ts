@@ -45,7 +45,11 @@ describe.each(backends)('reads on %s', (backend) => {
       const [alpha] = table.rows;
       expect(alpha.cells.slice(0, 5)).toEqual(['alpha', 'standard', 3, null, null]);
       expect(alpha.cells[5]).toMatch(/^\d+s$/);
-      expect(alpha.object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 'alpha', labels: { app: 'ingest', tier: 'gold' } } });
+      expect(alpha.object).toMatchObject({
+        kind: 'PartialObjectMetadata',
+        apiVersion: 'meta.k8s.io/v1',
+        metadata: { name: 'alpha', labels: { app: 'ingest', tier: 'gold' } },
+      });
       expect(alpha.object.spec).toBeUndefined();
     });
 
@@ -82,7 +86,11 @@ describe.each(backends)('reads on %s', (backend) => {
         const list = (await server.request('GET', pipelines, { headers: { Accept: `${listAccept(v)},application/json` } })).json;
         expect(list).toMatchObject({ kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${v}`, metadata: { resourceVersion: expect.any(String) } });
         expect(list.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['alpha', 'beta', 'gamma']);
-        expect(list.items[0]).toEqual({ kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${v}`, metadata: expect.objectContaining({ name: 'alpha', uid: expect.any(String) }) });
+        expect(list.items[0]).toEqual({
+          kind: 'PartialObjectMetadata',
+          apiVersion: `meta.k8s.io/${v}`,
+          metadata: expect.objectContaining({ name: 'alpha', uid: expect.any(String) }),
+        });
         const one = (await server.request('GET', `${pipelines}/alpha`, { headers: { Accept: objectAccept(v) } })).json;
         expect(one).toEqual({ kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${v}`, metadata: expect.objectContaining({ name: 'alpha' }) });
       }
@@ -102,7 +110,7 @@ describe.each(backends)('reads on %s', (backend) => {
       const watch = await openWatch(server, `${pipelines}?watch=true`, { Accept: objectAccept('v1') });
       const [event] = await watch.waitFor(1);
       expect(event).toMatchObject({ type: 'ADDED', object: { kind: 'PartialObjectMetadata', metadata: { name: 'alpha' } } });
-      expect(event!.object.spec).toBeUndefined();
+      expect(event.object.spec).toBeUndefined();
       watch.close();
     });
   });
@@ -190,7 +198,9 @@ describe.each(backends)('reads on %s', (backend) => {
       expect(table.rows).toHaveLength(1);
       expect(table.metadata.continue).toEqual(expect.any(String));
       expect(table.metadata.remainingItemCount).toBeUndefined();
-      const next = (await server.request('GET', `${pipelines}?limit=1&labelSelector=app%3Dingest&continue=${table.metadata.continue}`, { headers: { Accept: tableV1 } })).json;
+      const next = (
+        await server.request('GET', `${pipelines}?limit=1&labelSelector=app%3Dingest&continue=${table.metadata.continue}`, { headers: { Accept: tableV1 } })
+      ).json;
       expect(next.rows.map((r: { cells: unknown[] }) => r.cells[0])).toEqual(['beta']);
       expect(next.metadata.continue).toBeUndefined();
     });
@@ -241,8 +251,11 @@ describe.each(backends)('reads on %s', (backend) => {
       const rv = (await server.request('GET', pipelines)).json.metadata.resourceVersion;
       const watch = await openWatch(server, `${pipelines}?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true`);
       const [bookmark] = await watch.waitFor(1, 5000);
-      expect(bookmark).toEqual({ type: 'BOOKMARK', object: { kind: 'Pipeline', apiVersion: 'cairn.dev/v1', metadata: { resourceVersion: expect.stringMatching(/^\d+$/) } } });
-      expect(BigInt(bookmark!.object.metadata.resourceVersion) >= BigInt(rv)).toBe(true);
+      expect(bookmark).toEqual({
+        type: 'BOOKMARK',
+        object: { kind: 'Pipeline', apiVersion: 'cairn.dev/v1', metadata: { resourceVersion: expect.stringMatching(/^\d+$/) } },
+      });
+      expect(BigInt(bookmark.object.metadata.resourceVersion) >= BigInt(rv)).toBe(true);
       watch.close();
       const plain = await openWatch(server, `${pipelines}?watch=true&resourceVersion=${rv}&timeoutSeconds=1`);
       await plain.ended;
@@ -250,22 +263,43 @@ describe.each(backends)('reads on %s', (backend) => {
     });
 
     it('streams the initial state with sendInitialEvents, ending in the initial-events-end bookmark', async () => {
-      const watch = await openWatch(server, `${pipelines}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=app%3Dingest`);
+      const watch = await openWatch(
+        server,
+        `${pipelines}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=app%3Dingest`,
+      );
       const events = await watch.waitFor(3);
       expect(events.slice(0, 2).map((e) => [e.type, e.object.metadata.name])).toEqual([
         ['ADDED', 'alpha'],
         ['ADDED', 'beta'],
       ]);
-      expect(events[2]).toMatchObject({ type: 'BOOKMARK', object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' }, resourceVersion: expect.any(String) } } });
-      await server.request('PATCH', `${pipelines}/gamma`, { body: { metadata: { labels: { app: 'ingest' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+      expect(events[2]).toMatchObject({
+        type: 'BOOKMARK',
+        object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' }, resourceVersion: expect.any(String) } },
+      });
+      await server.request('PATCH', `${pipelines}/gamma`, {
+        body: { metadata: { labels: { app: 'ingest' } } },
+        headers: { 'Content-Type': 'application/merge-patch+json' },
+      });
       const after = await watch.waitFor(4);
       // gamma starts matching the selector: ADDED, as kube's watch cache reports it.
-      expect(after.filter((e) => e.type !== 'BOOKMARK').map((e) => [e.type, e.object.metadata.name]).at(-1)).toEqual(['ADDED', 'gamma']);
+      expect(
+        after
+          .filter((e) => e.type !== 'BOOKMARK')
+          .map((e) => [e.type, e.object.metadata.name])
+          .at(-1),
+      ).toEqual(['ADDED', 'gamma']);
       // …and stops matching it: DELETED.
-      await server.request('PATCH', `${pipelines}/gamma`, { body: { metadata: { labels: { app: 'report' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+      await server.request('PATCH', `${pipelines}/gamma`, {
+        body: { metadata: { labels: { app: 'report' } } },
+        headers: { 'Content-Type': 'application/merge-patch+json' },
+      });
       const objectEvents = () => watch.events.filter((e) => e.type !== 'BOOKMARK');
       while (objectEvents().length < 4) await watch.waitFor(watch.events.length + 1);
-      expect(objectEvents().map((e) => [e.type, e.object.metadata.name]).at(-1)).toEqual(['DELETED', 'gamma']);
+      expect(
+        objectEvents()
+          .map((e) => [e.type, e.object.metadata.name])
+          .at(-1),
+      ).toEqual(['DELETED', 'gamma']);
       expect(objectEvents().at(-1)!.object.metadata.labels).toEqual({ app: 'report' });
       watch.close();
     });
@@ -274,8 +308,8 @@ describe.each(backends)('reads on %s', (backend) => {
       const watch = await openWatch(server, `${pipelines}?watch=true`, { Accept: kubectlTableAccept });
       const events = await watch.waitFor(3);
       expect(events.map((e) => e.object.kind)).toEqual(['Table', 'Table', 'Table']);
-      expect(events[0]!.object.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'RunnerClass', 'Replicas', 'Ready', 'Phase', 'Age']);
-      expect(events[1]!.object.columnDefinitions).toBeNull();
+      expect(events[0].object.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'RunnerClass', 'Replicas', 'Ready', 'Phase', 'Age']);
+      expect(events[1].object.columnDefinitions).toBeNull();
       expect(events.map((e) => e.object.rows[0].cells[0])).toEqual(['alpha', 'beta', 'gamma']);
       watch.close();
     });

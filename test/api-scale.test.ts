@@ -48,12 +48,17 @@ describe.each(backends)('scale subresource on %s', (backend) => {
     expect(stale.status).toBe(409);
     const merged = await server.request('PATCH', `${pipelines}/web/scale`, { body: { spec: { replicas: 5 } }, headers: merge });
     expect(merged.json.spec.replicas).toBe(5);
-    const strategic = await server.request('PATCH', `${pipelines}/web/scale`, { body: { spec: { replicas: 6 } }, headers: { 'Content-Type': 'application/strategic-merge-patch+json' } });
+    const strategic = await server.request('PATCH', `${pipelines}/web/scale`, {
+      body: { spec: { replicas: 6 } },
+      headers: { 'Content-Type': 'application/strategic-merge-patch+json' },
+    });
     expect(strategic.json.spec.replicas).toBe(6);
     const object = (await server.request('GET', `${pipelines}/web`)).json;
     expect(object.spec.replicas).toBe(6);
     expect(object.metadata.generation).toBe(4);
-    expect(object.metadata.managedFields).toContainEqual(expect.objectContaining({ operation: 'Update', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }));
+    expect(object.metadata.managedFields).toContainEqual(
+      expect.objectContaining({ operation: 'Update', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }),
+    );
   });
 
   it('refuses negative replicas with 422, other kinds with 400, and apply with 415', async () => {
@@ -62,7 +67,10 @@ describe.each(backends)('scale subresource on %s', (backend) => {
     expect(negative.json).toMatchObject({ reason: 'Invalid', details: { kind: 'Scale', group: 'autoscaling', causes: [{ field: 'spec.replicas' }] } });
     const notScale = await server.request('PUT', `${pipelines}/web/scale`, { body: pipeline('web') });
     expect(notScale.status).toBe(400);
-    const apply = await server.request('PATCH', `${pipelines}/web/scale?fieldManager=x`, { body: {}, headers: { 'Content-Type': 'application/apply-patch+yaml' } });
+    const apply = await server.request('PATCH', `${pipelines}/web/scale?fieldManager=x`, {
+      body: {},
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
     expect(apply.status).toBe(415);
     expect((await server.request('GET', `${pipelines}/missing/scale`)).status).toBe(404);
     expect((await server.request('GET', '/apis/cairn.dev/v1/runnerclasses/x/scale')).status).toBe(404);
@@ -70,7 +78,15 @@ describe.each(backends)('scale subresource on %s', (backend) => {
 
   it('lists pipelines/scale as autoscaling/v1 Scale in discovery, and answers Tables', async () => {
     const legacy = (await server.request('GET', '/apis/cairn.dev/v1')).json;
-    expect(legacy.resources).toContainEqual({ name: 'pipelines/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+    expect(legacy.resources).toContainEqual({
+      name: 'pipelines/scale',
+      singularName: '',
+      namespaced: true,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    });
     const table = await server.request('GET', `${pipelines}/web/scale`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
     expect(table.json.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Created At']);
     expect(table.json.rows[0].cells[0]).toBe('web');

@@ -4,7 +4,7 @@
  * a server restart.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, pipeline, startTestServer, type TestServer } from './support/test-server.js';
+import { backends, pipeline, startTestServer, type TestResponse, type TestServer } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
@@ -58,7 +58,7 @@ describe.each(backends)('watch on %s', (backend) => {
       patched.metadata.resourceVersion,
       deleted.metadata.resourceVersion,
     ]);
-    expect(events[1]!.object.spec.replicas).toBe(2);
+    expect(events[1].object.spec.replicas).toBe(2);
     watch.close();
   });
 
@@ -68,7 +68,7 @@ describe.each(backends)('watch on %s', (backend) => {
     await server.request('POST', pipelines, { body: pipeline('w-unwanted', {}, { app: 'other' }) });
     await server.request('POST', '/apis/cairn.dev/v1/namespaces/team/pipelines', { body: pipeline('w-wanted', {}, { app: 'wanted' }) });
     const [event] = await watch.waitFor(1);
-    expect(event!.object.metadata).toMatchObject({ name: 'w-wanted', namespace: 'team' });
+    expect(event.object.metadata).toMatchObject({ name: 'w-wanted', namespace: 'team' });
     await new Promise((r) => setTimeout(r, 200));
     expect(watch.events).toHaveLength(1);
     watch.close();
@@ -114,18 +114,18 @@ describe.each(backends)('watch history on %s', (backend) => {
       const resumed = await openWatch(server, `${pipelines}?watch=true&resourceVersion=${before}`);
       expect(resumed.status).toBe(200);
       const [event] = await resumed.waitFor(1);
-      expect(event!.object.metadata.name).toBe('h-2');
+      expect(event.object.metadata.name).toBe('h-2');
       resumed.close();
       // With no retention, compaction soon drops that history: the same watch is now 410.
-      let res;
+      let res: TestResponse | undefined;
       for (let i = 0; i < 50; i++) {
-        res = await server.request("GET", `${pipelines}?watch=true&resourceVersion=${before}&timeoutSeconds=1`);
+        res = await server.request('GET', `${pipelines}?watch=true&resourceVersion=${before}&timeoutSeconds=1`);
         if (res.status === 410) break;
         await new Promise((r) => setTimeout(r, 200));
       }
-      expect(res!.status).toBe(410);
-      expect(res!.json).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410 });
-      expect(res!.json.message).toContain('too old resource version');
+      expect(res?.status).toBe(410);
+      expect(res?.json).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410 });
+      expect(res?.json.message).toContain('too old resource version');
     } finally {
       await server.destroy();
     }

@@ -43,7 +43,8 @@ describe.each(backends)('write options on %s', (backend) => {
   });
 
   it('refuses duplicate and unknown fields under Strict, warns under Warn, ignores under Ignore', async () => {
-    const raw = '{"apiVersion":"cairn.dev/v1","kind":"Pipeline","metadata":{"name":"NAME"},"spec":{"runnerClassName":"a","replicas":1,"replicas":2,"bogus":true}}';
+    const raw =
+      '{"apiVersion":"cairn.dev/v1","kind":"Pipeline","metadata":{"name":"NAME"},"spec":{"runnerClassName":"a","replicas":1,"replicas":2,"bogus":true}}';
     const strict = await server().request('POST', `${pipelines}?fieldValidation=Strict`, { body: raw.replace('NAME', 'strict') });
     expect(strict.status).toBe(400);
     expect(strict.json.message).toBe(
@@ -57,7 +58,10 @@ describe.each(backends)('write options on %s', (backend) => {
     const ignored = await server().request('POST', `${pipelines}?fieldValidation=Ignore`, { body: raw.replace('NAME', 'ignored') });
     expect(ignored.status).toBe(201);
     expect(ignored.headers['warning']).toBeUndefined();
-    const patch = await server().request('PATCH', `${pipelines}/warned?fieldValidation=Strict`, { body: '{"spec":{"replicas":3,"replicas":4}}', headers: merge });
+    const patch = await server().request('PATCH', `${pipelines}/warned?fieldValidation=Strict`, {
+      body: '{"spec":{"replicas":3,"replicas":4}}',
+      headers: merge,
+    });
     expect(patch.status).toBe(400);
     expect(patch.json.message).toContain('duplicate field "spec.replicas"');
   });

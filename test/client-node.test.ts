@@ -118,21 +118,51 @@ describe('@kubernetes/client-node against Cairn', () => {
     });
 
     it('filters listNamespacedCustomObject by label and field selectors', async () => {
-      const tierA = await customObjects.listNamespacedCustomObject({ group, version, namespace: 'default', plural: 'pipelines', labelSelector: 'suite=list,tier=a' });
+      const tierA = await customObjects.listNamespacedCustomObject({
+        group,
+        version,
+        namespace: 'default',
+        plural: 'pipelines',
+        labelSelector: 'suite=list,tier=a',
+      });
       expect(tierA).toMatchObject({ apiVersion: 'cairn.dev/v1', kind: 'PipelineList' });
       expect(namesOf(tierA)).toEqual(['list-0', 'list-1', 'list-2']);
 
-      const notA = await customObjects.listNamespacedCustomObject({ group, version, namespace: 'default', plural: 'pipelines', labelSelector: 'suite=list,tier!=a' });
+      const notA = await customObjects.listNamespacedCustomObject({
+        group,
+        version,
+        namespace: 'default',
+        plural: 'pipelines',
+        labelSelector: 'suite=list,tier!=a',
+      });
       expect(namesOf(notA)).toEqual(['list-3', 'list-4']);
 
-      const one = await customObjects.listNamespacedCustomObject({ group, version, namespace: 'default', plural: 'pipelines', fieldSelector: 'metadata.name=list-3' });
+      const one = await customObjects.listNamespacedCustomObject({
+        group,
+        version,
+        namespace: 'default',
+        plural: 'pipelines',
+        fieldSelector: 'metadata.name=list-3',
+      });
       expect(namesOf(one)).toEqual(['list-3']);
-      expect(one.items[0]).toMatchObject({ apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { namespace: 'default', labels: { suite: 'list', tier: 'b' } } });
+      expect(one.items[0]).toMatchObject({
+        apiVersion: 'cairn.dev/v1',
+        kind: 'Pipeline',
+        metadata: { namespace: 'default', labels: { suite: 'list', tier: 'b' } },
+      });
     });
 
     it('pages a limited list by following continue', async () => {
       const names = await listAllPages(2, (continueToken) =>
-        customObjects.listNamespacedCustomObject({ group, version, namespace: 'default', plural: 'pipelines', labelSelector: 'suite=list', limit: 2, _continue: continueToken }),
+        customObjects.listNamespacedCustomObject({
+          group,
+          version,
+          namespace: 'default',
+          plural: 'pipelines',
+          labelSelector: 'suite=list',
+          limit: 2,
+          _continue: continueToken,
+        }),
       );
       expect(names).toHaveLength(new Set(names).size);
       expect([...names].sort()).toEqual(listed);
@@ -187,7 +217,11 @@ describe('@kubernetes/client-node against Cairn', () => {
     );
     try {
       await waitFor(() => objectEvents().length >= 2 || doneWith.length > 0, 10_000, shown);
-      expect(objectEvents().map((e) => `${e.type} ${e.name}`).sort()).toEqual(['ADDED watch-0', 'ADDED watch-1']);
+      expect(
+        objectEvents()
+          .map((e) => `${e.type} ${e.name}`)
+          .sort(),
+      ).toEqual(['ADDED watch-0', 'ADDED watch-1']);
 
       await patchReplicas('watch-0', 5);
       await waitFor(() => objectEvents().length >= 3 || doneWith.length > 0, 10_000, shown);
@@ -233,7 +267,7 @@ describe('@kubernetes/client-node against Cairn', () => {
       const expected = await serverNames('suite=informer');
       expect(expected).toEqual(['informer-0']);
       expect(namesOf({ items: informer.list('default') })).toEqual(expected);
-      expect((informer.get('informer-0', 'default') as Listed | undefined)?.spec?.replicas).toBe(7);
+      expect(informer.get('informer-0', 'default')?.spec?.replicas).toBe(7);
     } finally {
       await informer.stop();
     }
@@ -252,7 +286,8 @@ describe('@kubernetes/client-node against Cairn', () => {
     informer.on('error', (err) => errors.push(err));
     informer.on('connect', () => connects++);
     const cached = () => namesOf({ items: informer.list('default') });
-    const shown = () => `connects: ${connects}, lists: ${lists}, cache: ${cached()}, adds: ${adds}, deletes: ${deletes}, errors: ${errors.map(String).join('; ')}`;
+    const shown = () =>
+      `connects: ${connects}, lists: ${lists}, cache: ${cached().join(',')}, adds: ${adds.join(',')}, deletes: ${deletes.join(',')}, errors: ${errors.map(String).join('; ')}`;
 
     await informer.start();
     try {

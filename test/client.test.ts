@@ -26,7 +26,7 @@ const pipelinesPath = '/apis/cairn.dev/v1/namespaces/{namespace}/pipelines';
 const pipelinePath = '/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}';
 
 /** A typed Pipeline manifest. */
-const manifest = (name: string, spec: Pipeline['spec'] = {}): Pipeline => pipeline(name, spec) as Pipeline;
+const manifest = (name: string, spec: Pipeline['spec'] = {}): Pipeline => pipeline(name, spec);
 
 /** Collects the events of a watch until `count` arrived. */
 async function collect<T>(events: AsyncIterable<WatchEvent<T>>, count: number): Promise<WatchEvent<T>[]> {
@@ -71,18 +71,25 @@ describe('the typed client', () => {
 
     const created = await unwrap(client.api.POST(pipelinesPath, { params: { path: { namespace: 'default' } }, body: manifest('c-2') }));
     await unwrap(client.api.PUT(pipelinePath, { ...at('c-2'), body: { ...created, spec: { ...created.spec, replicas: 3 } } }));
-    const stale = await unwrap(client.api.PUT(pipelinePath, { ...at('c-2'), body: { ...created, spec: { ...created.spec, replicas: 4 } } })).catch((e: unknown) => e);
+    const stale = await unwrap(client.api.PUT(pipelinePath, { ...at('c-2'), body: { ...created, spec: { ...created.spec, replicas: 4 } } })).catch(
+      (e: unknown) => e,
+    );
     expect(isConflict(stale)).toBe(true);
   });
 
   it('watches from a resourceVersion and resumes when the server ends the stream', async () => {
     const list = await unwrap(client.api.GET('/apis/cairn.dev/v1/pipelines'));
     const stop = new AbortController();
-    const events = collect(client.watch('/apis/cairn.dev/v1/pipelines', { resourceVersion: list.metadata?.resourceVersion, timeoutSeconds: 1, signal: stop.signal }), 3);
+    const events = collect(
+      client.watch('/apis/cairn.dev/v1/pipelines', { resourceVersion: list.metadata?.resourceVersion, timeoutSeconds: 1, signal: stop.signal }),
+      3,
+    );
     await unwrap(client.api.POST(pipelinesPath, { params: { path: { namespace: 'default' } }, body: manifest('w-1') }));
     // Past two stream timeouts: the watch reopened from the last resourceVersion it saw.
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    await unwrap(client.api.PATCH(pipelinePath, { ...at('w-1'), body: { spec: { replicas: 2 } }, headers: { 'Content-Type': 'application/merge-patch+json' } }));
+    await unwrap(
+      client.api.PATCH(pipelinePath, { ...at('w-1'), body: { spec: { replicas: 2 } }, headers: { 'Content-Type': 'application/merge-patch+json' } }),
+    );
     await unwrap(client.api.DELETE(pipelinePath, at('w-1')));
     expect((await events).map((e) => `${e.type} ${e.object.metadata?.name} ${e.object.spec?.replicas}`)).toEqual([
       'ADDED w-1 1',
@@ -138,7 +145,9 @@ describe('a watch from an expired resourceVersion', () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
         const stop = new AbortController();
         setTimeout(() => stop.abort(), 500);
-        error = await collect(client.watch('/apis/cairn.dev/v1/pipelines', { resourceVersion: first.metadata?.resourceVersion, signal: stop.signal }), 1).catch((e: unknown) => e);
+        error = await collect(client.watch('/apis/cairn.dev/v1/pipelines', { resourceVersion: first.metadata?.resourceVersion, signal: stop.signal }), 1).catch(
+          (e: unknown) => e,
+        );
       }
       expect(error).toBeInstanceOf(ResourceExpiredError);
       expect(error).toMatchObject({ code: 410, reason: 'Expired' });

@@ -25,7 +25,8 @@ async function eventually(server: TestServer, path: string, done: (object: any) 
 }
 
 const readyOf = (object: any): Condition | undefined => object.status?.conditions?.find((c: Condition) => c.type === 'Ready');
-const settled = (object: any): boolean => object.status?.observedGeneration === object.metadata.generation && object.status?.readyReplicas === object.status?.replicas;
+const settled = (object: any): boolean =>
+  object.status?.observedGeneration === object.metadata.generation && object.status?.readyReplicas === object.status?.replicas;
 
 describe('the sample controller', () => {
   const server = sharedTestServer({ backend: 'pglite' });
@@ -46,7 +47,11 @@ describe('the sample controller', () => {
     const stop = new AbortController();
     const list = await unwrap(client.api.GET('/apis/cairn.dev/v1/pipelines'));
     const watching = (async () => {
-      const events = client.watch('/apis/cairn.dev/v1/namespaces/{namespace}/pipelines', { path: { namespace: 'default' }, resourceVersion: list.metadata?.resourceVersion, signal: stop.signal });
+      const events = client.watch('/apis/cairn.dev/v1/namespaces/{namespace}/pipelines', {
+        path: { namespace: 'default' },
+        resourceVersion: list.metadata?.resourceVersion,
+        signal: stop.signal,
+      });
       for await (const { object } of events) {
         if (object.metadata?.name === 'steps' && object.status?.readyReplicas !== undefined) watched.push(object.status.readyReplicas);
       }
@@ -85,9 +90,15 @@ describe('the sample controller', () => {
 
   it('counts the Pipelines that use each RunnerClass', async () => {
     for (const name of ['fast', 'slow']) {
-      await server().request('POST', runnerClasses, { body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name }, spec: { image: 'runner:1' } } });
+      await server().request('POST', runnerClasses, {
+        body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name }, spec: { image: 'runner:1' } },
+      });
     }
-    for (const [name, runnerClassName] of [['rc-1', 'fast'], ['rc-2', 'fast'], ['rc-3', 'slow']] as const) {
+    for (const [name, runnerClassName] of [
+      ['rc-1', 'fast'],
+      ['rc-2', 'fast'],
+      ['rc-3', 'slow'],
+    ] as const) {
       await server().request('POST', pipelines, { body: pipeline(name, { runnerClassName }) });
     }
     await eventually(server(), `${runnerClasses}/fast`, (rc) => rc.status?.pipelines === 2);

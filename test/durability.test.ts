@@ -76,7 +76,7 @@ async function spawnServer(dataDir: string, databaseUrl: string | undefined): Pr
   let serverPid: number | undefined;
   const started = new Promise<void>((resolve, reject) => {
     let pending = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       log += chunk;
       pending += chunk;
       const lines = pending.split('\n');
@@ -95,7 +95,7 @@ async function spawnServer(dataDir: string, databaseUrl: string | undefined): Pr
         if (entry.msg === 'ready') resolve();
       }
     });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
     child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before it was ready:\n${log}`)));
     setTimeout(() => reject(new Error(`server not ready within ${startTimeoutMs} ms:\n${log}`)), startTimeoutMs).unref();
   });
@@ -109,7 +109,7 @@ async function spawnServer(dataDir: string, databaseUrl: string | undefined): Pr
   const pki = join(dataDir, 'pki');
   const [ca, cert, key] = await Promise.all(['serving-ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
   const agent = new https.Agent({ keepAlive: true, maxSockets: 32, ca, cert, key });
-  const endpoint = { url: url!, pki: { servingCaPem: ca!, adminCertPem: cert!, adminKeyPem: key! } };
+  const endpoint = { url: url!, pki: { servingCaPem: ca, adminCertPem: cert, adminKeyPem: key } };
   const servingPid = serverPid!;
   return {
     url: url!,
@@ -187,7 +187,11 @@ describe.each(backends)('durability on %s', (backend: Backend) => {
       tasks.push(async () => {
         const name = `p-${String(i).padStart(3, '0')}`;
         const path = `${pipelinesPath}/${name}`;
-        const body = pipeline(name, { replicas: (i % 5) + 1, steps: [{ name: 'run', image: 'alpine:3.20', command: ['sh', '-c', `echo ${i}`] }] }, { n: String(i) });
+        const body = pipeline(
+          name,
+          { replicas: (i % 5) + 1, steps: [{ name: 'run', image: 'alpine:3.20', command: ['sh', '-c', `echo ${i}`] }] },
+          { n: String(i) },
+        );
         const created = await first.request('POST', pipelinesPath, body);
         expectStatus(created, 201, `create ${name}`);
         record(path, created);

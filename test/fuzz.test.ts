@@ -9,7 +9,7 @@ import https from 'node:https';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { maxNestingDepth } from '../src/machinery/bounded-decoding.js';
+import { maxNestingDepth } from '../src/machinery/decoding/bounded-decoding.js';
 import { pipeline, requestServer, sharedTestServer, type TestResponse } from './support/test-server.js';
 
 const runs = 10_000;
@@ -30,7 +30,10 @@ interface FuzzRequest {
 }
 
 const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('', '\u0000', 'a\u0000b', '\ud800', '%', '-1', '1.5', 'true', 'null'));
-const int64Text = fc.oneof(fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String), fc.constantFrom('99999999999999999999', '9223372036854775807', '1e3', '0x10', ' 1'));
+const int64Text = fc.oneof(
+  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+  fc.constantFrom('99999999999999999999', '9223372036854775807', '1e3', '0x10', ' 1'),
+);
 const json = fc.jsonValue({ maxDepth: 3 });
 const deepJson = fc.integer({ min: maxNestingDepth + 1, max: 20_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth));
 const deepObject = fc.integer({ min: maxNestingDepth + 1, max: 20_000 }).map((depth) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth));
@@ -40,7 +43,20 @@ const readParams = fc.array(
   fc.oneof(
     fc.tuple(fc.constantFrom('limit', 'timeoutSeconds', 'tailLines', 'sinceSeconds', 'limitBytes', 'gracePeriodSeconds'), int64Text),
     fc.tuple(fc.constantFrom('resourceVersion'), fc.oneof(int64Text, text)),
-    fc.tuple(fc.constantFrom('resourceVersionMatch', 'continue', 'labelSelector', 'fieldSelector', 'sinceTime', 'step', 'allowWatchBookmarks', 'sendInitialEvents', 'timestamps'), text),
+    fc.tuple(
+      fc.constantFrom(
+        'resourceVersionMatch',
+        'continue',
+        'labelSelector',
+        'fieldSelector',
+        'sinceTime',
+        'step',
+        'allowWatchBookmarks',
+        'sendInitialEvents',
+        'timestamps',
+      ),
+      text,
+    ),
     fc.tuple(fc.constantFrom('fieldSelector'), fc.constantFrom('spec.runnerClassName=a%00', 'status.phase!=', 'metadata.name=p0', 'nope=1')),
     fc.tuple(fc.constantFrom('labelSelector'), fc.constantFrom('a in (b', 'x=y,z!=w', '!a', 'a>99999999999999999999')),
     fc.tuple(fc.constantFrom('watch', 'follow'), fc.constantFrom('true', '1', 'false', 'maybe', '')),
@@ -70,13 +86,13 @@ const contentTypes = fc.constantFrom(
 );
 
 /** A Pipeline with random strings where strings go (U+0000 and lone surrogates included), sent as a dry run. */
-const dryRunWrite = fc.record({ name: fc.constantFrom('p0', 'p1', 'dry'), note: text, command: text, replicas: fc.oneof(fc.constant(null), fc.integer({ min: -2, max: 5 })) }).map(
-  ({ name, note, command, replicas }): FuzzRequest => {
+const dryRunWrite = fc
+  .record({ name: fc.constantFrom('p0', 'p1', 'dry'), note: text, command: text, replicas: fc.oneof(fc.constant(null), fc.integer({ min: -2, max: 5 })) })
+  .map(({ name, note, command, replicas }): FuzzRequest => {
     const body = pipeline(name, { replicas, steps: [{ name: 's', image: 'i', command: ['sh', '-c', command] }] });
     (body.metadata as Record<string, unknown>).annotations = { note };
     return { method: 'POST', path: namespaced, query: [['dryRun', 'All']], contentType: 'application/json', body: JSON.stringify(body), anonymous: false };
-  },
-);
+  });
 
 /** A defect that makes a write fail whatever else it carries. */
 const writeDefect: fc.Arbitrary<Partial<FuzzRequest>> = fc.oneof(
@@ -111,7 +127,14 @@ const brokenWrite = fc
     // A log append's defect must be one its decoding sees.
     const logDefect: Partial<FuzzRequest> = { contentType: 'application/xml' };
     const chosen = target === 'log' && method === 'POST' && !d.anonymous ? logDefect : d;
-    return { method, path, query: [...query, ...(chosen.query ?? [])], contentType: chosen.contentType ?? contentType, body: chosen.body ?? body, anonymous: chosen.anonymous ?? false };
+    return {
+      method,
+      path,
+      query: [...query, ...(chosen.query ?? [])],
+      contentType: chosen.contentType ?? contentType,
+      body: chosen.body ?? body,
+      anonymous: chosen.anonymous ?? false,
+    };
   });
 
 /** Patches whose document cannot apply: a failing `test` first, a spec of the wrong type, unknown directives. */
@@ -119,22 +142,58 @@ const brokenPatch = fc
   .record({
     name: fc.constantFrom('p0', 'p1'),
     kind: fc.constantFrom('json', 'merge', 'strategic', 'apply-no-manager', 'force'),
-    ops: fc.array(fc.record({ op: fc.constantFrom('add', 'remove', 'replace', 'move', 'copy', 'test', 'bogus'), path: fc.constantFrom('/spec', '/spec/x', '/metadata/labels/a', '', '/spec/steps/0', '/spec/steps/-'), from: fc.constantFrom('/spec', '/metadata', '/x'), value: json }), { maxLength: 20 }),
+    ops: fc.array(
+      fc.record({
+        op: fc.constantFrom('add', 'remove', 'replace', 'move', 'copy', 'test', 'bogus'),
+        path: fc.constantFrom('/spec', '/spec/x', '/metadata/labels/a', '', '/spec/steps/0', '/spec/steps/-'),
+        from: fc.constantFrom('/spec', '/metadata', '/x'),
+        value: json,
+      }),
+      { maxLength: 20 },
+    ),
     value: json,
   })
   .map(({ name, kind, ops, value }): FuzzRequest => {
     const path = `${namespaced}/${name}`;
     switch (kind) {
       case 'json':
-        return { method: 'PATCH', path, query: [], contentType: 'application/json-patch+json', body: JSON.stringify([{ op: 'test', path: '/kind', value: 'NotAPipeline' }, ...ops]), anonymous: false };
+        return {
+          method: 'PATCH',
+          path,
+          query: [],
+          contentType: 'application/json-patch+json',
+          body: JSON.stringify([{ op: 'test', path: '/kind', value: 'NotAPipeline' }, ...ops]),
+          anonymous: false,
+        };
       case 'merge':
-        return { method: 'PATCH', path, query: [], contentType: 'application/merge-patch+json', body: JSON.stringify({ spec: { replicas: 'many', x: value } }), anonymous: false };
+        return {
+          method: 'PATCH',
+          path,
+          query: [],
+          contentType: 'application/merge-patch+json',
+          body: JSON.stringify({ spec: { replicas: 'many', x: value } }),
+          anonymous: false,
+        };
       case 'strategic':
-        return { method: 'PATCH', path, query: [], contentType: 'application/strategic-merge-patch+json', body: JSON.stringify({ spec: { steps: [{ $patch: 'bogus', name: 's' }], x: value } }), anonymous: false };
+        return {
+          method: 'PATCH',
+          path,
+          query: [],
+          contentType: 'application/strategic-merge-patch+json',
+          body: JSON.stringify({ spec: { steps: [{ $patch: 'bogus', name: 's' }], x: value } }),
+          anonymous: false,
+        };
       case 'apply-no-manager':
         return { method: 'PATCH', path, query: [], contentType: 'application/apply-patch+yaml', body: JSON.stringify(value), anonymous: false };
       default:
-        return { method: 'PATCH', path, query: [['force', 'true']], contentType: 'application/merge-patch+json', body: JSON.stringify({ metadata: { labels: { a: 'b' } } }), anonymous: false };
+        return {
+          method: 'PATCH',
+          path,
+          query: [['force', 'true']],
+          contentType: 'application/merge-patch+json',
+          body: JSON.stringify({ metadata: { labels: { a: 'b' } } }),
+          anonymous: false,
+        };
     }
   });
 
@@ -143,7 +202,18 @@ const read = fc
   .record({
     method: fc.constantFrom('GET', 'GET', 'OPTIONS', 'TRACE'),
     path: fc.oneof(
-      fc.constantFrom(namespaced, `${group}/pipelines`, `${group}/runnerclasses`, `${namespaced}/p0`, `${namespaced}/p0/log`, `${namespaced}/p0/scale`, `${group}/watch/pipelines`, '/apis/cairn.dev/v9/x', '/openapi/v3/apis/cairn.dev/v1', '/apis/%E0%A4%A/v1/x'),
+      fc.constantFrom(
+        namespaced,
+        `${group}/pipelines`,
+        `${group}/runnerclasses`,
+        `${namespaced}/p0`,
+        `${namespaced}/p0/log`,
+        `${namespaced}/p0/scale`,
+        `${group}/watch/pipelines`,
+        '/apis/cairn.dev/v9/x',
+        '/openapi/v3/apis/cairn.dev/v1',
+        '/apis/%E0%A4%A/v1/x',
+      ),
       fc.constantFrom(...names).map((name) => `${namespaced}/${name}`),
     ),
     query: readParams,
@@ -170,7 +240,12 @@ describe('fuzz', () => {
     if (r.contentType) headers['Content-Type'] = r.contentType;
     if (r.accept) headers.Accept = r.accept;
     if (r.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(r.body));
-    return requestServer(server(), r.method, `${r.path}${query ? `?${query}` : ''}`, { headers, body: r.body, agent, ...(r.anonymous ? { clientCert: null } : {}) });
+    return requestServer(server(), r.method, `${r.path}${query ? `?${query}` : ''}`, {
+      headers,
+      body: r.body,
+      agent,
+      ...(r.anonymous ? { clientCert: null } : {}),
+    });
   };
 
   /** Everything a request could change: every object (with its resourceVersion) and every log. */
@@ -183,7 +258,13 @@ describe('fuzz', () => {
 
   it(`answers ${runs} malformed requests with Status 4xx and changes nothing`, async () => {
     for (const name of ['p0', 'p1']) expect((await server().request('POST', namespaced, { body: pipeline(name) })).status).toBe(201);
-    expect((await server().request('POST', `${group}/runnerclasses`, { body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'standard' }, spec: {} } })).status).toBe(201);
+    expect(
+      (
+        await server().request('POST', `${group}/runnerclasses`, {
+          body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'standard' }, spec: {} },
+        })
+      ).status,
+    ).toBe(201);
     expect((await server().request('POST', `${namespaced}/p0/log`, { body: { step: 'fetch', lines: ['one'] } })).status).toBe(201);
     const before = await state();
 

@@ -85,7 +85,12 @@ beforeAll(async () => {
     watchBookmarkIntervalMs: 60_000,
   });
   // The listener verifies certificates of both CAs at the handshake, as it will once a front-proxy CA is configured.
-  listener = await listen(app.callback(), { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems: [pki.clientCaPem, other.caPem] }, '127.0.0.1', 0);
+  listener = await listen(
+    app.callback(),
+    { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems: [pki.clientCaPem, other.caPem] },
+    '127.0.0.1',
+    0,
+  );
   endpoint = { url: `https://127.0.0.1:${listener.port}`, pki };
 });
 
@@ -166,12 +171,36 @@ describe('authentication and authorization', () => {
       code: 403,
     });
     const cases: [string, string, string][] = [
-      ['GET', '/apis/cairn.dev/v1/runnerclasses', 'runnerclasses.cairn.dev is forbidden: User "bob" cannot list resource "runnerclasses" in API group "cairn.dev" at the cluster scope'],
-      ['GET', `${pipelines}?watch=true`, 'pipelines.cairn.dev is forbidden: User "bob" cannot watch resource "pipelines" in API group "cairn.dev" in the namespace "default"'],
-      ['GET', `${pipelines}?fieldSelector=metadata.name%3Dy`, 'pipelines.cairn.dev "y" is forbidden: User "bob" cannot list resource "pipelines" in API group "cairn.dev" in the namespace "default"'],
-      ['POST', `${pipelines}/p/logs`, 'pipelines.cairn.dev "p" is forbidden: User "bob" cannot create resource "pipelines/log" in API group "cairn.dev" in the namespace "default"'],
-      ['DELETE', `${pipelines}/p`, 'pipelines.cairn.dev "p" is forbidden: User "bob" cannot delete resource "pipelines" in API group "cairn.dev" in the namespace "default": bob may not delete'],
-      ['DELETE', pipelines, 'pipelines.cairn.dev is forbidden: User "bob" cannot deletecollection resource "pipelines" in API group "cairn.dev" in the namespace "default"'],
+      [
+        'GET',
+        '/apis/cairn.dev/v1/runnerclasses',
+        'runnerclasses.cairn.dev is forbidden: User "bob" cannot list resource "runnerclasses" in API group "cairn.dev" at the cluster scope',
+      ],
+      [
+        'GET',
+        `${pipelines}?watch=true`,
+        'pipelines.cairn.dev is forbidden: User "bob" cannot watch resource "pipelines" in API group "cairn.dev" in the namespace "default"',
+      ],
+      [
+        'GET',
+        `${pipelines}?fieldSelector=metadata.name%3Dy`,
+        'pipelines.cairn.dev "y" is forbidden: User "bob" cannot list resource "pipelines" in API group "cairn.dev" in the namespace "default"',
+      ],
+      [
+        'POST',
+        `${pipelines}/p/logs`,
+        'pipelines.cairn.dev "p" is forbidden: User "bob" cannot create resource "pipelines/log" in API group "cairn.dev" in the namespace "default"',
+      ],
+      [
+        'DELETE',
+        `${pipelines}/p`,
+        'pipelines.cairn.dev "p" is forbidden: User "bob" cannot delete resource "pipelines" in API group "cairn.dev" in the namespace "default": bob may not delete',
+      ],
+      [
+        'DELETE',
+        pipelines,
+        'pipelines.cairn.dev is forbidden: User "bob" cannot deletecollection resource "pipelines" in API group "cairn.dev" in the namespace "default"',
+      ],
       ['GET', '/apis', 'forbidden: User "bob" cannot get path "/apis"'],
     ];
     for (const [method, path, message] of cases) {
@@ -227,7 +256,7 @@ describe('audit', () => {
       objectRef: { resource: 'pipelines', namespace: 'default', name: 'missing', apiGroup: 'cairn.dev', apiVersion: 'v1' },
       responseStatus: { code: 404 },
     });
-    expect(events[0]!.responseStatus).toBeUndefined();
+    expect(events[0].responseStatus).toBeUndefined();
 
     const refused = await request('GET', '/apis', { clientCert: null, headers: { 'Audit-Id': 'from-the-aggregator' } });
     expect(refused.headers['audit-id']).toBe('from-the-aggregator');
@@ -258,7 +287,7 @@ async function requestTotals(): Promise<Map<string, number>> {
   for (const line of res.text.split('\n')) {
     const match = /^apiserver_request_total\{(.*)\} (\S+)$/.exec(line);
     if (!match) continue;
-    const labels = Object.fromEntries([...match[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const labels = Object.fromEntries([...match[1].matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
     totals.set(seriesKey(labels), Number(match[2]));
   }
   return totals;
@@ -270,7 +299,18 @@ function seriesKey(labels: Record<string, string>): string {
 
 /** A request_total series: kube's labels, defaults for a namespaced pipeline request. */
 function series(labels: Partial<Record<'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'code', string>>): string {
-  return seriesKey({ verb: '', dry_run: '', group: 'cairn.dev', version: 'v1', resource: 'pipelines', subresource: '', scope: 'resource', component: 'apiserver', code: '', ...labels });
+  return seriesKey({
+    verb: '',
+    dry_run: '',
+    group: 'cairn.dev',
+    version: 'v1',
+    resource: 'pipelines',
+    subresource: '',
+    scope: 'resource',
+    component: 'apiserver',
+    code: '',
+    ...labels,
+  });
 }
 
 const nonResource = { group: '', version: '', resource: '', scope: '' };
@@ -292,7 +332,10 @@ describe('metrics', () => {
     await drive(200, 'GET', pipelines);
     await drive(200, 'GET', '/apis/cairn.dev/v1/pipelines');
     await drive(200, 'PATCH', `${pipelines}/counted?fieldManager=test&force=true`, { body: pipeline('counted', { replicas: 2 }), headers: apply });
-    await drive(200, 'PATCH', `${pipelines}/counted/status`, { body: { status: { phase: 'Running' } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    await drive(200, 'PATCH', `${pipelines}/counted/status`, {
+      body: { status: { phase: 'Running' } },
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
     await drive(401, 'GET', pipelines, anonymous);
     await drive(403, 'GET', `${pipelines}/counted`, { clientCert: bob });
     await drive(400, 'GET', '/apis/cairn.dev/v1/namespaces/a%zz/pipelines');
@@ -338,12 +381,39 @@ describe('metrics', () => {
   it('observe request durations under the same labels, without the code', async () => {
     expect((await request('GET', '/apis/cairn.dev/v1/runnerclasses')).status).toBe(200);
     const lines = (await request('GET', '/metrics')).text.split('\n');
-    const count = lines.find((l) => l.startsWith('apiserver_request_duration_seconds_count{') && l.includes('verb="LIST"') && l.includes('resource="runnerclasses"'));
+    const count = lines.find(
+      (l) => l.startsWith('apiserver_request_duration_seconds_count{') && l.includes('verb="LIST"') && l.includes('resource="runnerclasses"'),
+    );
     expect(count).toMatch(/scope="cluster"/);
     expect(count).toMatch(/component="apiserver"/);
     expect(count).not.toMatch(/code=/);
     // kube's buckets, from 5 ms to a minute.
     const buckets = lines.filter((l) => l.startsWith('apiserver_request_duration_seconds_bucket{') && l.includes('resource="runnerclasses"'));
-    expect(buckets.map((l) => /le="([^"]+)"/.exec(l)![1])).toEqual(['0.005', '0.025', '0.05', '0.1', '0.2', '0.4', '0.6', '0.8', '1', '1.25', '1.5', '2', '3', '4', '5', '6', '8', '10', '15', '20', '30', '45', '60', '+Inf']);
+    expect(buckets.map((l) => /le="([^"]+)"/.exec(l)![1])).toEqual([
+      '0.005',
+      '0.025',
+      '0.05',
+      '0.1',
+      '0.2',
+      '0.4',
+      '0.6',
+      '0.8',
+      '1',
+      '1.25',
+      '1.5',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '8',
+      '10',
+      '15',
+      '20',
+      '30',
+      '45',
+      '60',
+      '+Inf',
+    ]);
   });
 });

@@ -168,7 +168,9 @@ async function eventually(ms: number, what: string, check: () => Promise<boolean
 async function completedWatches(): Promise<number> {
   const res = await server.request('GET', '/metrics');
   expect(res.status).toBe(200);
-  const lines = res.text.split('\n').filter((l) => l.startsWith('apiserver_request_total{') && l.includes('verb="WATCH"') && l.includes('resource="pipelines"') && l.includes('code="200"'));
+  const lines = res.text
+    .split('\n')
+    .filter((l) => l.startsWith('apiserver_request_total{') && l.includes('verb="WATCH"') && l.includes('resource="pipelines"') && l.includes('code="200"'));
   return lines.reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
@@ -199,9 +201,15 @@ function openWatches(session: ClientHttp2Session, count: number, rv: string): { 
 /** Checks every watch answers 200 at once, with no event yet, and every interleaved GET answers 200. */
 async function expectOpen(batch: { watches: readonly Watch[]; gets: readonly Promise<Answer>[] }, ms: number): Promise<void> {
   const statuses = await within(ms, `response headers of ${batch.watches.length} watches`, Promise.all(batch.watches.map((w) => w.status)));
-  expect(statuses.filter((s) => s !== 200), 'watch statuses other than 200').toEqual([]);
+  expect(
+    statuses.filter((s) => s !== 200),
+    'watch statuses other than 200',
+  ).toEqual([]);
   const answers = await within(ms, `${batch.gets.length} interleaved GETs`, Promise.all(batch.gets));
-  expect(answers.filter((a) => a.status !== 200).map((a) => a.text), 'GETs not answered 200').toEqual([]);
+  expect(
+    answers.filter((a) => a.status !== 200).map((a) => a.text),
+    'GETs not answered 200',
+  ).toEqual([]);
   expect(batch.watches.filter((w) => w.events.length > 0).length, 'watches with an event before any write').toBe(0);
 }
 
@@ -212,15 +220,24 @@ async function expectAllSeeAdded(watches: readonly Watch[], name: string, ms: nu
     `ADDED ${name} on ${watches.length} watches`,
     Promise.all(watches.map((w) => w.next((e) => e.type === 'ADDED' && e.object.metadata?.name === name))),
   );
-  expect(watches.filter((w) => w.events.length !== 1).map((w) => w.events.map((e) => e.type)), 'watches with other events').toEqual([]);
-  expect(watches[0]!.events[0]).toMatchObject({ type: 'ADDED', object: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name, namespace: 'default' } } });
+  expect(
+    watches.filter((w) => w.events.length !== 1).map((w) => w.events.map((e) => e.type)),
+    'watches with other events',
+  ).toEqual([]);
+  expect(watches[0].events[0]).toMatchObject({
+    type: 'ADDED',
+    object: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name, namespace: 'default' } },
+  });
 }
 
 /** Cancels every watch (RST_STREAM CANCEL) and waits until the client has closed them all. */
 async function cancel(watches: readonly Watch[]): Promise<void> {
   for (const watch of watches) watch.stream.close();
   await within(5000, `client close of ${watches.length} streams`, Promise.all(watches.map((w) => w.closed)));
-  expect(watches.filter((w) => w.error !== undefined).map((w) => w.error?.message), 'stream errors').toEqual([]);
+  expect(
+    watches.filter((w) => w.error !== undefined).map((w) => w.error?.message),
+    'stream errors',
+  ).toEqual([]);
 }
 
 describe('HTTP/2 and HTTP/1.1 on one port', () => {

@@ -60,7 +60,12 @@ describe.runIf(kubectlAvailable)('kubectl with the sample controller (needs kube
     const status = JSON.parse((await kubectlOk('get', 'pipeline', name, '--subresource=status', '-o', 'json')).stdout);
     expect(status).toMatchObject({ kind: 'Pipeline', status: { replicas: 5 } });
     const scale = JSON.parse((await kubectlOk('get', 'pipeline', name, '--subresource=scale', '-o', 'json')).stdout);
-    expect(scale).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 5 }, status: { replicas: 5, selector: `cairn.dev/pipeline=${name}` } });
+    expect(scale).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      spec: { replicas: 5 },
+      status: { replicas: 5, selector: `cairn.dev/pipeline=${name}` },
+    });
     const table = rows((await kubectlOk('get', 'pipeline', name, '--subresource=scale')).stdout);
     expect(table[0]).toEqual(['NAME', 'CREATED', 'AT']);
     expect(table[1]?.[0]).toBe(name);

@@ -180,7 +180,11 @@ describe.runIf(kubectlAvailable)('kubectl get and describe across versions (need
       { format: 'yaml', parse: (text: string): unknown => parseYaml(text) },
       { format: 'json', parse: (text: string): unknown => JSON.parse(text) },
     ])('get -o $format prints a List of the full objects', async ({ format, parse }, { expect }) => {
-      const list = parse((await kubectlOk(expect, 'get', 'pipelines', '-n', namespace, '-o', format)).stdout) as { kind: string; apiVersion: string; items: unknown[] };
+      const list = parse((await kubectlOk(expect, 'get', 'pipelines', '-n', namespace, '-o', format)).stdout) as {
+        kind: string;
+        apiVersion: string;
+        items: unknown[];
+      };
       expect(list).toMatchObject({ apiVersion: 'v1', kind: 'List' });
       expect(list.items).toEqual(
         seeded.map((p) => {

@@ -94,7 +94,12 @@ describe.runIf(kubectlAvailable)('kubectl write commands across versions (needs 
      * Runs kubectl in this client's namespace (or `run.namespace`), with `run.env` added to its
      * environment, and fails the test, showing the output, unless it exits with `code`.
      */
-    const kubectlExits = async (expect: ExpectStatic, code: number, args: readonly string[], run: { namespace?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> => {
+    const kubectlExits = async (
+      expect: ExpectStatic,
+      code: number,
+      args: readonly string[],
+      run: { namespace?: string; env?: NodeJS.ProcessEnv } = {},
+    ): Promise<RunResult> => {
       const result = await runKubectl(binary, [...args, '-n', run.namespace ?? namespace], { ...env(), ...run.env });
       expect(result.code, `kubectl ${args.join(' ')}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(code);
       return result;
@@ -166,8 +171,27 @@ describe.runIf(kubectlAvailable)('kubectl write commands across versions (needs 
 
     it('apply -f changes, adds and removes the env entries of a step', async ({ expect }) => {
       const step = (env: readonly EnvVar[]): Step => ({ ...fetchStep, env });
-      await kubectlOk(expect, 'apply', '-f', await manifestFile('env-1', withSteps('envs', [step([{ name: 'MODE', value: 'fast' }, { name: 'KEEP', value: 'k' }, { name: 'OLD', value: 'o' }]), buildStep])));
-      const changed = step([{ name: 'MODE', value: 'slow' }, { name: 'KEEP', value: 'k' }, { name: 'NEW', value: 'n' }]);
+      await kubectlOk(
+        expect,
+        'apply',
+        '-f',
+        await manifestFile(
+          'env-1',
+          withSteps('envs', [
+            step([
+              { name: 'MODE', value: 'fast' },
+              { name: 'KEEP', value: 'k' },
+              { name: 'OLD', value: 'o' },
+            ]),
+            buildStep,
+          ]),
+        ),
+      );
+      const changed = step([
+        { name: 'MODE', value: 'slow' },
+        { name: 'KEEP', value: 'k' },
+        { name: 'NEW', value: 'n' },
+      ]);
       const applied = await kubectlOk(expect, 'apply', '-f', await manifestFile('env-2', withSteps('envs', [changed, buildStep])));
       expect(applied.stdout.trim()).toBe('pipeline.cairn.dev/envs configured');
       expect((await stored('envs')).spec.steps).toEqual([changed, buildStep]);
@@ -320,7 +344,11 @@ describe.runIf(kubectlAvailable)('kubectl write commands across versions (needs 
       expect(current.spec).toEqual(replacement.spec);
       expect(current.metadata.labels).toBeUndefined();
 
-      const stale = await kubectlExits(expect, 1, ['replace', '-f', await manifestFile('replaced-stale', { ...original, spec: { ...original.spec, replicas: 9 } })]);
+      const stale = await kubectlExits(expect, 1, [
+        'replace',
+        '-f',
+        await manifestFile('replaced-stale', { ...original, spec: { ...original.spec, replicas: 9 } }),
+      ]);
       expect(stale.stderr).toContain('Error from server (Conflict): error when replacing');
       expect(stale.stderr).toContain('Operation cannot be fulfilled on pipelines.cairn.dev "replaced": the object has been modified');
       expect((await stored('replaced')).metadata.resourceVersion).toBe(current.metadata.resourceVersion);
@@ -358,8 +386,8 @@ describe.runIf(kubectlAvailable)('kubectl write commands across versions (needs 
       expect(same.stdout).toBe('');
 
       const changed = await kubectlExits(expect, 1, ['diff', '-f', await manifestFile('diffed-changed', withSteps('diffed', [fetchStep], { replicas: 3 }))]);
-      expect(changed.stdout).toMatch(/^-  replicas: 1$/m);
-      expect(changed.stdout).toMatch(/^\+  replicas: 3$/m);
+      expect(changed.stdout).toMatch(/^- {2}replicas: 1$/m);
+      expect(changed.stdout).toMatch(/^\+ {2}replicas: 3$/m);
       expect((await stored('diffed')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
     });
   });

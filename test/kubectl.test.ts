@@ -107,7 +107,10 @@ describe.runIf(kubectlAvailable)('kubectl end to end (needs kubectl on PATH)', (
       it('gets the created objects back in tables, YAML and JSON', async () => {
         const all = rows((await kubectlOk('get', 'pipelines', '-A')).stdout);
         expect(all[0]?.slice(0, 2)).toEqual(['NAMESPACE', 'NAME']);
-        expect(all.some((row) => row[0] === 'default' && row[1] === pipelineName), JSON.stringify(all)).toBe(true);
+        expect(
+          all.some((row) => row[0] === 'default' && row[1] === pipelineName),
+          JSON.stringify(all),
+        ).toBe(true);
 
         const got = parse((await kubectlOk('get', 'pipeline', pipelineName, '-o', 'yaml')).stdout) as Record<string, any>;
         expect(got['apiVersion']).toBe('cairn.dev/v1');
@@ -127,7 +130,10 @@ describe.runIf(kubectlAvailable)('kubectl end to end (needs kubectl on PATH)', (
 
         const classes = rows((await kubectlOk('get', 'rc')).stdout);
         expect(classes[0]?.[0]).toBe('NAME');
-        expect(classes.some((row) => row[0] === runnerClassName), JSON.stringify(classes)).toBe(true);
+        expect(
+          classes.some((row) => row[0] === runnerClassName),
+          JSON.stringify(classes),
+        ).toBe(true);
 
         const json = JSON.parse((await kubectlOk('get', 'pl', pipelineName, '-o', 'json')).stdout) as Record<string, any>;
         expect(json['kind']).toBe('Pipeline');
@@ -190,7 +196,11 @@ describe.runIf(kubectlAvailable)('kubectl end to end (needs kubectl on PATH)', (
 
       it('reports a validation error for a negative spec.replicas', async () => {
         const badName = `bad-${client.slug}`;
-        const file = await manifestFile('bad', { ...pipelineManifest, metadata: { name: badName, namespace: 'default' }, spec: { ...pipelineManifest.spec, replicas: -1 } });
+        const file = await manifestFile('bad', {
+          ...pipelineManifest,
+          metadata: { name: badName, namespace: 'default' },
+          spec: { ...pipelineManifest.spec, replicas: -1 },
+        });
         const result = await kubectl('create', '-f', file);
         expect(result.code).not.toBe(0);
         expect(result.stdout).toBe('');

@@ -16,7 +16,11 @@ it('migrates a PostgreSQL database with the migrate command, idempotently', asyn
   const url = await testDatabaseUrl();
   const dataDir = await mkdtemp(join(tmpdir(), 'cairn-migrate-'));
   const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
-  const run = () => promisify(execFile)(join(root, 'node_modules/.bin/tsx'), ['src/server/main.ts', 'migrate', '--data-dir', dataDir, '--database-url', url], { cwd: root, env });
+  const run = () =>
+    promisify(execFile)(join(root, 'node_modules/.bin/tsx'), ['src/server/main.ts', 'migrate', '--data-dir', dataDir, '--database-url', url], {
+      cwd: root,
+      env,
+    });
   try {
     expect((await run()).stdout).toContain('"migrations":["0001-object-store","0002-event-prior-state","0003-pipeline-logs"]');
     expect((await run()).stdout).toContain('up to date');

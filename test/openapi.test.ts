@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { pipelineSchema, runnerClassSchema } from '../src/apis/cairn/v1/schemas.js';
 import type { JsonSchema } from '../src/machinery/json-schema.js';
-import { patchContentTypes } from '../src/machinery/patch.js';
+import { patchContentTypes } from '../src/machinery/patch/patch.js';
 import { jsonFilesIn, openApiFiles } from '../src/server/openapi-files.js';
 import { servedGroups } from '../src/server/server.js';
 import { kubectlAvailable, kubectlMinors, runKubectl, versionedKubectl, type RunResult } from './support/kubectl.js';
@@ -56,17 +56,18 @@ function fieldsOf(message: Uint8Array, field: number): Uint8Array[] {
   return found;
 }
 /** The values reached by following `path` of field numbers from `message`. */
-const at = (message: Uint8Array, path: readonly number[]): Uint8Array[] => path.reduce((messages, field) => messages.flatMap((m) => fieldsOf(m, field)), [message]);
+const at = (message: Uint8Array, path: readonly number[]): Uint8Array[] =>
+  path.reduce((messages, field) => messages.flatMap((m) => fieldsOf(m, field)), [message]);
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');
 /** The value (field 2) of the `Named*` entry (name in field 1) called `name`. */
 function named(entries: readonly Uint8Array[], name: string): Uint8Array {
   const entry = entries.find((e) => fieldsOf(e, 1).map(text)[0] === name);
   if (!entry) throw new Error(`no entry named ${name}`);
-  return fieldsOf(entry, 2)[0]!;
+  return fieldsOf(entry, 2)[0];
 }
 /** A message's vendor extensions (`NamedAny` in `field`), YAML (here JSON) decoded. */
 const extensions = (message: Uint8Array, field: number): Record<string, unknown> =>
-  Object.fromEntries(fieldsOf(message, field).map((e) => [text(fieldsOf(e, 1)[0]!), JSON.parse(text(at(e, [2, 2])[0]!))]));
+  Object.fromEntries(fieldsOf(message, field).map((e) => [text(fieldsOf(e, 1)[0]), JSON.parse(text(at(e, [2, 2])[0]))]));
 
 /** Field paths of the properties of `schema` (inline objects and array items included) that have no description. */
 function undescribed(schema: JsonSchema, path = ''): string[] {
@@ -122,9 +123,18 @@ describe('OpenAPI', () => {
         const list = doc.paths[path].get;
         expect(list['x-kubernetes-action'], path).toBe('list');
         const parameters = Object.fromEntries(list.parameters.map((p: any) => [p.name, p]));
-        expect(Object.keys(parameters).sort(), path).toEqual(
-          ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch'],
-        );
+        expect(Object.keys(parameters).sort(), path).toEqual([
+          'allowWatchBookmarks',
+          'continue',
+          'fieldSelector',
+          'labelSelector',
+          'limit',
+          'resourceVersion',
+          'resourceVersionMatch',
+          'sendInitialEvents',
+          'timeoutSeconds',
+          'watch',
+        ]);
         expect(parameters.limit).toMatchObject({ in: 'query', schema: { type: 'integer' } });
         expect(parameters.sendInitialEvents).toMatchObject({ in: 'query', schema: { type: 'boolean' } });
       }
@@ -143,7 +153,7 @@ describe('OpenAPI', () => {
       expect(schemas[`${meta}.TableRow`].properties.cells).toMatchObject({ type: 'array' });
       expect(schemas[`${meta}.PartialObjectMetadata`].properties.metadata.allOf).toEqual([{ $ref: `#/components/schemas/${meta}.ObjectMeta` }]);
       expect(schemas[`${meta}.WatchEvent`]).toMatchObject({ required: ['type', 'object'] });
-      const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+      const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
       for (const ref of refs) expect(schemas[ref], ref).toBeDefined();
     });
 
@@ -178,7 +188,12 @@ describe('OpenAPI', () => {
       const item = swagger.paths[pipelineItemPath];
       expect(Object.keys(item).sort()).toEqual(['delete', 'get', 'parameters', 'patch', 'put']);
       const gvk = { group: 'cairn.dev', version: 'v1', kind: 'Pipeline' };
-      for (const [method, action] of [['get', 'get'], ['put', 'put'], ['patch', 'patch'], ['delete', 'delete']] as const) {
+      for (const [method, action] of [
+        ['get', 'get'],
+        ['put', 'put'],
+        ['patch', 'patch'],
+        ['delete', 'delete'],
+      ] as const) {
         expect(item[method]['x-kubernetes-action']).toBe(action);
         expect(item[method]['x-kubernetes-group-version-kind']).toEqual(gvk);
         expect(item[method].produces).toEqual(['application/json', 'application/yaml']);
@@ -198,7 +213,11 @@ describe('OpenAPI', () => {
           ['fieldValidation', 'query', 'string'],
         ]);
       }
-      expect(item.parameters.map((p: any) => [p.name, p.in])).toEqual([['name', 'path'], ['namespace', 'path'], ['pretty', 'query']]);
+      expect(item.parameters.map((p: any) => [p.name, p.in])).toEqual([
+        ['name', 'path'],
+        ['namespace', 'path'],
+        ['pretty', 'query'],
+      ]);
       expect(collection.get.parameters.map((p: any) => p.name)).toContain('allowWatchBookmarks');
     });
 
@@ -206,14 +225,20 @@ describe('OpenAPI', () => {
       const text = JSON.stringify(swagger);
       expect(text).not.toContain('#/components/');
       expect(text).not.toContain('allOf');
-      for (const [, ref] of text.matchAll(/"\$ref":"#\/definitions\/([^"]+)"/g)) expect(swagger.definitions[ref!], ref).toBeDefined();
+      for (const [, ref] of text.matchAll(/"\$ref":"#\/definitions\/([^"]+)"/g)) expect(swagger.definitions[ref], ref).toBeDefined();
       const pipeline = swagger.definitions['dev.cairn.v1.Pipeline'];
       expect(pipeline['x-kubernetes-group-version-kind']).toEqual([{ group: 'cairn.dev', version: 'v1', kind: 'Pipeline' }]);
       // kube's v2 form: a reference beside its description.
       expect(pipeline.properties.metadata).toEqual({ $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', description: expect.any(String) });
-      expect(pipeline.properties.spec.properties.steps).toMatchObject({ 'x-kubernetes-list-map-keys': ['name'], 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge' });
+      expect(pipeline.properties.spec.properties.steps).toMatchObject({
+        'x-kubernetes-list-map-keys': ['name'],
+        'x-kubernetes-patch-merge-key': 'name',
+        'x-kubernetes-patch-strategy': 'merge',
+      });
       expect(pipeline.properties.status.properties.conditions).toMatchObject({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-patch-merge-key': 'type' });
-      expect(swagger.definitions['dev.cairn.v1.PipelineList']['x-kubernetes-group-version-kind']).toEqual([{ group: 'cairn.dev', version: 'v1', kind: 'PipelineList' }]);
+      expect(swagger.definitions['dev.cairn.v1.PipelineList']['x-kubernetes-group-version-kind']).toEqual([
+        { group: 'cairn.dev', version: 'v1', kind: 'PipelineList' },
+      ]);
       expect(swagger.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.Table']).toBeDefined();
     });
 
@@ -231,10 +256,13 @@ describe('OpenAPI', () => {
       expect(at(pb, [8, 2, 1]).map(text)).toEqual(Object.keys(swagger.paths));
 
       // What kubectl 1.27's query-param verifier reads: PathItem.patch → parameters → Parameter.non_body_parameter → query_parameter_sub_schema → name.
-      const patch = at(named(at(pb, [8, 2]), pipelineItemPath), [8])[0]!;
+      const patch = at(named(at(pb, [8, 2]), pipelineItemPath), [8])[0];
       expect(at(patch, [8, 1, 2, 3, 4]).map(text)).toEqual(['dryRun', 'fieldManager', 'fieldValidation']);
       expect(at(patch, [8, 1, 1, 2]).map(text)).toEqual(['body']);
-      expect(extensions(patch, 13)).toEqual({ 'x-kubernetes-action': 'patch', 'x-kubernetes-group-version-kind': { group: 'cairn.dev', version: 'v1', kind: 'Pipeline' } });
+      expect(extensions(patch, 13)).toEqual({
+        'x-kubernetes-action': 'patch',
+        'x-kubernetes-group-version-kind': { group: 'cairn.dev', version: 'v1', kind: 'Pipeline' },
+      });
 
       // Schema: properties (25) → NamedSchema (1), type (22), vendor extensions (31).
       const pipeline = named(at(pb, [9, 1]), 'dev.cairn.v1.Pipeline');
@@ -287,12 +315,16 @@ describe('OpenAPI', () => {
         expect(squash(output), name).toContain(squash(field.description!));
       }
     };
-    const steps = pipelineSchema.properties!.spec!.properties!.steps!;
+    const steps = pipelineSchema.properties!.spec.properties!.steps;
     const manifest = (name: string, spec: Record<string, unknown> = {}) => ({
       apiVersion: 'cairn.dev/v1',
       kind: 'Pipeline',
       metadata: { name, namespace: 'default' },
-      spec: { runnerClassName: 'standard', steps: [{ name: 'fetch', image: 'alpine:3.20', command: ['true'], env: [{ name: 'MODE', value: 'fast' }] }], ...spec },
+      spec: {
+        runnerClassName: 'standard',
+        steps: [{ name: 'fetch', image: 'alpine:3.20', command: ['true'], env: [{ name: 'MODE', value: 'fast' }] }],
+        ...spec,
+      },
     });
     const withUnknownFields = (name: string) => manifest(name, { bogus: true, steps: [{ name: 'fetch', colour: 'red' }] });
 
@@ -305,7 +337,10 @@ describe('OpenAPI', () => {
           return result.stdout;
         };
         // The default renderer reads v3 (GROUP: header); plaintext-openapiv2 only has the v2 protobuf (VERSION: group/version).
-        for (const [output, header] of [[[], /^GROUP:\s+cairn\.dev$/m], [['--output=plaintext-openapiv2'], /^VERSION:\s+cairn\.dev\/v1$/m]] as const) {
+        for (const [output, header] of [
+          [[], /^GROUP:\s+cairn\.dev$/m],
+          [['--output=plaintext-openapiv2'], /^VERSION:\s+cairn\.dev\/v1$/m],
+        ] as const) {
           const pipelines = await explain('pipelines', ...output);
           expect(pipelines).toMatch(header);
           expect(squash(pipelines)).toContain(squash(pipelineSchema.description!));
@@ -317,7 +352,7 @@ describe('OpenAPI', () => {
           expect(stepsOut).toMatch(/^\s+command\s+<\[\]string>/m);
           expect(stepsOut).toMatch(/^\s+env\s+<\[\]Object>/m);
 
-          describedIn(await explain('runnerclasses.spec', ...output), runnerClassSchema.properties!.spec!);
+          describedIn(await explain('runnerclasses.spec', ...output), runnerClassSchema.properties!.spec);
         }
       });
     }
@@ -375,7 +410,7 @@ describe('OpenAPI', () => {
           const posts = requests.filter((r) => r.method === 'POST');
           expect(posts.map((r) => r.url.pathname)).toEqual(['/apis/cairn.dev/v1/namespaces/default/pipelines']);
           // Strict means kubectl saw the parameter and left validation to the server.
-          expect(posts[0]!.url.searchParams.get('fieldValidation')).toBe('Strict');
+          expect(posts[0].url.searchParams.get('fieldValidation')).toBe('Strict');
           expectStrictlyRejected(await runKubectl(versionedKubectl(minor), ['create', '-f', bad], env));
 
           const explained = await runKubectl(versionedKubectl(minor), ['explain', 'pipelines.spec.steps'], env);

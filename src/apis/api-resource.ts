@@ -4,19 +4,23 @@
  * registry, discovery and OpenAPI are generic over these.
  */
 import type { FieldError } from '../machinery/errors.js';
-import type { KubeObject } from '../machinery/object.js';
+import type { KubeObject } from '../machinery/meta/object.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
-import type { ScalePaths } from '../machinery/scale.js';
-import type { TableColumn } from '../machinery/table.js';
+import type { ScalePaths } from '../machinery/types/scale.js';
+import type { TableColumn } from '../machinery/types/table.js';
 
 /** One printer column, as in a Table's columnDefinitions; its cell is read from an object of the storage version. */
 export type PrinterColumn = TableColumn;
 
-/** A kind's semantics, as kube's `rest.RESTCreateStrategy`/`RESTUpdateStrategy` hold them. */
+/**
+ * A kind's semantics, as kube's `rest.RESTCreateStrategy`/`RESTUpdateStrategy` hold
+ * them. Objects are in the storage version; defaults were applied when they were
+ * decoded, in the version they were sent in.
+ */
 export interface Strategy {
-  /** Clears what a client may not set on create and applies defaults; returns a new object. */
+  /** Clears what a client may not set on create; returns a new object. */
   prepareForCreate(object: KubeObject): KubeObject;
-  /** Carries over what an update may not change; returns a new object. */
+  /** Carries over from `old` what an update through this endpoint may not change (`.status` on the main resource); returns a new object. */
   prepareForUpdate(object: KubeObject, old: KubeObject): KubeObject;
   /** Kind-specific validation beyond the schema, with field paths. */
   validate(object: KubeObject): FieldError[];
@@ -26,15 +30,32 @@ export interface Strategy {
   generationChanged(object: KubeObject, old: KubeObject): boolean;
   /** The values of the selectable fields (`metadata.name`, `spec.runnerClassName`, …). */
   selectableFields(object: KubeObject): Readonly<Record<string, string>>;
+  /**
+   * The top-level fields a write through this endpoint resets to what was stored, per
+   * apiVersion (kube's `GetResetFields`): nobody owns them through it, so they never conflict.
+   */
+  resetFields(): Readonly<Record<string, readonly string[]>>;
 }
 
-/** One served version of a resource. */
+/**
+ * One served version of a resource: its schema, defaults and conversion to and from
+ * the storage version (the hub). Adding a version is one of these and one line in the
+ * resource's `versions`.
+ */
 export interface ResourceVersion {
   readonly version: string;
   /** The OpenAPI v3 component schema of the kind in this version (`metadata` by $ref). */
   readonly schema: JsonSchema;
   /** The name of that component (`dev.cairn.v1.Pipeline`). */
   readonly schemaName: string;
+  /** Defaults an object of this version in place, as kube defaults on decoding; only what is unset. */
+  readonly defaults?: (object: KubeObject) => void;
+  /** Converts an object of this version to the storage version; a copy, apiVersion included. Identity for the storage version. */
+  readonly toStorage?: (object: KubeObject) => KubeObject;
+  /** Converts an object of the storage version to this version; a copy, apiVersion included. Identity for the storage version. */
+  readonly fromStorage?: (object: KubeObject) => KubeObject;
+  /** The storage version's name of a field selector label of this version (kube's field label conversion); undefined when it has none. */
+  readonly fieldLabel?: (label: string) => string | undefined;
 }
 
 /**
@@ -73,8 +94,12 @@ export interface ApiResource {
   readonly namespaced: boolean;
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
-  /** Served versions, preferred first; the first is also the storage version. */
+  /** Served versions, in the order discovery lists them (kube's priority order). */
   readonly versions: readonly ResourceVersion[];
+  /** The version clients are steered to (discovery's preferredVersion). */
+  readonly preferredVersion: string;
+  /** The version objects are stored and converted through (the hub). */
+  readonly storageVersion: string;
   readonly strategy: Strategy;
   readonly printerColumns: readonly PrinterColumn[];
   /** Field selectors accepted besides `metadata.name` and `metadata.namespace`. */
@@ -88,4 +113,16 @@ export interface ApiGroup {
   /** Served versions, preferred first. */
   readonly versions: readonly string[];
   readonly resources: readonly ApiResource[];
+}
+
+/** The served version `version` of `resource`, if any. */
+export function servedVersion(resource: ApiResource, version: string): ResourceVersion | undefined {
+  return resource.versions.find((v) => v.version === version);
+}
+
+/** The storage version of `resource`. */
+export function storageVersionOf(resource: ApiResource): ResourceVersion {
+  const version = servedVersion(resource, resource.storageVersion);
+  if (!version) throw new Error(`${resource.plural}.${resource.group}: storage version ${resource.storageVersion} is not served`);
+  return version;
 }

@@ -12,7 +12,18 @@ function nonResource(user: UserInfo, verb: string, path: string): AuthorizationA
 }
 
 function resource(user: UserInfo, verb: string, rest: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes {
-  const attributes = { user, verb, path: '/apis/cairn.dev/v1/namespaces/ns/pipelines', isResourceRequest: true, namespace: 'ns', apiGroup: 'cairn.dev', apiVersion: 'v1', resource: 'pipelines', subresource: '', name: '' };
+  const attributes = {
+    user,
+    verb,
+    path: '/apis/cairn.dev/v1/namespaces/ns/pipelines',
+    isResourceRequest: true,
+    namespace: 'ns',
+    apiGroup: 'cairn.dev',
+    apiVersion: 'v1',
+    resource: 'pipelines',
+    subresource: '',
+    name: '',
+  };
   return { ...attributes, ...rest };
 }
 

@@ -14,7 +14,8 @@ export class PathAuthorizer implements Authorizer {
   readonly #prefixes: readonly string[];
 
   constructor(paths: readonly string[]) {
-    for (const path of paths) if (path.indexOf('*') !== -1 && path.indexOf('*') !== path.length - 1) throw new Error(`only a trailing * is supported in always-allow path "${path}"`);
+    for (const path of paths)
+      if (path.indexOf('*') !== -1 && path.indexOf('*') !== path.length - 1) throw new Error(`only a trailing * is supported in always-allow path "${path}"`);
     this.#exact = new Set(paths.filter((p) => !p.endsWith('*')));
     this.#prefixes = Object.freeze(paths.filter((p) => p.endsWith('*')).map((p) => p.slice(0, -1)));
   }

@@ -37,7 +37,7 @@ function peerChain(socket: TLSSocket): { peer: DetailedPeerCertificate; leaf: X5
 function userOf(peer: DetailedPeerCertificate): UserInfo | undefined {
   const cn = peer.subject?.CN;
   if (!cn) return undefined;
-  const name = Array.isArray(cn) ? cn[0]! : cn;
+  const name = Array.isArray(cn) ? cn[0] : cn;
   const o = peer.subject.O;
   const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
   return { name, groups: [...groups, allAuthenticated] };

@@ -18,7 +18,13 @@ describe('loadKubeconfig', () => {
   it('reads the embedded certificates of the kubeconfig the server writes', async () => {
     const path = join(dir, 'embedded');
     await writeFile(path, renderKubeconfig({ server: 'https://127.0.0.1:8443', caPem: 'CA', clientCertPem: 'CERT', clientKeyPem: 'KEY', namespace: 'team' }));
-    expect(await loadKubeconfig(path)).toEqual({ server: 'https://127.0.0.1:8443', caPem: 'CA', clientCertPem: 'CERT', clientKeyPem: 'KEY', namespace: 'team' });
+    expect(await loadKubeconfig(path)).toEqual({
+      server: 'https://127.0.0.1:8443',
+      caPem: 'CA',
+      clientCertPem: 'CERT',
+      clientKeyPem: 'KEY',
+      namespace: 'team',
+    });
   });
 
   it('reads certificate files relative to the kubeconfig, for the context asked for', async () => {

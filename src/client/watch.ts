@@ -98,7 +98,12 @@ export async function* watch<P extends WatchPath>(api: Client<paths>, path: P, o
 }
 
 /** Opens one stream of the watch. */
-async function open<P extends WatchPath>(api: Client<paths>, path: P, options: WatchOptions<P>, resourceVersion: string | undefined): Promise<ReadableStream<Uint8Array>> {
+async function open<P extends WatchPath>(
+  api: Client<paths>,
+  path: P,
+  options: WatchOptions<P>,
+  resourceVersion: string | undefined,
+): Promise<ReadableStream<Uint8Array>> {
   const query = {
     watch: true,
     allowWatchBookmarks: true,
@@ -107,7 +112,11 @@ async function open<P extends WatchPath>(api: Client<paths>, path: P, options: W
     fieldSelector: options.fieldSelector,
     timeoutSeconds: options.timeoutSeconds,
   };
-  const { data, error, response } = await (api.GET as unknown as StreamGet)(path, { params: { path: options.path, query }, parseAs: 'stream', signal: options.signal });
+  const { data, error, response } = await (api.GET as unknown as StreamGet)(path, {
+    params: { path: options.path, query },
+    parseAs: 'stream',
+    signal: options.signal,
+  });
   if (!response.ok || !data) throw apiError(response.status, error);
   return data;
 }

@@ -19,11 +19,11 @@ function scripted(rounds: Array<{ items: Item[]; resourceVersion: string; events
     async list() {
       round = Math.min(round + 1, rounds.length - 1);
       calls.push('list');
-      return rounds[round]!;
+      return rounds[round];
     },
     async *watch(resourceVersion, signal) {
       calls.push(`watch ${resourceVersion}`);
-      const { events, error } = rounds[round]!;
+      const { events, error } = rounds[round];
       yield* events;
       if (error) throw error;
       await new Promise((resolve) => signal.addEventListener('abort', resolve));
@@ -76,7 +76,9 @@ describe('Informer', () => {
     const errors: unknown[] = [];
     const informer = new Informer(listWatch, { onError: (error) => errors.push(error), retryDelayMs: 60_000 });
     const changes: string[] = [];
-    informer.onChange((previous, current) => changes.push(`${keyOf((current ?? previous)!)} ${previous?.metadata.resourceVersion ?? '-'}→${current?.metadata.resourceVersion ?? '-'}`));
+    informer.onChange((previous, current) =>
+      changes.push(`${keyOf((current ?? previous)!)} ${previous?.metadata.resourceVersion ?? '-'}→${current?.metadata.resourceVersion ?? '-'}`),
+    );
     const stop = new AbortController();
     const running = informer.run(stop.signal);
     await until(() => calls.length === 4);

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ResourceExpiredError } from '../client/api-error.js';
 import type { ObjectMeta } from '../client/kinds.js';
 import type { WatchEvent } from '../client/watch.js';
-import { deepFreeze } from '../machinery/object.js';
+import { deepFreeze } from '../machinery/meta/object.js';
 
 /** The list and watch calls of one collection. */
 export interface ListWatch<T> {

@@ -9,7 +9,7 @@ import { isNotFound } from '../client/api-error.js';
 import type { CairnClient } from '../client/cairn-client.js';
 import type { Pipeline } from '../client/kinds.js';
 import { unwrap } from '../client/unwrap.js';
-import { jsonEqual } from '../machinery/object.js';
+import { jsonEqual } from '../machinery/meta/object.js';
 import type { Informer } from './informer.js';
 import { desiredStatus, targetReadyReplicas } from './pipeline-status.js';
 import { retryOnConflict } from './retry-on-conflict.js';
@@ -36,7 +36,11 @@ export class PipelineController {
     const cached = this.#pipelines.get(key);
     if (cached === undefined) return;
     try {
-      const written = await retryOnConflict(cached, () => this.#read(cached), (pipeline) => this.#writeStatus(pipeline));
+      const written = await retryOnConflict(
+        cached,
+        () => this.#read(cached),
+        (pipeline) => this.#writeStatus(pipeline),
+      );
       if (written === undefined) return;
       if (written.status?.readyReplicas !== targetReadyReplicas(written)) this.#requeue(key);
       await this.#log(written);
@@ -51,9 +55,7 @@ export class PipelineController {
   async #writeStatus(pipeline: Pipeline): Promise<Pipeline | undefined> {
     const status = desiredStatus(pipeline, new Date());
     if (jsonEqual(status, pipeline.status ?? {})) return undefined;
-    return unwrap(
-      this.#client.api.PATCH(statusPath, { params: { path: this.#path(pipeline), query: { fieldManager } }, ...statusPatch(pipeline, status) }),
-    );
+    return unwrap(this.#client.api.PATCH(statusPath, { params: { path: this.#path(pipeline), query: { fieldManager } }, ...statusPatch(pipeline, status) }));
   }
 
   /** Appends the step just written to the Pipeline's log; a Pipeline without steps has no log to write to. */

@@ -61,7 +61,10 @@ describe('desiredStatus', () => {
 
   it('keeps conditions of other types, in place', () => {
     const other = { type: 'Degraded', status: 'False' as const, reason: 'AsExpected', lastTransitionTime: earlier };
-    const status = desiredStatus(pipeline({ replicas: 1 }, { readyReplicas: 1, conditions: [ready('True', 'AllReplicasReady', '1/1 ready', earlier), other] }), now);
+    const status = desiredStatus(
+      pipeline({ replicas: 1 }, { readyReplicas: 1, conditions: [ready('True', 'AllReplicasReady', '1/1 ready', earlier), other] }),
+      now,
+    );
     expect(status.conditions).toEqual([ready('True', 'AllReplicasReady', '1/1 ready', earlier), other]);
   });
 

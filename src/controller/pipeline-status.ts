@@ -33,13 +33,17 @@ export function desiredStatus(pipeline: Pipeline, now: Date): PipelineStatus {
   const readyReplicas = observed + Math.sign(targetReadyReplicas(pipeline) - observed);
   const ready = !paused && readyReplicas === replicas;
   const generation = pipeline.metadata?.generation;
-  const condition = readyCondition(current.conditions, {
-    type: 'Ready',
-    status: ready ? 'True' : 'False',
-    reason: paused ? 'Paused' : ready ? 'AllReplicasReady' : 'Scaling',
-    message: `${readyReplicas}/${replicas} ready`,
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
-  }, now);
+  const condition = readyCondition(
+    current.conditions,
+    {
+      type: 'Ready',
+      status: ready ? 'True' : 'False',
+      reason: paused ? 'Paused' : ready ? 'AllReplicasReady' : 'Scaling',
+      message: `${readyReplicas}/${replicas} ready`,
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    },
+    now,
+  );
   return {
     phase: paused ? 'Paused' : ready ? 'Running' : 'Pending',
     replicas,

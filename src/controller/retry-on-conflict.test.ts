@@ -22,16 +22,24 @@ describe('retryOnConflict', () => {
 
   it('gives up after three conflicts and passes other errors through at once', async () => {
     let attempts = 0;
-    const always = retryOnConflict('cached', async () => 'fresh', async () => {
-      attempts++;
-      throw conflict();
-    });
+    const always = retryOnConflict(
+      'cached',
+      async () => 'fresh',
+      async () => {
+        attempts++;
+        throw conflict();
+      },
+    );
     await expect(always).rejects.toMatchObject({ code: 409 });
     expect(attempts).toBe(3);
 
     const notFound = new ApiError({ kind: 'Status', code: 404, reason: 'NotFound' });
     let reads = 0;
-    const failing = retryOnConflict('cached', async () => `read ${++reads}`, async () => Promise.reject(notFound));
+    const failing = retryOnConflict(
+      'cached',
+      async () => `read ${++reads}`,
+      async () => Promise.reject(notFound),
+    );
     await expect(failing).rejects.toBe(notFound);
     expect(reads).toBe(0);
   });

@@ -45,9 +45,7 @@ export class RunnerClassController {
         async (runnerClass) => {
           const pipelines = this.#pipelines.list().filter((p) => p.spec?.runnerClassName === name).length;
           if (runnerClass.status?.pipelines === pipelines) return;
-          await unwrap(
-            this.#client.api.PATCH(statusPath, { params: { path, query: { fieldManager } }, ...statusPatch(runnerClass, { pipelines }) }),
-          );
+          await unwrap(this.#client.api.PATCH(statusPath, { params: { path, query: { fieldManager } }, ...statusPatch(runnerClass, { pipelines }) }));
         },
       );
     } catch (error) {

@@ -10,15 +10,15 @@ import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { pathNotFound } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
-import { discoveryRoute } from './discovery-route.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
+import { discoveryRoute } from './discovery/discovery-route.js';
 import { buildHandlerChain } from './handler-chain.js';
 import { answerHealth, type HealthCheck } from './health.js';
-import { ApiMetrics } from './metrics.js';
-import { openApiDocuments } from './openapi-documents.js';
-import { openApiEndpoints } from './openapi-endpoints.js';
+import { ApiMetrics } from './filters/metrics.js';
+import { openApiDocuments } from '../openapi/documents.js';
+import { openApiEndpoints } from './discovery/openapi-endpoints.js';
 import { handleResource } from './resource-handler.js';
-import { versionInfo } from './version.js';
+import { versionInfo } from '../machinery/version-info.js';
 
 /** What the app is built from. */
 export interface AppOptions {
@@ -69,7 +69,7 @@ export function createApp(options: AppOptions): Koa {
   });
   router.get('/apis/:group/:version', (ctx) => {
     const group = options.groups.find((g) => g.name === ctx.params.group);
-    const list = group && apiResourceList(group, ctx.params.version!);
+    const list = group && apiResourceList(group, ctx.params.version);
     if (!list) throw pathNotFound();
     json(ctx, list);
   });
@@ -77,7 +77,7 @@ export function createApp(options: AppOptions): Koa {
   router.get('/openapi/v3', openapi.v3Root);
   router.get('/openapi/v3/apis/:group/:version', openapi.v3Document);
   router.all('/apis/:group/:version/*rest', (ctx) =>
-    handleResource(ctx, ctx.params.group!, ctx.params.version!, ctx.path.split('/').slice(4), {
+    handleResource(ctx, ctx.params.group, ctx.params.version, ctx.path.split('/').slice(4), {
       groups: options.groups,
       registry: options.registry,
       shutdown: options.shutdown,

@@ -8,12 +8,12 @@ import type { Logger } from 'pino';
 import type { AuditBackend } from '../auth/audit.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
-import { errorMiddleware } from './error-middleware.js';
+import { errorMiddleware } from './filters/error-middleware.js';
 import { withAudit } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { withRequestInfo } from './filters/request-info.js';
-import type { ApiMetrics } from './metrics.js';
+import type { ApiMetrics } from './filters/metrics.js';
 
 /** What the filters are configured with. */
 export interface HandlerChainConfig {

@@ -4,7 +4,7 @@
 import type { Context } from 'koa';
 import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
 import { methodNotAllowed, pathNotFound, serviceUnavailable } from '../machinery/errors.js';
-import { defaultTableColumns } from '../machinery/table.js';
+import { noAdmission, type Admission, type RequestUser } from '../registry/admission.js';
 import type { Registry } from '../registry/registry.js';
 import { appendLogHandler } from './handlers/append-log.js';
 import { createHandler } from './handlers/create.js';
@@ -17,11 +17,12 @@ import { patchHandler } from './handlers/patch.js';
 import type { ResourceContext } from './handlers/resource-context.js';
 import { updateHandler } from './handlers/update.js';
 import { watchHandler } from './handlers/watch.js';
-import { subresourcesOf } from './discovery.js';
-import { negotiateResourceOutput, type Endpoint, type OutputTarget } from './negotiation.js';
-import { isWatch } from './query.js';
-import { Representation } from './representation.js';
-import { parseResourcePath, type ResourceRequest } from './request-info.js';
+import { subresourcesOf } from './discovery/discovery.js';
+import { negotiateResourceOutput, type Endpoint, type OutputTarget } from './response/negotiation.js';
+import { isWatch } from './request/query.js';
+import { Representation } from './response/representation.js';
+import { parseResourcePath, type ResourceRequest } from './request/request-info.js';
+import { requestScope } from './request-scope.js';
 
 type Handler = (rc: ResourceContext) => Promise<void>;
 
@@ -67,6 +68,8 @@ export interface ResourceHandlerOptions {
   readonly shutdown: AbortSignal;
   /** Milliseconds between BOOKMARK events of watches that allow them. */
   readonly bookmarkIntervalMs: number;
+  /** The admission chain writes go through; none when undefined. */
+  readonly admission?: Admission;
 }
 
 /** Handles one resource request. */
@@ -84,18 +87,24 @@ export async function handleResource(ctx: Context, group: string, version: strin
   }
   const handler = handlerOf(request);
   if (!handler) throw methodNotAllowed(ctx.method, request.resource);
-  const store = options.registry()?.store(group, resource.plural);
-  if (!store) throw serviceUnavailable('the server is starting', 1);
+  const registry = options.registry();
+  const storages = registry?.storages(group, resource.plural);
+  if (!registry || !storages) throw serviceUnavailable('the server is starting', 1);
+  const scope = requestScope(resource, version, request.subresource, storages, registry.validator);
+  if (!scope) throw pathNotFound();
   // A log answers text/plain (or a JSON Status) whatever the client accepts, as kube's pods/log does.
   const output: OutputTarget = request.subresource === 'log' ? { format: 'json' } : negotiateResourceOutput(ctx.get('Accept'), endpointOf(request.verb));
   await handler({
     ctx,
     request,
     resource,
-    store,
+    scope,
+    storages,
+    admission: options.admission ?? noAdmission,
+    user: ctx.state.user as RequestUser | undefined,
     query,
     output,
-    representation: new Representation(resource, version, output, query, request.subresource === 'scale' ? defaultTableColumns : undefined),
+    representation: new Representation(resource, version, output, query, scope.tableColumns),
     shutdown: options.shutdown,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
   });

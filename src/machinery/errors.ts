@@ -114,27 +114,20 @@ export function forbidden(gr: GroupResource, name: string, why: string): StatusE
 
 /** 405 MethodNotAllowed. */
 export function methodNotAllowed(method: string, what: string): StatusError {
-  return new StatusError(
-    failureStatus(405, 'MethodNotAllowed', `${method} is not supported on resources to ${what}`, {}),
-  );
+  return new StatusError(failureStatus(405, 'MethodNotAllowed', `${method} is not supported on resources to ${what}`, {}));
 }
 
 /** 406 NotAcceptable. */
 export function notAcceptable(supported: readonly string[]): StatusError {
-  return new StatusError(
-    failureStatus(406, 'NotAcceptable', `only the following media types are accepted: ${supported.join(', ')}`),
-  );
+  return new StatusError(failureStatus(406, 'NotAcceptable', `only the following media types are accepted: ${supported.join(', ')}`));
 }
 
 /** 415 UnsupportedMediaType. */
 export function unsupportedMediaType(contentType: string, supported: readonly string[]): StatusError {
   return new StatusError(
-    failureStatus(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`,
-      { causes: [{ reason: 'UnsupportedMediaType', message: contentType }] },
-    ),
+    failureStatus(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`, {
+      causes: [{ reason: 'UnsupportedMediaType', message: contentType }],
+    }),
   );
 }
 
@@ -160,18 +153,14 @@ export function requestEntityTooLarge(message: string): StatusError {
 
 /** 429 TooManyRequests with Retry-After. */
 export function tooManyRequests(retryAfterSeconds: number): StatusError {
-  return new StatusError(
-    failureStatus(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds }),
-    { 'Retry-After': String(retryAfterSeconds) },
-  );
+  return new StatusError(failureStatus(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds }), {
+    'Retry-After': String(retryAfterSeconds),
+  });
 }
 
 /** 503 ServiceUnavailable with Retry-After. */
 export function serviceUnavailable(message: string, retryAfterSeconds = 1): StatusError {
-  return new StatusError(
-    failureStatus(503, 'ServiceUnavailable', message, { retryAfterSeconds }),
-    { 'Retry-After': String(retryAfterSeconds) },
-  );
+  return new StatusError(failureStatus(503, 'ServiceUnavailable', message, { retryAfterSeconds }), { 'Retry-After': String(retryAfterSeconds) });
 }
 
 /** 500 InternalError; the message never carries an unknown error's text. */

@@ -57,7 +57,7 @@ export type SchemaResolver = (schema: JsonSchema) => JsonSchema;
 /** A resolver over a map of component schemas. */
 export function componentResolver(components: Readonly<Record<string, JsonSchema>>): SchemaResolver {
   const resolve = (schema: JsonSchema): JsonSchema => {
-    const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0]!.$ref : undefined);
+    const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0].$ref : undefined);
     if (!ref) return schema;
     const target = components[ref.slice(componentRefPrefix.length)];
     if (!target) throw new Error(`unresolved schema reference ${ref}`);

@@ -4,10 +4,9 @@
  * (`deletionTimestamp`, `deletionGracePeriodSeconds: 0`), and the garbage
  * collector's finalizers (`orphan`, `foregroundDeletion`) follow the propagation policy.
  */
-import { foregroundFinalizer, orphanFinalizer } from '../machinery/finalizers.js';
-import type { KubeObject } from '../machinery/object.js';
+import { foregroundFinalizer, orphanFinalizer } from '../machinery/meta/finalizers.js';
+import type { KubeObject } from '../machinery/meta/object.js';
 import type { DeleteOptions } from './request-options.js';
-
 
 function shouldOrphan(finalizers: readonly string[], options: DeleteOptions): boolean {
   if (options.orphanDependents !== undefined) return options.orphanDependents;

@@ -2,7 +2,7 @@
  * Reading one object's log: pages of lines in append order, and with `follow`, the
  * lines appended afterwards until the object is deleted or the reader is stopped.
  */
-import type { LogLine, LogStorage, StorageWatcher } from '../storage/object-store.js';
+import type { LogLine, LogStorage, StorageWatcher } from '../storage/interfaces.js';
 
 /** What a LogReader reads. */
 export interface LogReaderOptions {

@@ -1,12 +1,16 @@
 /**
- * The registry: one Store per served resource, sharing one schema validator.
+ * The registry: for every served resource, its Store and the REST objects of its
+ * subresources (status, scale, log), sharing one schema validator.
  */
-import type { ApiGroup } from '../apis/api-resource.js';
+import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
-import { metaSchemas } from '../machinery/meta-schemas.js';
-import { scaleSchemas } from '../machinery/scale.js';
-import type { ObjectStore } from '../storage/object-store.js';
+import { metaSchemas } from '../machinery/types/meta-schemas.js';
+import { scaleSchemas } from '../machinery/types/scale.js';
+import type { ObjectStore } from '../storage/interfaces.js';
+import { LogREST } from './log-rest.js';
+import { ScaleREST } from './scale-rest.js';
 import { SchemaValidator } from './schema-validator.js';
+import { statusStrategy } from './status-strategy.js';
 import { Store } from './store.js';
 
 /** Every component schema of the groups, with the meta types they refer to. */
@@ -20,25 +24,44 @@ export function componentSchemas(groups: readonly ApiGroup[]): Record<string, Js
   return components;
 }
 
-/** The stores of every served resource. */
+/** One resource's storage endpoints: the main store and one REST object per subresource it serves. */
+export interface ResourceStorages {
+  readonly resource: ApiResource;
+  readonly store: Store;
+  /** `/status`: the store with the status strategy. */
+  readonly status?: Store;
+  readonly scale?: ScaleREST;
+  readonly log?: LogREST;
+}
+
+/** The storages of every served resource. */
 export class Registry {
   readonly groups: readonly ApiGroup[];
-  readonly #stores = new Map<string, Store>();
+  /** The validator of every component schema; its resolver serves patches and field ownership too. */
+  readonly validator: SchemaValidator;
+  readonly #resources = new Map<string, ResourceStorages>();
 
   constructor(groups: readonly ApiGroup[], objectStore: ObjectStore) {
     this.groups = groups;
-    const validator = new SchemaValidator(componentSchemas(groups));
+    this.validator = new SchemaValidator(componentSchemas(groups));
     for (const group of groups) {
       for (const resource of group.resources) {
         const storage = objectStore.forResource(`${resource.plural}.${resource.group}`, (o) => resource.strategy.selectableFields(o));
-        this.#stores.set(`${resource.group}/${resource.plural}`, new Store(resource, storage, validator));
+        const store = new Store({ resource, strategy: resource.strategy, storage, validator: this.validator });
+        const { subresources } = resource;
+        this.#resources.set(`${resource.group}/${resource.plural}`, {
+          resource,
+          store,
+          ...(subresources.status ? { status: store.withStrategy(statusStrategy(resource.strategy)) } : {}),
+          ...(subresources.scale ? { scale: new ScaleREST(store, subresources.scale) } : {}),
+          ...(subresources.log ? { log: new LogREST(resource, subresources.log, storage) } : {}),
+        });
       }
     }
   }
 
-  /** The store of `plural` in `group`, if served. */
-  store(group: string, plural: string): Store | undefined {
-    return this.#stores.get(`${group}/${plural}`);
+  /** The storages of `plural` in `group`, if served. */
+  storages(group: string, plural: string): ResourceStorages | undefined {
+    return this.#resources.get(`${group}/${plural}`);
   }
-
 }

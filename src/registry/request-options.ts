@@ -1,8 +1,8 @@
 /**
  * The options of write requests, already decoded from query and body.
  */
-import type { FieldSelector } from '../machinery/field-selector.js';
-import type { LabelSelector } from '../machinery/label-selector.js';
+import type { FieldSelector } from '../machinery/selectors/field-selector.js';
+import type { LabelSelector } from '../machinery/selectors/label-selector.js';
 
 /** `fieldValidation`: what to do with fields the schema does not know. */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -14,13 +14,6 @@ export interface WriteOptions {
   readonly fieldValidation: FieldValidation;
   /** Fields the request body repeats (`spec.replicas`), for field validation. */
   readonly duplicateFields?: readonly string[];
-}
-
-/** Options of a server-side apply: a field manager is required. */
-export interface ApplyOptions extends WriteOptions {
-  readonly fieldManager: string;
-  /** Take fields other managers own instead of answering 409. */
-  readonly force: boolean;
 }
 
 /** DeleteOptions.preconditions. */
@@ -67,12 +60,6 @@ export interface WatchOptions extends ListOptions {
   readonly bookmarkIntervalMs?: number;
 }
 
-/** The outcome of a write: the object and the warnings to send as `Warning` headers. */
-export interface WriteResult<T> {
-  readonly object: T;
-  readonly warnings: readonly string[];
-}
-
 /** Options of a log read, as kube's PodLogOptions (whose `container` is our `stream`). */
 export interface LogOptions {
   /** Only this stream's lines (a Pipeline's step); every stream's, in append order, when undefined. */
@@ -90,6 +77,3 @@ export interface LogOptions {
   /** Stop after this many bytes. */
   readonly limitBytes?: number;
 }
-
-/** The subresources writes can go through besides the main resource. */
-export type Subresource = 'status' | 'scale';

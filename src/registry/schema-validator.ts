@@ -1,60 +1,45 @@
 /**
  * Validates objects against their version's OpenAPI schema with ajv, reporting
- * field errors with kube's field paths and reasons.
+ * field errors with kube's field paths and reasons; also the schema resolver patches,
+ * pruning and field ownership walk schemas with.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { default as addFormatsModule } from 'ajv-formats';
 import type { FieldError } from '../machinery/errors.js';
-import {
-  childPath,
-  componentRefPrefix,
-  componentResolver,
-  kubernetesSchemaKeywords,
-  unknownFields,
-  type JsonSchema,
-  type SchemaResolver,
-} from '../machinery/json-schema.js';
+import { FieldPath, invalid, notSupported, required, typeInvalid } from '../machinery/field-errors.js';
+import { componentRefPrefix, componentResolver, kubernetesSchemaKeywords, type JsonSchema, type SchemaResolver } from '../machinery/json-schema.js';
 
 // ajv-formats is CommonJS with `exports.default`: under ESM the plugin sits one level down.
 type FormatsPlugin = (ajv: Ajv) => Ajv;
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
 
 /** Turns ajv's `/spec/steps/0/name` into kube's `spec.steps[0].name`. */
-function fieldPath(instancePath: string): string {
+function pathOf(instancePath: string): FieldPath {
   return instancePath
     .split('/')
     .slice(1)
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<string>((path, part) => childPath(path, /^\d+$/.test(part) ? Number(part) : part), '');
-}
-
-function describeValue(value: unknown): string {
-  return JSON.stringify(value) ?? 'null';
+    .reduce<FieldPath>((path, part) => (/^\d+$/.test(part) ? path.index(Number(part)) : path.child(part)), FieldPath.root);
 }
 
 function toFieldError(error: ErrorObject, root: unknown): FieldError {
-  const path = fieldPath(error.instancePath);
+  const path = pathOf(error.instancePath);
   const value = error.instancePath
     .split('/')
     .slice(1)
-    .reduce<unknown>((v, part) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), root);
+    .reduce<unknown>(
+      (v, part) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined),
+      root,
+    );
   switch (error.keyword) {
     case 'required':
-      return { field: childPath(path, String(error.params.missingProperty)), reason: 'FieldValueRequired', message: 'Required value' };
+      return required(path.child(String(error.params.missingProperty)));
     case 'type':
-      return {
-        field: path,
-        reason: 'FieldValueTypeInvalid',
-        message: `Invalid value: ${describeValue(value)}: ${path} in body must be of type ${error.params.type}: ${describeValue(typeof value)}`,
-      };
+      return typeInvalid(path, value, `${path.toString()} in body must be of type ${error.params.type}: ${JSON.stringify(typeof value)}`);
     case 'enum':
-      return {
-        field: path,
-        reason: 'FieldValueNotSupported',
-        message: `Unsupported value: ${describeValue(value)}: supported values: ${(error.params.allowedValues as unknown[]).map((v) => describeValue(v)).join(', ')}`,
-      };
+      return notSupported(path, value, (error.params.allowedValues as unknown[]).map(String));
     default:
-      return { field: path, reason: 'FieldValueInvalid', message: `Invalid value: ${describeValue(value)}: ${path} in body ${error.message ?? 'is invalid'}` };
+      return invalid(path, value, `${path.toString()} in body ${error.message ?? 'is invalid'}`);
   }
 }
 
@@ -67,13 +52,6 @@ function toAjvRefs(schema: unknown): unknown {
     );
   }
   return schema;
-}
-
-/** The result of validating one object. */
-export interface SchemaValidation {
-  readonly errors: readonly FieldError[];
-  /** Paths of fields the schema does not declare; they have been removed from the object. */
-  readonly unknownFields: readonly string[];
 }
 
 /** Validates objects against a set of named component schemas. */
@@ -104,17 +82,17 @@ export class SchemaValidator {
     return schema;
   }
 
-  /** Validates `object` (pruning unknown fields from it) against component `schemaName`. */
-  validate(schemaName: string, object: unknown): SchemaValidation {
+  /**
+   * Validates `object` against component `schemaName`; the field errors, none when
+   * valid. It never changes the object: unknown fields were pruned when it was decoded.
+   */
+  validate(schemaName: string, object: unknown): FieldError[] {
     let validate = this.#compiled.get(schemaName);
     if (!validate) {
       validate = this.#ajv.getSchema(schemaName);
       if (!validate) throw new Error(`no schema named ${schemaName}`);
       this.#compiled.set(schemaName, validate);
     }
-    const schema = this.#components[schemaName]!;
-    const unknown = unknownFields(object, schema, this.#resolve, true);
-    const errors = validate(object) ? [] : (validate.errors ?? []).map((e) => toFieldError(e, object));
-    return { errors, unknownFields: unknown };
+    return validate(object) ? [] : (validate.errors ?? []).map((e) => toFieldError(e, object));
   }
 }

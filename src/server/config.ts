@@ -80,7 +80,14 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     databaseUrl: values['database-url'] ?? (env.DATABASE_URL || undefined),
     eventRetentionMs: seconds('event retention', values['event-retention'] ?? env.EVENT_RETENTION_SECONDS, 15 * 60),
     compactionIntervalMs: seconds('compaction interval', values['compaction-interval'] ?? env.COMPACTION_INTERVAL_SECONDS, 60),
-    tlsSans: Object.freeze([...(values['tls-san'] ?? []), ...(env.TLS_SANS ? env.TLS_SANS.split(',').map((s) => s.trim()).filter(Boolean) : [])]),
+    tlsSans: Object.freeze([
+      ...(values['tls-san'] ?? []),
+      ...(env.TLS_SANS
+        ? env.TLS_SANS.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : []),
+    ]),
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     shutdownGraceMs: seconds('shutdown grace', values['shutdown-grace'], 10),
     shutdownDelayMs: seconds('shutdown delay', values['shutdown-delay'] ?? env.SHUTDOWN_DELAY_SECONDS, 0),

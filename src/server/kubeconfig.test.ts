@@ -40,9 +40,7 @@ describe('renderKubeconfig', () => {
     expect(config).toMatchObject({ apiVersion: 'v1', kind: 'Config', 'current-context': 'cairn' });
     expect(config.clusters).toHaveLength(1);
     expect(config.users).toHaveLength(1);
-    expect(config.contexts).toEqual([
-      { name: 'cairn', context: { cluster: 'cairn', user: 'cairn-admin', namespace: 'default' } },
-    ]);
+    expect(config.contexts).toEqual([{ name: 'cairn', context: { cluster: 'cairn', user: 'cairn-admin', namespace: 'default' } }]);
     const [cluster] = config.clusters;
     expect(cluster.name).toBe('cairn');
     expect(cluster.cluster.server).toBe(INPUT.server);
@@ -96,9 +94,7 @@ describe.skipIf(!hasKubectl)('kubectl (skipped when kubectl is not on PATH)', ()
       clientKeyPem: pki.adminKeyPem,
     });
     expect(await kubectl('config', 'current-context')).toBe('cairn\n');
-    expect(await kubectl('config', 'view', '--raw', '-o', 'jsonpath={.clusters[0].cluster.server}')).toBe(
-      'https://127.0.0.1:6443',
-    );
+    expect(await kubectl('config', 'view', '--raw', '-o', 'jsonpath={.clusters[0].cluster.server}')).toBe('https://127.0.0.1:6443');
     expect(await kubectl('config', 'view', '--minify', '-o', 'jsonpath={.contexts[0].context.namespace}')).toBe('default');
     const keyData = await kubectl('config', 'view', '--raw', '-o', 'jsonpath={.users[0].user.client-key-data}');
     expect(decode(keyData)).toBe(pki.adminKeyPem);

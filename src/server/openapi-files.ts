@@ -6,7 +6,7 @@
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { ApiGroup } from '../apis/api-resource.js';
-import { openApiDocuments } from '../http/openapi-documents.js';
+import { openApiDocuments } from '../openapi/documents.js';
 
 // Pretty-printed with a trailing newline, so the committed files diff well.
 const pretty = (document: object): string => `${JSON.stringify(document, null, 2)}\n`;

@@ -128,9 +128,7 @@ describe('ensurePki on an empty directory', () => {
   });
 
   it('uses distinct random positive serial numbers', () => {
-    const serials = [pki.servingCaPem, pki.clientCaPem, pki.servingCertPem, pki.adminCertPem].map(
-      (pem) => new X509Certificate(pem).serialNumber,
-    );
+    const serials = [pki.servingCaPem, pki.clientCaPem, pki.servingCertPem, pki.adminCertPem].map((pem) => new X509Certificate(pem).serialNumber);
     expect(new Set(serials).size).toBe(4);
     for (const serial of serials) {
       expect(serial).toMatch(/^[0-9A-F]{32}$/);
@@ -191,22 +189,14 @@ describe('a real TLS handshake', () => {
 
 describe('openssl', () => {
   it('verifies both chains strictly and for their TLS purpose', async () => {
-    const serving = await openssl(
-      'verify', '-x509_strict', '-purpose', 'sslserver',
-      '-CAfile', join(dir, 'serving-ca.crt'), join(dir, 'serving.crt'),
-    );
+    const serving = await openssl('verify', '-x509_strict', '-purpose', 'sslserver', '-CAfile', join(dir, 'serving-ca.crt'), join(dir, 'serving.crt'));
     expect(serving.trim()).toBe(`${join(dir, 'serving.crt')}: OK`);
-    const admin = await openssl(
-      'verify', '-x509_strict', '-purpose', 'sslclient',
-      '-CAfile', join(dir, 'client-ca.crt'), join(dir, 'admin.crt'),
-    );
+    const admin = await openssl('verify', '-x509_strict', '-purpose', 'sslclient', '-CAfile', join(dir, 'client-ca.crt'), join(dir, 'admin.crt'));
     expect(admin.trim()).toBe(`${join(dir, 'admin.crt')}: OK`);
   });
 
   it('does not verify the admin against the serving CA', async () => {
-    await expect(
-      openssl('verify', '-CAfile', join(dir, 'serving-ca.crt'), join(dir, 'admin.crt')),
-    ).rejects.toThrow();
+    await expect(openssl('verify', '-CAfile', join(dir, 'serving-ca.crt'), join(dir, 'admin.crt'))).rejects.toThrow();
   });
 
   it('shows SANs, server EKU and key identifiers on the serving certificate', async () => {

@@ -1,10 +1,4 @@
-import {
-  X509Certificate,
-  createPrivateKey,
-  generateKeyPair,
-  generateKeyPairSync,
-  randomBytes,
-} from 'node:crypto';
+import { X509Certificate, createPrivateKey, generateKeyPair, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -164,32 +158,17 @@ export async function ensurePki(dir: string, options: EnsurePkiOptions): Promise
  * @example
  * const alice = issueClientCertificate(pki.clientCaPem, pki.clientCaKeyPem, { commonName: 'alice', organizations: ['dev'] });
  */
-export function issueClientCertificate(
-  caCertPem: string,
-  caKeyPem: string,
-  subject: ClientSubject,
-  validDays: number = LEAF_VALID_DAYS,
-): IssuedCertificate {
+export function issueClientCertificate(caCertPem: string, caKeyPem: string, subject: ClientSubject, validDays: number = LEAF_VALID_DAYS): IssuedCertificate {
   const keys = generateKeyPairSync('rsa', RSA_OPTIONS);
-  return issueClientCertificateWithKeys(
-    { certPem: caCertPem, keyPem: caKeyPem },
-    subject,
-    validDays,
-    { publicKeyPem: keys.publicKey, privateKeyPem: keys.privateKey },
-  );
+  return issueClientCertificateWithKeys({ certPem: caCertPem, keyPem: caKeyPem }, subject, validDays, {
+    publicKeyPem: keys.publicKey,
+    privateKeyPem: keys.privateKey,
+  });
 }
 
-function issueClientCertificateWithKeys(
-  ca: CaPair,
-  subject: ClientSubject,
-  validDays: number,
-  keys: KeyPairPem,
-): IssuedCertificate {
+function issueClientCertificateWithKeys(ca: CaPair, subject: ClientSubject, validDays: number, keys: KeyPairPem): IssuedCertificate {
   const certPem = signCertificate({
-    subject: [
-      utf8Attribute('commonName', subject.commonName),
-      ...(subject.organizations ?? []).map((o) => utf8Attribute('organizationName', o)),
-    ],
+    subject: [utf8Attribute('commonName', subject.commonName), ...(subject.organizations ?? []).map((o) => utf8Attribute('organizationName', o))],
     publicKeyPem: keys.publicKeyPem,
     issuer: ca,
     validDays,
@@ -272,9 +251,7 @@ function isUsableLeaf(pair: IssuedCertificate, ca: CaPair): boolean {
 /** Whether the certificate's SANs cover `host` (never falling back to the CN, like Go). */
 function coversHost(certPem: string, host: string): boolean {
   const cert = new X509Certificate(certPem);
-  return isIP(host) !== 0
-    ? cert.checkIP(host) !== undefined
-    : cert.checkHost(host, { subject: 'never', wildcards: false }) !== undefined;
+  return isIP(host) !== 0 ? cert.checkIP(host) !== undefined : cert.checkHost(host, { subject: 'never', wildcards: false }) !== undefined;
 }
 
 /** Reads a certificate and key file; either is undefined when absent. */
@@ -313,9 +290,7 @@ async function generateRsaKeyPair(): Promise<KeyPairPem> {
 }
 
 function servingExtensions(hosts: readonly string[]): readonly Extension[] {
-  const altNames = [...new Set(hosts)].map((host) =>
-    isIP(host) !== 0 ? { type: 7, ip: host } : { type: 2, value: host },
-  );
+  const altNames = [...new Set(hosts)].map((host) => (isIP(host) !== 0 ? { type: 7, ip: host } : { type: 2, value: host }));
   return [
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
@@ -369,18 +344,14 @@ function signCertificate(request: SignRequest): string {
     authorityKeyId = subjectKeyIdOf(caCert);
   }
 
-  cert.setExtensions([
-    ...request.extensions,
-    { name: 'subjectKeyIdentifier' },
-    { name: 'authorityKeyIdentifier', keyIdentifier: authorityKeyId },
-  ]);
-  cert.sign(forge.pki.privateKeyFromPem(signingKeyPem) as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
+  cert.setExtensions([...request.extensions, { name: 'subjectKeyIdentifier' }, { name: 'authorityKeyIdentifier', keyIdentifier: authorityKeyId }]);
+  cert.sign(forge.pki.privateKeyFromPem(signingKeyPem), forge.md.sha256.create());
   return forge.pki.certificateToPem(cert);
 }
 
 /** The CA's own SKI when it has one (it may not have been computed the way forge does), as bytes. */
 function subjectKeyIdOf(caCert: forge.pki.Certificate): string {
-  const extension = caCert.getExtension('subjectKeyIdentifier') as { subjectKeyIdentifier?: string } | undefined;
+  const extension: { subjectKeyIdentifier?: string } | undefined = caCert.getExtension('subjectKeyIdentifier');
   return extension?.subjectKeyIdentifier !== undefined
     ? forge.util.hexToBytes(extension.subjectKeyIdentifier)
     : caCert.generateSubjectKeyIdentifier().getBytes();
@@ -389,6 +360,6 @@ function subjectKeyIdOf(caCert: forge.pki.Certificate): string {
 /** A 128-bit serial, high bit clear (positive, as Go requires) and second-highest set (never zero, fixed length). */
 function randomSerialHex(): string {
   const bytes = randomBytes(16);
-  bytes[0] = (bytes[0]! & 0x7f) | 0x40;
+  bytes[0] = (bytes[0] & 0x7f) | 0x40;
   return bytes.toString('hex');
 }

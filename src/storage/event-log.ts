@@ -2,8 +2,8 @@
  * Reading and writing the event log and the resourceVersion counter.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { deepFreeze, type StoredObject } from '../machinery/object.js';
-import type { LogEvent } from './log-event.js';
+import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
+import type { EventLogEntry } from './event-log-entry.js';
 import type { StorageSchema, StringMap } from './schema.js';
 import { encodeJsonb, encodeText } from './stored-text.js';
 
@@ -41,7 +41,7 @@ export interface EventRecord {
   readonly resource: string;
   readonly namespace: string;
   readonly name: string;
-  readonly type: LogEvent['type'];
+  readonly type: EventLogEntry['type'];
   readonly labels: StringMap;
   readonly fields: StringMap;
   readonly prevLabels?: StringMap;
@@ -72,7 +72,7 @@ export async function appendEvent(trx: Transaction<StorageSchema>, event: EventR
 }
 
 /** Reads up to `limit` events after `after`, in order; of one resource when given. */
-export async function readEvents(db: Queryable, after: bigint, limit: number, resource?: string): Promise<LogEvent[]> {
+export async function readEvents(db: Queryable, after: bigint, limit: number, resource?: string): Promise<EventLogEntry[]> {
   let query = db
     .selectFrom('cairn_events')
     .select(['resource_version', 'resource', 'namespace', 'name', 'type', 'labels', 'fields', 'prev_labels', 'prev_fields', 'object'])

@@ -2,7 +2,7 @@
  * Reading and writing log lines (the `log` subresource's table).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { LogLine, LogRead } from './object-store.js';
+import type { LogLine, LogRead } from './interfaces.js';
 import type { StorageSchema } from './schema.js';
 import { decodeText, encodeText } from './stored-text.js';
 

@@ -3,7 +3,7 @@
  * append, and every follower when another replica may have appended (its NOTIFY, or
  * the safety poll). A wake is a hint to read again; the table is the truth.
  */
-import type { LogFollower } from './object-store.js';
+import type { LogFollower } from './interfaces.js';
 
 /** A follower whose wake is remembered until it next waits, so no append slips between a read and the wait after it. */
 class Follower implements LogFollower {

@@ -26,7 +26,7 @@ export async function migrateToLatest(database: Database): Promise<readonly stri
       migrationLockTableName: 'cairn_migrations_lock',
     });
     const { error, results } = await migrator.migrateToLatest();
-    if (error) throw error;
+    if (error) throw error as Error;
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   });
 }

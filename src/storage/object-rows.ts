@@ -4,7 +4,7 @@
  * (compare-and-swap), and the caller starts over when it is not.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { StoredObject } from '../machinery/object.js';
+import type { StoredObject } from '../machinery/meta/object.js';
 import type { StorageSchema, StringMap } from './schema.js';
 import { encodeJsonb, encodeText } from './stored-text.js';
 

@@ -33,7 +33,10 @@ export class PostgresDatabase implements Database {
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30_000,
-      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === jsonbOid ? decodeJsonb : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === jsonbOid ? decodeJsonb : (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser,
+      },
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     this.#pool.on('error', (error) => options.onBackgroundError?.(error));

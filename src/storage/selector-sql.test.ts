@@ -1,24 +1,16 @@
-import { PGlite } from '@electric-sql/pglite'
-import fc from 'fast-check'
-import { Kysely, PGliteDialect, type RawBuilder } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  matchesFields,
-  parseFieldSelector,
-  type FieldRequirement,
-  type FieldSelector,
-  type Fields,
-} from '../machinery/field-selector.js'
-import {
-  matchesLabels,
-  parseLabelSelector,
-  type LabelRequirement,
-  type LabelSelector,
-  type Labels,
-} from '../machinery/label-selector.js'
-import { fieldSelectorSql, labelSelectorSql } from './selector-sql.js'
+import { PGlite } from '@electric-sql/pglite';
+import fc from 'fast-check';
+import { Kysely, PGliteDialect, type RawBuilder } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { matchesFields, parseFieldSelector, type FieldRequirement, type FieldSelector, type Fields } from '../machinery/selectors/field-selector.js';
+import { matchesLabels, parseLabelSelector, type LabelRequirement, type LabelSelector, type Labels } from '../machinery/selectors/label-selector.js';
+import { fieldSelectorSql, labelSelectorSql } from './selector-sql.js';
 
-interface Row { readonly id: number; readonly labels: Labels; readonly fields: Fields }
+interface Row {
+  readonly id: number;
+  readonly labels: Labels;
+  readonly fields: Fields;
+}
 
 const rows: readonly Row[] = [
   { id: 1, labels: {}, fields: {} },
@@ -34,38 +26,38 @@ const rows: readonly Row[] = [
   { id: 11, labels: { n: '1.5' }, fields: {} },
   { id: 12, labels: { n: '' }, fields: {} },
   { id: 13, labels: { n: '007', tier: 'backend' }, fields: {} },
-]
+];
 
-let pglite: PGlite
-let db: Kysely<any>
+let pglite: PGlite;
+let db: Kysely<any>;
 
 beforeAll(async () => {
-  pglite = new PGlite()
-  db = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) })
+  pglite = new PGlite();
+  db = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) });
   await db.schema
     .createTable('t')
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('labels', 'jsonb', (c) => c.notNull())
     .addColumn('fields', 'jsonb', (c) => c.notNull())
-    .execute()
+    .execute();
   await db
     .insertInto('t')
     .values(rows.map((r) => ({ id: r.id, labels: JSON.stringify(r.labels), fields: JSON.stringify(r.fields) })))
-    .execute()
-})
+    .execute();
+});
 
 afterAll(async () => {
-  await db.destroy()
-})
+  await db.destroy();
+});
 
 /** Ids of the rows the SQL condition selects. */
 async function selectIds(condition: RawBuilder<boolean>): Promise<number[]> {
-  const result = await db.selectFrom('t').select('id').where(condition).orderBy('id').execute()
-  return result.map((r) => r.id as number)
+  const result = await db.selectFrom('t').select('id').where(condition).orderBy('id').execute();
+  return result.map((r) => r.id as number);
 }
 
-const labelIds = (s: LabelSelector): number[] => rows.filter((r) => matchesLabels(s, r.labels)).map((r) => r.id)
-const fieldIds = (s: FieldSelector): number[] => rows.filter((r) => matchesFields(s, r.fields)).map((r) => r.id)
+const labelIds = (s: LabelSelector): number[] => rows.filter((r) => matchesLabels(s, r.labels)).map((r) => r.id);
+const fieldIds = (s: FieldSelector): number[] => rows.filter((r) => matchesFields(s, r.fields)).map((r) => r.id);
 
 describe('labelSelectorSql selects the rows matchesLabels accepts', () => {
   it.each<[string, readonly number[]]>([
@@ -88,22 +80,22 @@ describe('labelSelectorSql selects the rows matchesLabels accepts', () => {
     ['n>0,tier', [13]],
     ['tier in (backend),app!=db', [13]],
   ])('%j', async (text, expected) => {
-    const selector = parseLabelSelector(text)
-    expect(labelIds(selector)).toEqual(expected)
-    expect(await selectIds(labelSelectorSql(selector))).toEqual(expected)
-  })
+    const selector = parseLabelSelector(text);
+    expect(labelIds(selector)).toEqual(expected);
+    expect(await selectIds(labelSelectorSql(selector))).toEqual(expected);
+  });
 
   it('treats an out-of-range bound as matching nothing, like the matcher', async () => {
-    const selector: LabelSelector = [{ key: 'n', operator: 'gt', values: ['99999999999999999999'] }]
-    expect(labelIds(selector)).toEqual([])
-    expect(await selectIds(labelSelectorSql(selector))).toEqual([])
-  })
+    const selector: LabelSelector = [{ key: 'n', operator: 'gt', values: ['99999999999999999999'] }];
+    expect(labelIds(selector)).toEqual([]);
+    expect(await selectIds(labelSelectorSql(selector))).toEqual([]);
+  });
 
   it('accepts another column name', async () => {
-    const renamed = labelSelectorSql(parseLabelSelector('metadata.name=a'), 't.fields')
-    expect(await selectIds(renamed)).toEqual([2])
-  })
-})
+    const renamed = labelSelectorSql(parseLabelSelector('metadata.name=a'), 't.fields');
+    expect(await selectIds(renamed)).toEqual([2]);
+  });
+});
 
 describe('fieldSelectorSql selects the rows matchesFields accepts', () => {
   it.each<[string, readonly number[]]>([
@@ -119,11 +111,11 @@ describe('fieldSelectorSql selects the rows matchesFields accepts', () => {
     ['spec.runnerClassName!=std,metadata.namespace=default', [2, 6, 8]],
     ['spec.runnerClassName=', [1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13]],
   ])('%j', async (text, expected) => {
-    const selector = parseFieldSelector(text)
-    expect(fieldIds(selector)).toEqual(expected)
-    expect(await selectIds(fieldSelectorSql(selector))).toEqual(expected)
-  })
-})
+    const selector = parseFieldSelector(text);
+    expect(fieldIds(selector)).toEqual(expected);
+    expect(await selectIds(fieldSelectorSql(selector))).toEqual(expected);
+  });
+});
 
 describe('fieldSelectorSql with NUL, which PostgreSQL text cannot hold', () => {
   it.each<[FieldRequirement]>([
@@ -134,57 +126,57 @@ describe('fieldSelectorSql with NUL, which PostgreSQL text cannot hold', () => {
     [{ field: 'meta\0', operator: '=', value: 'a' }],
     [{ field: 'meta\0', operator: '!=', value: 'a' }],
   ])('%j selects what the matcher accepts instead of failing', async (requirement) => {
-    expect(await selectIds(fieldSelectorSql([requirement]))).toEqual(fieldIds([requirement]))
-  })
-})
+    expect(await selectIds(fieldSelectorSql([requirement]))).toEqual(fieldIds([requirement]));
+  });
+});
 
 describe('generated SQL', () => {
   it('binds every key and value as a parameter', () => {
-    const hostile = "x'); DROP TABLE t; --"
+    const hostile = "x'); DROP TABLE t; --";
     const compiled = db
       .selectFrom('t')
       .select('id')
       .where(fieldSelectorSql([{ field: hostile, operator: '!=', value: hostile }]))
       .where(labelSelectorSql(parseLabelSelector('a in (b,c),d')))
-      .compile()
-    expect(compiled.sql).not.toContain('DROP')
-    expect(compiled.sql).not.toMatch(/"b"|'b'|"d"|'d'/)
-    expect(compiled.parameters.join(' ')).toContain('DROP')
-  })
-})
+      .compile();
+    expect(compiled.sql).not.toContain('DROP');
+    expect(compiled.sql).not.toMatch(/"b"|'b'|"d"|'d'/);
+    expect(compiled.parameters.join(' ')).toContain('DROP');
+  });
+});
 
 // Keys, values and fields drawn from the rows' vocabulary so that generated selectors both hit and miss.
-const labelKey = fc.constantFrom('app', 'tier', 'n', 'example.com/team', 'absent')
-const labelValue = fc.constantFrom('', 'web', 'db', 'backend', 'x', '2', '10', '007', '+3', 'v2')
-const intValue = fc.constantFrom('0', '1', '2', '3', '7', '10', '9223372036854775807')
+const labelKey = fc.constantFrom('app', 'tier', 'n', 'example.com/team', 'absent');
+const labelValue = fc.constantFrom('', 'web', 'db', 'backend', 'x', '2', '10', '007', '+3', 'v2');
+const intValue = fc.constantFrom('0', '1', '2', '3', '7', '10', '9223372036854775807');
 const labelRequirement: fc.Arbitrary<LabelRequirement> = fc.oneof(
   fc.record({ key: labelKey, operator: fc.constantFrom('=' as const, '==' as const, '!=' as const), values: labelValue.map((v) => [v]) }),
   fc.record({ key: labelKey, operator: fc.constantFrom('in' as const, 'notin' as const), values: fc.uniqueArray(labelValue, { minLength: 1, maxLength: 3 }) }),
   fc.record({ key: labelKey, operator: fc.constantFrom('exists' as const, '!' as const), values: fc.constant([]) }),
   fc.record({ key: labelKey, operator: fc.constantFrom('gt' as const, 'lt' as const), values: intValue.map((v) => [v]) }),
-)
-const fieldName = fc.constantFrom('metadata.name', 'metadata.namespace', 'spec.runnerClassName', 'absent')
-const fieldValue = fc.constantFrom('', 'a', 'b', 'default', 'std', "o'neil", 'a,b=c\\d', 'ünï')
+);
+const fieldName = fc.constantFrom('metadata.name', 'metadata.namespace', 'spec.runnerClassName', 'absent');
+const fieldValue = fc.constantFrom('', 'a', 'b', 'default', 'std', "o'neil", 'a,b=c\\d', 'ünï');
 const fieldRequirement: fc.Arbitrary<FieldRequirement> = fc.record({
   field: fieldName,
   operator: fc.constantFrom('=' as const, '!=' as const),
   value: fieldValue,
-})
+});
 
 describe('SQL and in-memory matching agree on generated selectors', () => {
   it('for label selectors', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(labelRequirement, { maxLength: 3 }), async (selector) => {
-        expect(await selectIds(labelSelectorSql(selector))).toEqual(labelIds(selector))
+        expect(await selectIds(labelSelectorSql(selector))).toEqual(labelIds(selector));
       }),
-    )
-  })
+    );
+  });
 
   it('for field selectors', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fieldRequirement, { maxLength: 3 }), async (selector) => {
-        expect(await selectIds(fieldSelectorSql(selector))).toEqual(fieldIds(selector))
+        expect(await selectIds(fieldSelectorSql(selector))).toEqual(fieldIds(selector));
       }),
-    )
-  })
-})
+    );
+  });
+});

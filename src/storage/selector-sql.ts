@@ -1,7 +1,7 @@
-import { sql, type RawBuilder } from 'kysely'
-import type { FieldRequirement, FieldSelector } from '../machinery/field-selector.js'
-import { parseInt64, type LabelRequirement, type LabelSelector } from '../machinery/label-selector.js'
-import { encodeJsonb } from './stored-text.js'
+import { sql, type RawBuilder } from 'kysely';
+import type { FieldRequirement, FieldSelector } from '../machinery/selectors/field-selector.js';
+import { parseInt64, type LabelRequirement, type LabelSelector } from '../machinery/selectors/label-selector.js';
+import { encodeJsonb } from './stored-text.js';
 
 /**
  * A PostgreSQL condition equivalent to `matchesLabels(selector, row.labels)`, for a `jsonb`
@@ -12,8 +12,8 @@ import { encodeJsonb } from './stored-text.js'
  * db.selectFrom('objects').selectAll().where(labelSelectorSql(parseLabelSelector('app=web')))
  */
 export function labelSelectorSql(selector: LabelSelector, column = 'labels'): RawBuilder<boolean> {
-  const col = sql.ref(column)
-  return conjunction(selector.map((r) => labelRequirementSql(r, col)))
+  const col = sql.ref(column);
+  return conjunction(selector.map((r) => labelRequirementSql(r, col)));
 }
 
 /**
@@ -24,39 +24,47 @@ export function labelSelectorSql(selector: LabelSelector, column = 'labels'): Ra
  * db.selectFrom('objects').selectAll().where(fieldSelectorSql(parseFieldSelector('metadata.name!=x')))
  */
 export function fieldSelectorSql(selector: FieldSelector, column = 'fields'): RawBuilder<boolean> {
-  const col = sql.ref(column)
-  return conjunction(selector.map((r) => fieldRequirementSql(r, col)))
+  const col = sql.ref(column);
+  return conjunction(selector.map((r) => fieldRequirementSql(r, col)));
 }
 
 /** AND of the parts; `true` for none, the empty selector. */
 function conjunction(parts: readonly RawBuilder<boolean>[]): RawBuilder<boolean> {
-  if (parts.length === 0) return sql<boolean>`true`
-  return sql<boolean>`(${sql.join(parts, sql` AND `)})`
+  if (parts.length === 0) return sql<boolean>`true`;
+  return sql<boolean>`(${sql.join(parts, sql` AND `)})`;
 }
 
 /** `col @> '{"key":"value"}'`: true exactly when the key is present with that string value. */
 function contains(col: RawBuilder<unknown>, key: string, value: string): RawBuilder<boolean> {
-  return sql<boolean>`(${col} @> ${encodeJsonb({ [key]: value })}::jsonb)`
+  return sql<boolean>`(${col} @> ${encodeJsonb({ [key]: value })}::jsonb)`;
 }
 
 function labelRequirementSql({ key, operator, values }: LabelRequirement, col: RawBuilder<unknown>): RawBuilder<boolean> {
-  const value = sql`(${col} ->> ${key}::text)`
-  const anyOf = (): RawBuilder<boolean> => sql<boolean>`(${sql.join(values.map((v) => contains(col, key, v)), sql` OR `)})`
+  const value = sql`(${col} ->> ${key}::text)`;
+  const anyOf = (): RawBuilder<boolean> =>
+    sql<boolean>`(${sql.join(
+      values.map((v) => contains(col, key, v)),
+      sql` OR `,
+    )})`;
   switch (operator) {
-    case '=': case '==': case 'in':
-      return anyOf()
-    case '!=': case 'notin':
-      return sql<boolean>`(NOT ${anyOf()})`
+    case '=':
+    case '==':
+    case 'in':
+      return anyOf();
+    case '!=':
+    case 'notin':
+      return sql<boolean>`(NOT ${anyOf()})`;
     case 'exists':
-      return sql<boolean>`(${value} IS NOT NULL)`
+      return sql<boolean>`(${value} IS NOT NULL)`;
     case '!':
-      return sql<boolean>`(${value} IS NULL)`
-    case 'gt': case 'lt': {
-      const bound = parseInt64(values[0] ?? '')
-      if (bound === undefined) return sql<boolean>`false`
-      const cmp = operator === 'gt' ? sql`>` : sql`<`
+      return sql<boolean>`(${value} IS NULL)`;
+    case 'gt':
+    case 'lt': {
+      const bound = parseInt64(values[0] ?? '');
+      if (bound === undefined) return sql<boolean>`false`;
+      const cmp = operator === 'gt' ? sql`>` : sql`<`;
       // Go's strconv.ParseInt: optional sign, decimal digits, within int64; anything else never matches
-      return sql<boolean>`(CASE WHEN ${value} ~ '^[+-]?[0-9]+$' THEN ${value}::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 AND ${value}::numeric ${cmp} ${bound.toString()}::numeric ELSE false END)`
+      return sql<boolean>`(CASE WHEN ${value} ~ '^[+-]?[0-9]+$' THEN ${value}::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 AND ${value}::numeric ${cmp} ${bound.toString()}::numeric ELSE false END)`;
     }
   }
 }
@@ -64,13 +72,13 @@ function labelRequirementSql({ key, operator, values }: LabelRequirement, col: R
 function fieldRequirementSql({ field, operator, value }: FieldRequirement, col: RawBuilder<unknown>): RawBuilder<boolean> {
   if (field.includes('\0') || value.includes('\0')) {
     // PostgreSQL text cannot hold NUL (binding one is an error), so no stored field has such a name or value
-    const equal = field.includes('\0') ? value === '' : false
-    return (operator === '=') === equal ? sql<boolean>`true` : sql<boolean>`false`
+    const equal = field.includes('\0') ? value === '' : false;
+    return (operator === '=') === equal ? sql<boolean>`true` : sql<boolean>`false`;
   }
   if (value !== '') {
     // an absent field is '' and so never equals a non-empty value: containment says the same, indexably
-    return operator === '=' ? contains(col, field, value) : sql<boolean>`(NOT ${contains(col, field, value)})`
+    return operator === '=' ? contains(col, field, value) : sql<boolean>`(NOT ${contains(col, field, value)})`;
   }
-  const actual = sql`coalesce(${col} ->> ${field}::text, '')`
-  return operator === '=' ? sql<boolean>`(${actual} = '')` : sql<boolean>`(${actual} <> '')`
+  const actual = sql`coalesce(${col} ->> ${field}::text, '')`;
+  return operator === '=' ? sql<boolean>`(${actual} = '')` : sql<boolean>`(${actual} <> '')`;
 }

@@ -8,8 +8,8 @@
  * a full-table load, never OFFSET.
  */
 import { sql, type Transaction } from 'kysely';
-import type { StoredObject } from '../machinery/object.js';
-import type { SelectionPredicate, StorageKey } from './object-store.js';
+import type { StoredObject } from '../machinery/meta/object.js';
+import type { SelectionPredicate, StorageKey } from './interfaces.js';
 import type { StorageSchema } from './schema.js';
 import { fieldSelectorSql, labelSelectorSql } from './selector-sql.js';
 import { decodeText, encodeText } from './stored-text.js';
@@ -91,7 +91,7 @@ export async function readSnapshotPage(trx: Trx, r: SnapshotPageRequest): Promis
   const kept = more ? rows.slice(0, r.limit) : rows;
   const items = kept.map((row) => row.object as StoredObject);
   if (!more) return { items };
-  const last = kept[kept.length - 1]!;
+  const last = kept[kept.length - 1];
   const continueAfter = { namespace: decodeText(last.namespace), name: decodeText(last.name) };
   if (!r.countRemaining) return { items, continueAfter };
   const counted = await trx

@@ -3,12 +3,12 @@
  * object's row lock, reads by uid, and followers woken in-process and across replicas.
  */
 import type { Transaction } from 'kysely';
-import type { StoredObject } from '../machinery/object.js';
+import type { StoredObject } from '../machinery/meta/object.js';
 import type { CoalescedNotify } from './coalesced-notify.js';
 import type { Database, DatabaseWork } from './database.js';
 import { insertLogLines, readLogLines, readTailStart } from './log-lines.js';
 import type { LogWakeups } from './log-wakeups.js';
-import type { LogFollower, LogLine, LogRead, LogStorage, StorageKey } from './object-store.js';
+import type { LogFollower, LogLine, LogRead, LogStorage, StorageKey } from './interfaces.js';
 import type { StorageSchema } from './schema.js';
 import { classifyDatabaseError } from './storage-error.js';
 

@@ -7,7 +7,7 @@ import { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
 import { compactEvents, readCurrentResourceVersion, readEvents } from './event-log.js';
 import { LogWakeups } from './log-wakeups.js';
-import type { FieldsOf, ObjectStore, ResourceStorage } from './object-store.js';
+import type { FieldsOf, ObjectStore, ResourceStorage } from './interfaces.js';
 import { SqlResourceStorage } from './sql-resource-storage.js';
 import { classifyDatabaseError } from './storage-error.js';
 import { WatchCache } from './watch-cache.js';

@@ -5,7 +5,7 @@
  * transaction that writes only if the object is still as read.
  */
 import type { Transaction } from 'kysely';
-import { deepCopy, jsonEqual, type KubeObject, type StoredObject } from '../machinery/object.js';
+import { deepCopy, jsonEqual, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
 import type { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
 import { appendEvent, nextResourceVersion, readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
@@ -26,12 +26,12 @@ import type {
   StorageWatchOptions,
   TryUpdate,
   UpdateResult,
-} from './object-store.js';
+} from './interfaces.js';
 import type { StorageSchema, StringMap } from './schema.js';
 import { readSnapshotPage } from './snapshot-list.js';
 import { classifyDatabaseError, keyExists, keyNotFound, StorageError, tooLarge, tooOld } from './storage-error.js';
 import type { WatchCache } from './watch-cache.js';
-import { LogWatcher } from './log-watcher.js';
+import { EventLogWatcher } from './event-log-watcher.js';
 import { SqlLogStorage } from './sql-log-storage.js';
 
 /** What a SqlResourceStorage is made of. */
@@ -64,7 +64,7 @@ function withoutResourceVersion(object: KubeObject): KubeObject {
 /** ResourceStorage on SQL tables. */
 export class SqlResourceStorage implements ResourceStorage {
   readonly #o: SqlResourceStorageOptions;
-  readonly #watchers = new Set<LogWatcher>();
+  readonly #watchers = new Set<EventLogWatcher>();
   readonly logs: LogStorage;
 
   constructor(options: SqlResourceStorageOptions) {
@@ -282,7 +282,7 @@ export class SqlResourceStorage implements ResourceStorage {
     } catch (error) {
       throw classifyDatabaseError(error);
     }
-    const watcher = new LogWatcher({
+    const watcher = new EventLogWatcher({
       resource: this.#o.resource,
       namespace,
       predicate,

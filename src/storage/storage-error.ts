@@ -24,12 +24,10 @@ export const keyExists = (key: string) => new StorageError('KeyExists', `key exi
 /** A precondition on the current object failed. */
 export const conflict = (message: string) => new StorageError('Conflict', message);
 /** A resourceVersion older than the retained event history. */
-export const tooOld = (requested: string, compacted: string) =>
-  new StorageError('TooOld', `too old resource version: ${requested} (${compacted})`);
+export const tooOld = (requested: string, compacted: string) => new StorageError('TooOld', `too old resource version: ${requested} (${compacted})`);
 
 /** A resourceVersion newer than the newest commit. */
-export const tooLarge = (requested: string, current: string) =>
-  new StorageError('TooLarge', `Too large resource version: ${requested}, current: ${current}`);
+export const tooLarge = (requested: string, current: string) => new StorageError('TooLarge', `Too large resource version: ${requested}, current: ${current}`);
 
 const connectionErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 

@@ -11,11 +11,13 @@ const escape = '\u0001';
 
 /** A string as a `text` column stores it. */
 export function encodeText(value: string): string {
+  // eslint-disable-next-line no-control-regex -- these control characters are the point
   return /[\u0000\u0001]/.test(value) ? value.replace(/[\u0000\u0001]/g, (c) => (c === '\u0000' ? `${escape}0` : `${escape}1`)) : value;
 }
 
 /** A `text` column's value as it was written. */
 export function decodeText(stored: string): string {
+  // eslint-disable-next-line no-control-regex -- the escape is a control character
   return stored.includes(escape) ? stored.replace(/\u0001([01])/g, (_, c: string) => (c === '0' ? '\u0000' : escape)) : stored;
 }
 

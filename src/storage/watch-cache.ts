@@ -3,13 +3,13 @@
  * resourceVersion order; watchers read what follows their cursor from here, or from
  * the database when their cursor is older than what the cache covers.
  */
-import type { LogEvent } from './log-event.js';
+import type { EventLogEntry } from './event-log-entry.js';
 
 /** A bounded, ordered window of recent events. */
 export class WatchCache {
   readonly #capacity: number;
   /** Slots before `#head` are dropped (undefined); every slot from `#head` on holds an event. */
-  #events: (LogEvent | undefined)[] = [];
+  #events: (EventLogEntry | undefined)[] = [];
   #head = 0;
   /** Every event with rv > coveredFrom and rv <= newest is in the cache. */
   #coveredFrom: bigint;
@@ -36,7 +36,7 @@ export class WatchCache {
   }
 
   /** Appends events that follow `newest`, in order; wakes the waiting watchers. */
-  append(events: readonly LogEvent[]): void {
+  append(events: readonly EventLogEntry[]): void {
     if (events.length === 0) return;
     for (const event of events) {
       if (event.rv <= this.#newest) continue;
@@ -62,7 +62,7 @@ export class WatchCache {
    * The events after `rv` (at most `max`), or `undefined` when the cache does not
    * reach back that far and the caller must read the database.
    */
-  after(rv: bigint, max = 500): readonly LogEvent[] | undefined {
+  after(rv: bigint, max = 500): readonly EventLogEntry[] | undefined {
     if (rv < this.#coveredFrom) return undefined;
     if (rv >= this.#newest) return [];
     // Binary search for the first event with rv greater than the cursor.
@@ -73,7 +73,7 @@ export class WatchCache {
       if (this.#events[mid]!.rv <= rv) lo = mid + 1;
       else hi = mid;
     }
-    return this.#events.slice(lo, lo + max) as LogEvent[];
+    return this.#events.slice(lo, lo + max) as EventLogEntry[];
   }
 
   /**

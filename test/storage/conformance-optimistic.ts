@@ -5,8 +5,8 @@
  * lost a race runs again on the newer object.
  */
 import { expect, it } from 'vitest';
-import type { KubeObject, StoredObject } from '../../src/machinery/object.js';
-import type { ResourceStorage, StorageObjectEvent, StorageWatcher } from '../../src/storage/object-store.js';
+import type { KubeObject, StoredObject } from '../../src/machinery/meta/object.js';
+import type { ResourceStorage, StorageObjectEvent, StorageWatcher } from '../../src/storage/interfaces.js';
 import { collect, expectStorageError, fieldsOf, Gate, key, object, within, type StorageBackend } from './conformance-support.js';
 
 /** `current` with `changes` merged into its spec. */
@@ -43,7 +43,10 @@ export function optimisticConcurrencyTests(backend: () => StorageBackend): void 
     try {
       await within('tryUpdate', webhook.reached);
       await expectNoOpenTransaction(backend());
-      other = await within('an update of another object', blocked.guaranteedUpdate(key('other'), (c) => withSpec(c, { n: 1 })));
+      other = await within(
+        'an update of another object',
+        blocked.guaranteedUpdate(key('other'), (c) => withSpec(c, { n: 1 })),
+      );
       await within('a create', blocked.create(key('new'), object('new')));
       await within('a delete', blocked.delete(key('new')));
       await within('a read', blocked.get(key('slow')));
@@ -70,7 +73,10 @@ export function optimisticConcurrencyTests(backend: () => StorageBackend): void 
     let theirs;
     try {
       await within('tryUpdate', webhook.reached);
-      theirs = await within('an update of the same object', raced.guaranteedUpdate(key('r'), (c) => withSpec(c, { theirs: true })));
+      theirs = await within(
+        'an update of the same object',
+        raced.guaranteedUpdate(key('r'), (c) => withSpec(c, { theirs: true })),
+      );
     } finally {
       webhook.release();
     }
@@ -92,9 +98,9 @@ export function optimisticConcurrencyTests(backend: () => StorageBackend): void 
     const replica = await backend().openReplica?.();
     const stores = replica ? [backend().store, replica] : [backend().store];
     const [counted, other] = stores.map((s) => s.forResource('counted.test', fieldsOf));
-    await counted!.create(key('c'), object('c', { spec: { count: 0, writers: [] } }));
-    const events = collect(await watchFromNow(backend(), counted!), 20);
-    const writers = Array.from({ length: 20 }, (_, w) => (w % 2 === 0 ? counted! : (other ?? counted!)));
+    await counted.create(key('c'), object('c', { spec: { count: 0, writers: [] } }));
+    const events = collect(await watchFromNow(backend(), counted), 20);
+    const writers = Array.from({ length: 20 }, (_, w) => (w % 2 === 0 ? counted : (other ?? counted)));
     const results = await Promise.all(
       writers.map((storage, w) =>
         storage.guaranteedUpdate(key('c'), async (current) => {
@@ -105,7 +111,7 @@ export function optimisticConcurrencyTests(backend: () => StorageBackend): void 
         }),
       ),
     );
-    const final = await counted!.get(key('c'));
+    const final = await counted.get(key('c'));
     expect(final.spec).toMatchObject({ count: 20 });
     expect([...(final.spec as { writers: number[] }).writers].sort((a, b) => a - b)).toEqual(writers.map((_, w) => w));
     const received = await events;
@@ -242,7 +248,10 @@ export function optimisticConcurrencyTests(backend: () => StorageBackend): void 
     try {
       await within('the precondition', webhook.reached);
       await expectNoOpenTransaction(backend());
-      changed = await within('an update of the same object', removed.guaranteedUpdate(key('d'), (c) => withSpec(c, { v: 2 })));
+      changed = await within(
+        'an update of the same object',
+        removed.guaranteedUpdate(key('d'), (c) => withSpec(c, { v: 2 })),
+      );
       await within('a create', removed.create(key('e'), object('e')));
     } finally {
       webhook.release();

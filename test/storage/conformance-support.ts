@@ -3,8 +3,8 @@
  * test objects, and helpers to wait on watchers and on code paused mid-write.
  */
 import { expect } from 'vitest';
-import type { KubeObject } from '../../src/machinery/object.js';
-import type { ObjectStore, StorageKey, StorageObjectEvent, StorageWatcher } from '../../src/storage/object-store.js';
+import type { KubeObject } from '../../src/machinery/meta/object.js';
+import type { ObjectStore, StorageKey, StorageObjectEvent, StorageWatcher } from '../../src/storage/interfaces.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 
 /** How to open another store on a backend's database (see `StorageBackend.openReplica`). */

@@ -6,9 +6,8 @@
  * function runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseLabelSelector } from '../../src/machinery/label-selector.js';
-import type { StoredObject } from '../../src/machinery/object.js';
-import type { ObjectStore, ResourceStorage } from '../../src/storage/object-store.js';
+import { parseLabelSelector } from '../../src/machinery/selectors/label-selector.js';
+import type { ObjectStore, ResourceStorage } from '../../src/storage/interfaces.js';
 import { collect, expectStorageError, fieldsOf, object, type MakeStorage, type StorageBackend } from './conformance-support.js';
 import { optimisticConcurrencyTests } from './conformance-optimistic.js';
 
@@ -46,7 +45,10 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       expect(read.spec).toEqual({ n: 0, s: '', l: [], m: {} });
       await expectStorageError(things.create({ namespace: 'ns', name: 'a' }, object('a')), 'KeyExists');
       await expectStorageError(things.get({ namespace: 'ns', name: 'missing' }), 'KeyNotFound');
-      await expectStorageError(things.guaranteedUpdate({ namespace: 'ns', name: 'missing' }, (c) => c!), 'KeyNotFound');
+      await expectStorageError(
+        things.guaranteedUpdate({ namespace: 'ns', name: 'missing' }, (c) => c!),
+        'KeyNotFound',
+      );
       await expectStorageError(things.delete({ namespace: 'ns', name: 'missing' }), 'KeyNotFound');
     });
 
@@ -57,7 +59,7 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
         rvs.push(BigInt((await things.create({ namespace: 'ns', name: `rv-${i}` }, object(`rv-${i}`))).metadata.resourceVersion));
         rvs.push(BigInt((await other.create({ namespace: 'ns', name: `rv-${i}` }, object(`rv-${i}`))).metadata.resourceVersion));
       }
-      for (let i = 1; i < rvs.length; i++) expect(rvs[i]! > rvs[i - 1]!).toBe(true);
+      for (let i = 1; i < rvs.length; i++) expect(rvs[i] > rvs[i - 1]).toBe(true);
       expect(BigInt(await store.currentResourceVersion())).toBe(rvs.at(-1));
     });
 
@@ -122,7 +124,13 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       await paged.create({ namespace: 'ns', name: 'cc' }, object('cc'));
       await paged.guaranteedUpdate({ namespace: 'ns', name: 'f' }, (o) => ({ ...o, metadata: { ...o!.metadata, labels: { tier: 'bronze' } } }));
 
-      const second = await paged.list('ns', { predicate: {}, limit: 3, after: first.continueAfter, resourceVersion: first.resourceVersion, countRemaining: true });
+      const second = await paged.list('ns', {
+        predicate: {},
+        limit: 3,
+        after: first.continueAfter,
+        resourceVersion: first.resourceVersion,
+        countRemaining: true,
+      });
       expect(second.resourceVersion).toBe(first.resourceVersion);
       expect(second.items.map((o) => [o.metadata.name, o.spec])).toEqual([
         ['c', { v: 1 }],
@@ -186,13 +194,13 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       const start = await store.currentResourceVersion();
       const writers = 20;
       const perWriter = 15;
-      const watchers = [await resources[0]!.watch(undefined, start, {}), await resources.at(-1)!.watch(undefined, start, {})];
+      const watchers = [await resources[0].watch(undefined, start, {}), await resources.at(-1)!.watch(undefined, start, {})];
       const expected = writers * perWriter * 2;
       const collecting = watchers.map((w) => collect(w, expected));
       const acknowledged: string[] = [];
       await Promise.all(
         Array.from({ length: writers }, async (_, w) => {
-          const storage = resources[w % resources.length]!;
+          const storage = resources[w % resources.length];
           for (let i = 0; i < perWriter; i++) {
             const key = { namespace: `w${w}`, name: `o${i}` };
             acknowledged.push((await storage.create(key, object(key.name, { spec: { w, i } }))).metadata.resourceVersion);
@@ -254,7 +262,7 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       const events = collect(watcher, 1);
       await frozen.create({ namespace: 'ns', name: 'f' }, object('f'));
       const [event] = await events;
-      expect(Object.isFrozen((event!.object as StoredObject).metadata)).toBe(true);
+      expect(Object.isFrozen(event.object.metadata)).toBe(true);
     });
 
     optimisticConcurrencyTests(() => backend);

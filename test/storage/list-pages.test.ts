@@ -2,9 +2,17 @@
  * Listing 10,000 objects in pages of 500 reads each page by key: a fixed number of
  * queries per page, and never more rows than a page (plus one) from the database.
  */
-import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import {
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/machinery/object.js';
+import type { KubeObject } from '../../src/machinery/meta/object.js';
 import type { Database, DatabaseWork, TransactionWork } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';

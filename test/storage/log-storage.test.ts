@@ -4,10 +4,10 @@
  * no line skipped by a follower while appends commit concurrently.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/machinery/object.js';
+import type { KubeObject } from '../../src/machinery/meta/object.js';
 import type { Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import type { LogLine, ResourceStorage } from '../../src/storage/object-store.js';
+import type { LogLine, ResourceStorage } from '../../src/storage/interfaces.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { PostgresDatabase } from '../../src/storage/postgres-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
@@ -57,11 +57,11 @@ describe.each<Backend>(['pglite', 'postgres'])('log storage on %s', (backend) =>
     expect([...all].sort((x, y) => (x.seq < y.seq ? -1 : 1))).toEqual(all);
     for (const line of all) expect(Math.abs(Number(line.appendedAt / 1000n) - Date.now())).toBeLessThan(60_000);
     expect(texts(await things.logs.read('uid-a', { after: 0n, limit: 100, stream: 'one' }))).toEqual(['a1', 'a2', 'a3']);
-    expect(texts(await things.logs.read('uid-a', { after: all[1]!.seq, limit: 1 }))).toEqual(['b1']);
+    expect(texts(await things.logs.read('uid-a', { after: all[1].seq, limit: 1 }))).toEqual(['b1']);
     expect(await things.logs.read('uid-a', { after: 0n, limit: 100, since: new Date(Date.now() + 60_000) })).toEqual([]);
-    expect(await things.logs.tailStart('uid-a', 2, undefined)).toBe(all[1]!.seq);
-    expect(await things.logs.tailStart('uid-a', 1, 'one')).toBe(all[1]!.seq);
-    expect(await things.logs.tailStart('uid-a', 0, undefined)).toBe(all[3]!.seq);
+    expect(await things.logs.tailStart('uid-a', 2, undefined)).toBe(all[1].seq);
+    expect(await things.logs.tailStart('uid-a', 1, 'one')).toBe(all[1].seq);
+    expect(await things.logs.tailStart('uid-a', 0, undefined)).toBe(all[3].seq);
     expect(await things.logs.tailStart('uid-a', 10, undefined)).toBe(0n);
   });
 
@@ -122,7 +122,7 @@ describe.each<Backend>(['pglite', 'postgres'])('log storage on %s', (backend) =>
         else if (finished) return;
       }
     })();
-    await Promise.all(appends.map((lines, i) => writers[i % writers.length]!.logs.append(key('busy'), lines, inStream('one'))));
+    await Promise.all(appends.map((lines, i) => writers[i % writers.length].logs.append(key('busy'), lines, inStream('one'))));
     done = true;
     await reader;
     const stored = await things.logs.read('uid-busy', { after: 0n, limit: 1000 });
@@ -131,7 +131,7 @@ describe.each<Backend>(['pglite', 'postgres'])('log storage on %s', (backend) =>
     // Each append's lines are contiguous and in order.
     for (let i = 0; i < stored.length; i += 5) {
       const batch = texts(stored.slice(i, i + 5));
-      const append = batch[0]!.split('.')[0];
+      const append = batch[0].split('.')[0];
       expect(batch).toEqual([0, 1, 2, 3, 4].map((j) => `${append}.${j}`));
     }
   });

@@ -22,7 +22,7 @@ describe('migration 0002-event-prior-state', () => {
         migrationLockTableName: 'cairn_migrations_lock',
       });
       const { error } = await migrator.migrateToLatest();
-      if (error) throw error;
+      if (error) throw error as Error;
       // rv 3 is a MODIFIED whose ADDED (rv 1) was compacted; rv 5 follows a retained rv 4.
       await sql`
         INSERT INTO cairn_events (resource_version, resource, namespace, name, type, labels, fields, object) VALUES

@@ -54,7 +54,7 @@ export async function openPostgresStorage(): Promise<StorageBackend> {
           SELECT count(*)::int AS sessions FROM pg_stat_activity
           WHERE datname = current_database() AND state LIKE 'idle in transaction%'`.execute(db),
       );
-      return rows[0]!.sessions;
+      return rows[0].sessions;
     },
     close: () => closeAll(opened),
   };

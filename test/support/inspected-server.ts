@@ -123,7 +123,7 @@ export async function startInspectedServer(options: InspectedServerOptions = {})
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const started = new Promise<void>((resolve, reject) => {
     let pending = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       log += chunk;
       pending += chunk;
       const lines = pending.split('\n');
@@ -139,7 +139,7 @@ export async function startInspectedServer(options: InspectedServerOptions = {})
         if (entry.msg === 'ready') resolve();
       }
     });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       log += chunk;
       inspectorUrl ??= /ws:\/\/\S+/.exec(chunk)?.[0];
     });
@@ -160,8 +160,8 @@ export async function startInspectedServer(options: InspectedServerOptions = {})
   const [ca, cert, key] = await Promise.all(['serving-ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
   // No keep-alive: between requests the server holds no connection of ours, so connections() counts what the test keeps open.
   const agent = new https.Agent({ keepAlive: false });
-  const port = new URL(url!).port;
-  const endpoint: ServerEndpoint = { url: url!, pki: { servingCaPem: ca!, adminCertPem: cert!, adminKeyPem: key! } };
+  const port = new URL(url).port;
+  const endpoint: ServerEndpoint = { url: url, pki: { servingCaPem: ca, adminCertPem: cert, adminKeyPem: key } };
   const inspector = session;
   const evaluate = async <T>(expression: string): Promise<T> => {
     const { result, exceptionDetails } = await inspector.call('Runtime.evaluate', { expression, returnByValue: true });

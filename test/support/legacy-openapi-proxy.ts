@@ -26,7 +26,15 @@ export interface LegacyOpenApiProxy {
   close(): Promise<void>;
 }
 
-const notFound = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404 });
+const notFound = JSON.stringify({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'the server could not find the requested resource',
+  reason: 'NotFound',
+  code: 404,
+});
 
 /** Starts a front for `server` on a free loopback port. */
 export async function startLegacyOpenApiProxy(server: ServerEndpoint): Promise<LegacyOpenApiProxy> {

@@ -62,10 +62,7 @@ describe('startPostgresCluster', () => {
     const otherUrl = await cluster.createDatabase();
     expect(otherUrl).not.toBe(databaseUrl);
 
-    const [row] = await query<{ version: string; db: string }>(
-      databaseUrl,
-      'select version() as version, current_database() as db',
-    );
+    const [row] = await query<{ version: string; db: string }>(databaseUrl, 'select version() as version, current_database() as db');
     expect(row?.version).toMatch(/^PostgreSQL 15\./);
     expect(`${cluster.url.replace(/\/postgres$/, '')}/${row?.db}`).toBe(databaseUrl);
   });
@@ -148,10 +145,7 @@ describe('testDatabaseUrl', () => {
     expect(new URL(first).host).toBe(serverHost);
     expect(second).not.toBe(first);
     await query(first, 'create table only_in_first (id int)');
-    const tables = await query<{ count: string }>(
-      second,
-      "select count(*) as count from pg_tables where schemaname = 'public'",
-    );
+    const tables = await query<{ count: string }>(second, "select count(*) as count from pg_tables where schemaname = 'public'");
     expect(tables).toEqual([{ count: '0' }]);
   });
 });

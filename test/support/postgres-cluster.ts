@@ -226,13 +226,7 @@ class LocalPostgresCluster implements PostgresCluster {
     registerExitHook();
     const result = await run(
       'pg_ctl',
-      [
-        '-D', this.dataDirectory,
-        '-l', this.#logFile,
-        '-o', `-p ${this.#port}`,
-        '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS),
-        'start',
-      ],
+      ['-D', this.dataDirectory, '-l', this.#logFile, '-o', `-p ${this.#port}`, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), 'start'],
       this.directory,
       isRoot(),
     );
@@ -245,12 +239,7 @@ class LocalPostgresCluster implements PostgresCluster {
   }
 
   async #stopServer(mode: 'fast' | 'immediate'): Promise<void> {
-    const result = await run(
-      'pg_ctl',
-      ['-D', this.dataDirectory, '-m', mode, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), 'stop'],
-      this.directory,
-      isRoot(),
-    );
+    const result = await run('pg_ctl', ['-D', this.dataDirectory, '-m', mode, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), 'stop'], this.directory, isRoot());
     if (result.code !== 0) throw this.#failure(`postgres failed to stop (${mode})`, result, await this.#logTail());
     this.#running = false;
   }

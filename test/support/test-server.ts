@@ -87,7 +87,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       await server.close();
       if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
-  }) as TestServer;
+  });
 }
 
 /** Makes one HTTPS request to a running server. */

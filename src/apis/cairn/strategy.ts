@@ -1,40 +1,43 @@
 /**
- * The strategies of cairn.dev's kinds: what create and update do to an object
+ * The strategy cairn.dev's kinds share: what create and update do to an object
  * before it is validated and stored.
  */
 import type { Strategy } from '../api-resource.js';
 import type { FieldError } from '../../machinery/errors.js';
-import { deepCopy, isPlainObject, jsonEqual, type KubeObject } from '../../machinery/object.js';
+import { deepCopy, jsonEqual, valueAt, type KubeObject } from '../../machinery/meta/object.js';
 
-/** Reads a dotted path of string fields (`spec.runnerClassName`); '' when absent. */
-export function stringAt(object: KubeObject, path: string): string {
-  let value: unknown = object;
-  for (const part of path.split('.')) value = isPlainObject(value) ? value[part] : undefined;
-  return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+/** A selectable field's value: a dotted path's string; '' when absent, as kube's field sets read it. */
+function stringAt(object: KubeObject, path: string): string {
+  const value = valueAt(object, path);
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /** What differs between the kinds' strategies. */
 export interface KindStrategyOptions {
-  readonly defaults: (object: KubeObject) => void;
   readonly validate: (object: KubeObject) => FieldError[];
   readonly namespaced: boolean;
   readonly selectableFields: readonly string[];
+  /** The apiVersions the kind is served in (`cairn.dev/v1`), each resetting `.status` on the main resource. */
+  readonly apiVersions: readonly string[];
 }
 
 /**
- * A strategy for a kind with a spec and a status: generation follows spec changes;
- * defaults apply on create and update.
+ * The strategy of a kind with a spec and a status subresource, as kube's custom
+ * resource strategy: create drops `.status`, updates keep the stored `.status` (it is
+ * written through `/status`), and generation follows spec changes.
  */
 export function kindStrategy(options: KindStrategyOptions): Strategy {
   return {
     prepareForCreate(object) {
       const copy = deepCopy(object);
-      options.defaults(copy);
+      delete copy.status;
       return copy;
     },
-    prepareForUpdate(object) {
+    prepareForUpdate(object, old) {
       const copy = deepCopy(object);
-      options.defaults(copy);
+      if (old.status === undefined) delete copy.status;
+      else copy.status = deepCopy(old.status);
       return copy;
     },
     validate: options.validate,
@@ -46,5 +49,6 @@ export function kindStrategy(options: KindStrategyOptions): Strategy {
       for (const field of options.selectableFields) fields[field] = stringAt(object, field);
       return fields;
     },
+    resetFields: () => Object.fromEntries(options.apiVersions.map((apiVersion) => [apiVersion, ['status']])),
   };
 }

@@ -3,10 +3,11 @@
  * structural schema cannot say (unique step names, label-safe references).
  */
 import type { FieldError } from '../../machinery/errors.js';
-import { validateDns1123Subdomain } from '../../machinery/names.js';
-import { isPlainObject, type KubeObject } from '../../machinery/object.js';
+import { validateDns1123Subdomain } from '../../machinery/meta/names.js';
+import { isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
+import { duplicate, fieldPath, invalid, type FieldPath } from '../../machinery/field-errors.js';
 
-function duplicateNames(items: unknown, path: string, key: string): FieldError[] {
+function duplicateNames(items: unknown, path: FieldPath, key: string): FieldError[] {
   if (!Array.isArray(items)) return [];
   const seen = new Set<string>();
   const errors: FieldError[] = [];
@@ -14,12 +15,14 @@ function duplicateNames(items: unknown, path: string, key: string): FieldError[]
     const value = isPlainObject(item) ? item[key] : undefined;
     if (typeof value !== 'string') return;
     if (seen.has(value)) {
-      errors.push({ field: `${path}[${i}].${key}`, reason: 'FieldValueDuplicate', message: `Duplicate value: "${value}"` });
+      errors.push(duplicate(path.index(i).child(key), value));
     }
     seen.add(value);
   });
   return errors;
 }
+
+const steps = fieldPath('spec', 'steps');
 
 /** Validates a v1 Pipeline. */
 export function validatePipeline(object: KubeObject): FieldError[] {
@@ -28,18 +31,18 @@ export function validatePipeline(object: KubeObject): FieldError[] {
   const runnerClassName = spec.runnerClassName;
   if (typeof runnerClassName === 'string' && runnerClassName !== '') {
     for (const problem of validateDns1123Subdomain(runnerClassName)) {
-      errors.push({ field: 'spec.runnerClassName', reason: 'FieldValueInvalid', message: `Invalid value: "${runnerClassName}": ${problem}` });
+      errors.push(invalid(fieldPath('spec', 'runnerClassName'), runnerClassName, problem));
     }
   }
   // A body may hold hundreds of thousands of duplicates: concatenate, never spread them into arguments.
-  errors = errors.concat(duplicateNames(spec.steps, 'spec.steps', 'name'));
+  errors = errors.concat(duplicateNames(spec.steps, steps, 'name'));
   if (Array.isArray(spec.steps)) {
     spec.steps.forEach((step, i) => {
-      if (isPlainObject(step)) errors = errors.concat(duplicateNames(step.env, `spec.steps[${i}].env`, 'name'));
+      if (isPlainObject(step)) errors = errors.concat(duplicateNames(step.env, steps.index(i).child('env'), 'name'));
     });
   }
   const conditions = isPlainObject(object.status) ? object.status.conditions : undefined;
-  return errors.concat(duplicateNames(conditions, 'status.conditions', 'type'));
+  return errors.concat(duplicateNames(conditions, fieldPath('status', 'conditions'), 'type'));
 }
 
 /** Validates a v1 RunnerClass. */

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
 import type { AuditBackend, AuditEvent, AuditStage } from '../../auth/audit.js';
-import { statusCodeOf } from '../error-middleware.js';
-import type { RequestInfo } from '../request-info.js';
+import { statusCodeOf } from './error-middleware.js';
+import type { RequestInfo } from '../request/request-info.js';
 import { userOf } from './authentication.js';
 import { requestInfoOf } from './request-info.js';
 
@@ -73,11 +73,12 @@ export function withAudit(backend: AuditBackend) {
  * first write goes through: `writeHead` (HTTP/1.1 and HTTP/2 compatibility responses alike).
  */
 function reportStreamStart(ctx: Context, started: () => void): void {
-  const res = ctx.res as ServerResponse;
+  const res = ctx.res;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back, and called with the response as `this`
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
     res.writeHead = writeHead;
     if (ctx.respond === false) started();
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
-  } as ServerResponse['writeHead'];
+  };
 }

@@ -10,7 +10,7 @@ import type { AuthorizationAttributes, Authorizer } from '../../auth/authorizer.
 import { isAuthenticated, type UserInfo } from '../../auth/user-info.js';
 import { forbidden, unauthorized } from '../../machinery/errors.js';
 import type { StatusError } from '../../machinery/status.js';
-import type { RequestInfo } from '../request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import { userOf } from './authentication.js';
 import { requestInfoOf } from './request-info.js';
 

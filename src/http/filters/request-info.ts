@@ -4,7 +4,7 @@
  * is a 400 Status.
  */
 import type { Context, Next } from 'koa';
-import { newRequestInfo, type RequestInfo } from '../request-info.js';
+import { newRequestInfo, type RequestInfo } from '../request/request-info.js';
 
 /** Sets `ctx.state.requestInfo`. */
 export function withRequestInfo() {

@@ -3,16 +3,14 @@
  * or as a text/plain body with `?step=fetch` (the resource names the stream field).
  */
 import { badRequest, unsupportedMediaType } from '../../machinery/errors.js';
-import { isPlainObject } from '../../machinery/object.js';
+import { isPlainObject } from '../../machinery/meta/object.js';
 import { successStatus } from '../../machinery/status.js';
-import { checkWireType } from '../../machinery/wire-types.js';
-import { decodeBody, mediaType } from '../negotiation.js';
-import { readBody } from '../read-body.js';
-import { respond } from '../respond.js';
+import { checkWireType } from '../../machinery/decoding/wire-types.js';
+import { decodeBody, mediaType } from '../response/negotiation.js';
+import { readBody } from '../request/read-body.js';
+import { appendLogMediaTypes } from '../../registry/log-rest.js';
+import { respond } from '../response/respond.js';
 import { keyOf, type ResourceContext } from './resource-context.js';
-
-/** The media types an append accepts. */
-export const appendLogMediaTypes = ['application/json', 'text/plain'] as const;
 
 /** Lines of a text body: one per line break, a final line break not making an empty last line. */
 function textLines(raw: string): string[] {
@@ -41,8 +39,9 @@ export async function appendLogHandler(rc: ResourceContext): Promise<void> {
   const type = mediaType(rc.ctx.get('Content-Type'));
   if (type !== '' && !(appendLogMediaTypes as readonly string[]).includes(type)) throw unsupportedMediaType(type, appendLogMediaTypes);
   const raw = await readBody(rc.ctx.req);
-  const { stream, lines } = type === 'text/plain' ? { stream: rc.query.get(streamField) || undefined, lines: textLines(raw) } : jsonLines(raw, type, streamField);
+  const { stream, lines } =
+    type === 'text/plain' ? { stream: rc.query.get(streamField) || undefined, lines: textLines(raw) } : jsonLines(raw, type, streamField);
   const key = keyOf(rc);
-  await rc.store.appendLog(key, stream, lines);
+  await rc.storages.log!.append(key, stream, lines);
   respond(rc.ctx, 201, successStatus(201, { name: key.name, group: rc.resource.group, kind: rc.resource.plural }), 'json');
 }

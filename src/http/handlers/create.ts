@@ -1,12 +1,17 @@
 /** POST to a collection. */
-import { addWarnings } from '../respond.js';
+import { methodNotAllowed } from '../../machinery/errors.js';
+import { addWarnings } from '../response/respond.js';
+import { admit, validations } from './admission.js';
 import { decodeObject } from './decode-object.js';
 import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
 
 /** Answers `create` with 201 and the stored object. */
 export async function createHandler(rc: ResourceContext): Promise<void> {
-  const { body, options } = await decodeObject(rc);
-  const { object, warnings } = await rc.store.create(namespaceOf(rc), body, options);
+  const { rest } = rc.scope;
+  if (!rest.create) throw methodNotAllowed(rc.ctx.method, rc.resource.plural);
+  const { object, warnings, options, manager } = await decodeObject(rc);
+  const { createValidation } = validations(rc, options.dryRun);
+  const created = await rest.create(namespaceOf(rc), await admit(rc, object, undefined, options.dryRun), createValidation, { dryRun: options.dryRun, manager });
   addWarnings(rc.ctx, warnings);
-  respondObject(rc, 201, object);
+  respondObject(rc, 201, created);
 }

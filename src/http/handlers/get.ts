@@ -3,6 +3,5 @@ import { keyOf, respondObject, type ResourceContext } from './resource-context.j
 
 /** Answers `get`. */
 export async function getHandler(rc: ResourceContext): Promise<void> {
-  const object = rc.request.subresource === 'scale' ? await rc.store.getScale(keyOf(rc)) : await rc.store.get(keyOf(rc));
-  respondObject(rc, 200, object);
+  respondObject(rc, 200, await rc.scope.rest.get(keyOf(rc)));
 }

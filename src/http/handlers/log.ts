@@ -1,7 +1,7 @@
 /** GET of an object's log (`log`, alias `logs`): text/plain, kept open with `follow`. */
-import { logOptions } from '../log-options.js';
-import { LogWriter } from '../log-writer.js';
-import { ResponseStream } from '../response-stream.js';
+import { logOptions } from '../request/log-options.js';
+import { LogWriter } from '../streaming/log-writer.js';
+import { ResponseStream } from '../streaming/response-stream.js';
 import { keyOf, type ResourceContext } from './resource-context.js';
 
 /**
@@ -11,7 +11,7 @@ import { keyOf, type ResourceContext } from './resource-context.js';
  */
 export async function logHandler(rc: ResourceContext): Promise<void> {
   const options = logOptions(rc.query, rc.resource.subresources.log!);
-  const reader = await rc.store.openLog(keyOf(rc), options);
+  const reader = await rc.storages.log!.open(keyOf(rc), options);
   const stop = (): void => reader.stop();
   rc.shutdown.addEventListener('abort', stop, { once: true });
   if (rc.shutdown.aborted) stop();

@@ -1,11 +1,15 @@
-/** PATCH of one object: JSON Patch, merge patch, strategic merge patch or server-side apply. */
-import { invalid, unsupportedMediaType, type FieldError } from '../../machinery/errors.js';
-import { isPlainObject, type KubeObject } from '../../machinery/object.js';
-import { applyPatchType, patchContentTypes, patchTypes, type PatchType } from '../../machinery/patch.js';
-import { decodeBody, mediaType } from '../negotiation.js';
-import { addWarnings } from '../respond.js';
+/** PATCH of one object, its status or its Scale: JSON Patch, merge patch, strategic merge patch or server-side apply. */
+import { badRequest, invalid, unsupportedMediaType, type FieldError } from '../../machinery/errors.js';
+import { isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
+import { applyPatchType, patchTypes, type PatchType } from '../../machinery/patch/patch.js';
+import { decodeBody, mediaType } from '../response/negotiation.js';
+import { addWarnings } from '../response/respond.js';
+import { admit, validations } from './admission.js';
 import { readWrite } from './decode-object.js';
-import { keyOf, respondObject, subresourceOf, type ResourceContext } from './resource-context.js';
+import type { RequestScope } from '../request-scope.js';
+import { patched } from './patcher.js';
+import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
+import { FieldPath, fieldPath, forbidden, invalid as invalidField, required } from '../../machinery/field-errors.js';
 
 function forceParam(rc: ResourceContext): boolean | undefined {
   const value = rc.query.get('force');
@@ -15,35 +19,53 @@ function forceParam(rc: ResourceContext): boolean | undefined {
 /** kube's ValidatePatchOptions: apply needs a field manager; only apply takes `force`. 422 on `PatchOptions.meta.k8s.io`. */
 function checkPatchOptions(rc: ResourceContext, apply: boolean): void {
   const errors: FieldError[] = [];
-  if (apply && !rc.query.get('fieldManager')) errors.push({ field: 'fieldManager', reason: 'FieldValueRequired', message: 'Required value: is required for apply patch' });
-  if (!apply && forceParam(rc) !== undefined) errors.push({ field: 'force', reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch' });
+  if (apply && !rc.query.get('fieldManager')) errors.push(required(fieldPath('fieldManager'), 'is required for apply patch'));
+  if (!apply && forceParam(rc) !== undefined) errors.push(forbidden(fieldPath('force'), 'may not be specified for non-apply patch'));
   if (errors.length) throw invalid('PatchOptions', 'meta.k8s.io', '', errors);
 }
 
-/** Answers `patch`: the patch applies to the current object inside the update's lock; an apply may create it (201). */
+/**
+ * Answers `patch`. The patch is applied to the current object in the request's version
+ * with no lock held (again, should another write win the race), decoded like a body
+ * (pruned, defaulted), admitted, and stored; an apply to the main resource may create (201).
+ */
 export async function patchHandler(rc: ResourceContext): Promise<void> {
   const contentType = mediaType(rc.ctx.get('Content-Type'));
-  // A Scale takes patches, not applied configurations.
-  const accepted = rc.request.subresource === 'scale' ? Object.values(patchTypes) : patchContentTypes;
+  const accepted = rc.scope.patchContentTypes;
   if (!accepted.includes(contentType)) throw unsupportedMediaType(contentType, accepted);
   const apply = contentType === applyPatchType;
   checkPatchOptions(rc, apply);
-  const key = keyOf(rc);
+  // An applied configuration is YAML, of which JSON is a subset; the other patch types are JSON documents.
+  const yaml = apply ? 'application/yaml' : 'application/json';
+  const { value, options, manager } = await readWrite(rc, (raw) => decodeBody(raw, yaml, [yaml]));
+  const scope: RequestScope = rc.scope;
+  let warnings: readonly string[] = [];
+  const decoded = (object: unknown): KubeObject => {
+    const result = scope.decode(object, options.fieldValidation, options.duplicateFields ?? []);
+    warnings = result.warnings;
+    return result.object;
+  };
+  let objInfo: (live: KubeObject | undefined) => Promise<KubeObject>;
   if (apply) {
-    // An applied configuration is YAML, of which JSON is a subset.
-    const { value, options } = await readWrite(rc, (raw) => decodeBody(raw, 'application/yaml', ['application/yaml']));
-    if (!isPlainObject(value)) throw invalid('Patch', 'meta.k8s.io', '', [{ field: '', reason: 'FieldValueInvalid', message: 'Invalid value: the apply patch must be an object' }]);
-    const { object, warnings, created } = await rc.store.apply(key, value as KubeObject, { ...options, fieldManager: rc.query.get('fieldManager')!, force: forceParam(rc) ?? false }, subresourceOf(rc));
-    addWarnings(rc.ctx, warnings);
-    return respondObject(rc, created ? 201 : 200, object);
+    if (!isPlainObject(value)) throw invalid('Patch', 'meta.k8s.io', '', [invalidField(FieldPath.root, value, 'the apply patch must be an object')]);
+    scope.checkKind(value);
+    const sentName = value.metadata?.name;
+    if (sentName && sentName !== rc.request.name)
+      throw badRequest(`the name of the object (${sentName}) does not match the name on the URL (${rc.request.name})`);
+    const applied: KubeObject = { ...value, metadata: { ...value.metadata, name: rc.request.name } };
+    const fieldManager = rc.query.get('fieldManager')!;
+    const force = forceParam(rc) ?? false;
+    objInfo = (live) => admit(rc, decoded(scope.fieldManager.apply(live, applied, fieldManager, force)), live, options.dryRun);
+  } else {
+    const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
+    objInfo = (live) => admit(rc, decoded(patched(live!, type, value, scope.schema, scope.resolve)), live, options.dryRun);
   }
-  const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
-  // The other patch types are JSON documents.
-  const { value: patch, options } = await readWrite(rc, (raw) => decodeBody(raw, 'application/json', ['application/json']));
-  const { object, warnings } =
-    rc.request.subresource === 'scale'
-      ? await rc.store.patchScale(key, { type, patch }, options)
-      : await rc.store.patch(key, { type, patch }, options, subresourceOf(rc));
+  const { createValidation, updateValidation } = validations(rc, options.dryRun);
+  // The apply's result carries its own managedFields; every other patch is recorded as an Update.
+  const { object, created } = await scope.rest.update(keyOf(rc), objInfo, createValidation, updateValidation, apply && scope.subresource === undefined, {
+    dryRun: options.dryRun,
+    manager: apply ? undefined : manager,
+  });
   addWarnings(rc.ctx, warnings);
-  respondObject(rc, 200, object);
+  respondObject(rc, created ? 201 : 200, object);
 }

@@ -3,25 +3,34 @@
  */
 import type { Context } from 'koa';
 import type { ApiResource } from '../../apis/api-resource.js';
-import type { ObjectKey, Store } from '../../registry/store.js';
-import type { KubeObject } from '../../machinery/object.js';
-import type { OutputTarget } from '../negotiation.js';
-import type { Query } from '../query.js';
-import type { Representation } from '../representation.js';
-import type { ResourceRequest } from '../request-info.js';
-import { respond } from '../respond.js';
+import type { KubeObject } from '../../machinery/meta/object.js';
+import type { Admission, RequestUser } from '../../registry/admission.js';
+import type { ResourceStorages } from '../../registry/registry.js';
+import type { ObjectKey } from '../../registry/store.js';
+import type { OutputTarget } from '../response/negotiation.js';
+import type { Query } from '../request/query.js';
+import type { Representation } from '../response/representation.js';
+import type { RequestScope } from '../request-scope.js';
+import type { ResourceRequest } from '../request/request-info.js';
+import { respond } from '../response/respond.js';
 
-/** A resource request resolved to its store. */
+/** A resource request resolved to its scope and storages. */
 export interface ResourceContext {
   readonly ctx: Context;
   readonly request: ResourceRequest;
   readonly resource: ApiResource;
-  readonly store: Store;
+  /** The endpoint in the request's version: decoding, conversion, field manager, REST object. */
+  readonly scope: RequestScope;
+  /** The resource's store and subresource REST objects, in the storage version. */
+  readonly storages: ResourceStorages;
+  readonly admission: Admission;
+  /** The authenticated user, when the request has one. */
+  readonly user?: RequestUser;
   readonly query: Query;
   /** The negotiated format and transformation of the response. */
   readonly output: OutputTarget;
   readonly representation: Representation;
-  /** Resolves when the server starts shutting down, for long-running requests. */
+  /** Aborts when the server starts shutting down, for long-running requests. */
   readonly shutdown: AbortSignal;
   /** Milliseconds between BOOKMARK events of watches that allow them. */
   readonly bookmarkIntervalMs: number;
@@ -40,9 +49,4 @@ export function keyOf(rc: ResourceContext): ObjectKey {
 /** Answers with one object in the negotiated representation. */
 export function respondObject(rc: ResourceContext, status: number, object: KubeObject): void {
   respond(rc.ctx, status, rc.representation.object(object), rc.output.format);
-}
-
-/** The subresource a write goes through, as the store knows it (`status`), if any. */
-export function subresourceOf(rc: ResourceContext): 'status' | undefined {
-  return rc.request.subresource === 'status' ? 'status' : undefined;
 }

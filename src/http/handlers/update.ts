@@ -1,15 +1,21 @@
 /** PUT of one object, its status, or its Scale. */
-import { addWarnings } from '../respond.js';
+import { badRequest } from '../../machinery/errors.js';
+import { addWarnings } from '../response/respond.js';
+import { admit, validations } from './admission.js';
 import { decodeObject } from './decode-object.js';
-import { keyOf, respondObject, subresourceOf, type ResourceContext } from './resource-context.js';
+import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 
 /** Answers `update`; a stale `metadata.resourceVersion` is a 409. */
 export async function updateHandler(rc: ResourceContext): Promise<void> {
-  const { body, options } = await decodeObject(rc);
-  const { object, warnings } =
-    rc.request.subresource === 'scale'
-      ? await rc.store.updateScale(keyOf(rc), body, options)
-      : await rc.store.update(keyOf(rc), body, options, subresourceOf(rc));
+  const { object: body, warnings, options, manager } = await decodeObject(rc);
+  // As kube's update handler: a body naming another object is a 400, before anything is read.
+  const name = body.metadata?.name;
+  if (name && name !== rc.request.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${rc.request.name})`);
+  const { createValidation, updateValidation } = validations(rc, options.dryRun);
+  const { object } = await rc.scope.rest.update(keyOf(rc), (live) => admit(rc, body, live, options.dryRun), createValidation, updateValidation, false, {
+    dryRun: options.dryRun,
+    manager,
+  });
   addWarnings(rc.ctx, warnings);
   respondObject(rc, 200, object);
 }

@@ -2,8 +2,8 @@
 import { randomInt } from 'node:crypto';
 import { internal } from '../../machinery/errors.js';
 import { isStatusError } from '../../machinery/status.js';
-import { allowWatchBookmarksParam, listOptions } from '../list-options.js';
-import { WatchStream } from '../watch-stream.js';
+import { allowWatchBookmarksParam, listOptions } from '../request/list-options.js';
+import { WatchStream } from '../streaming/watch-stream.js';
 import type { ResourceContext } from './resource-context.js';
 
 // kube-apiserver's default: a random timeout in [minRequestTimeout, 2 × minRequestTimeout], 1800 s.
@@ -14,11 +14,11 @@ const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
 
 /** Answers `watch`: the stream ends at `timeoutSeconds`, when the client leaves, or at shutdown. */
 export async function watchHandler(rc: ResourceContext): Promise<void> {
-  const options = listOptions(rc.query, rc.resource, true, rc.request.name);
+  const options = listOptions(rc.query, rc.scope, true, rc.request.name);
   const timeoutSeconds = options.timeoutSeconds ?? minRequestTimeoutSeconds + randomInt(minRequestTimeoutSeconds);
   const bookmarks = allowWatchBookmarksParam(rc.query);
   // Starting the watch before answering lets a 410 or 400 go out as a plain Status.
-  const { initial, initialEventsEnd, watcher } = await rc.store.watch(rc.request.namespace, {
+  const { initial, initialEventsEnd, watcher } = await rc.storages.store.watch(rc.request.namespace, {
     ...options,
     bookmarkIntervalMs: bookmarks ? rc.bookmarkIntervalMs : undefined,
   });
@@ -32,13 +32,13 @@ export async function watchHandler(rc: ResourceContext): Promise<void> {
   void stream.closed.then(stop);
   const representation = rc.representation;
   try {
-    for (const object of initial) await stream.send({ type: 'ADDED', object: representation.watchObject(object) });
+    for (const object of initial) await stream.send({ type: 'ADDED', object: representation.watchObject(rc.scope.fromStorage(object)) });
     if (initialEventsEnd !== undefined && bookmarks) {
       await stream.send({ type: 'BOOKMARK', object: representation.bookmark(initialEventsEnd, { [initialEventsEndAnnotation]: 'true' }) });
     }
     for await (const event of watcher) {
       if (event.type === 'BOOKMARK') await stream.send({ type: 'BOOKMARK', object: representation.bookmark(event.resourceVersion) });
-      else await stream.send({ type: event.type, object: representation.watchObject(event.object) });
+      else await stream.send({ type: event.type, object: representation.watchObject(rc.scope.fromStorage(event.object)) });
     }
   } catch (error) {
     await stream.sendError(isStatusError(error) ? error.status : internal('the watch failed').status);

@@ -1,7 +1,7 @@
 /**
  * `application/json`: the default wire format; watch streams carry one value per line.
  */
-import { decodeJson } from '../../machinery/bounded-decoding.js';
+import { decodeJson } from '../../machinery/decoding/bounded-decoding.js';
 import type { Serializer, StreamFramer } from './serializer.js';
 
 const newline = Buffer.from('\n');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { maxNestingDepth } from '../../machinery/bounded-decoding.js';
-import { decodeBody, encode, negotiateResourceOutput, statusSerializer } from '../negotiation.js';
+import { maxNestingDepth } from '../../machinery/decoding/bounded-decoding.js';
+import { decodeBody, encode, negotiateResourceOutput, statusSerializer } from '../response/negotiation.js';
 import { jsonSerializer } from './json-serializer.js';
 import { defaultSerializer, serializerForMediaType, serializerOf, serializers } from './serializers.js';
 import { yamlSerializer } from './yaml-serializer.js';

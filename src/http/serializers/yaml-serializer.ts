@@ -3,7 +3,7 @@
  * clients. Like kube's, it has no stream form, so watches are never YAML.
  */
 import YAML from 'yaml';
-import { decodeYaml } from '../../machinery/bounded-decoding.js';
+import { decodeYaml } from '../../machinery/decoding/bounded-decoding.js';
 import type { Serializer } from './serializer.js';
 
 /** YAML in and out; decoding through the bounded decoder (depth and alias limits). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { pipelineSchema, v1SchemaNames } from '../../apis/cairn/v1/schemas.js';
 import { componentResolver } from '../json-schema.js';
-import { metaSchemas } from '../meta-schemas.js';
-import type { KubeObject } from '../object.js';
+import { metaSchemas } from '../types/meta-schemas.js';
+import type { KubeObject } from '../meta/object.js';
 import { applyPatch, type ApplyResult } from './apply.js';
 import { fieldPath } from './field-path.js';
 import { FieldSet } from './field-set.js';
@@ -20,7 +20,12 @@ function config(body: { metadata?: Record<string, unknown>; spec?: Record<string
   return { apiVersion, kind: 'Pipeline', ...body, metadata: { name: 'ingest', namespace: 'default', ...body.metadata } };
 }
 
-function apply(live: KubeObject | undefined, applied: KubeObject, manager: string, options: { force?: boolean; now?: string; resetFields?: FieldSet } = {}): ApplyResult {
+function apply(
+  live: KubeObject | undefined,
+  applied: KubeObject,
+  manager: string,
+  options: { force?: boolean; now?: string; resetFields?: FieldSet } = {},
+): ApplyResult {
   const { force = false, now = T1, resetFields } = options;
   return applyPatch({ live, applied, manager, force, schema: pipelineSchema, resolve, apiVersion, now, ...(resetFields ? { resetFields } : {}) });
 }
@@ -33,7 +38,6 @@ function stored(object: KubeObject): KubeObject {
 function fieldsOf(object: KubeObject, manager: string): unknown {
   return object.metadata?.managedFields?.find((entry) => entry.manager === manager)?.fieldsV1;
 }
-
 
 const fetch = { name: 'fetch', image: 'alpine:3.20', command: ['sh', '-c', 'wget -qO- https://example.com'] };
 const build = { name: 'build', image: 'golang:1.22', command: ['go', 'build'] };
@@ -91,7 +95,13 @@ describe('applyPatch', () => {
   it('answers 409 Conflict listing the fields and their managers when values differ', () => {
     const created = stored(apply(undefined, config({ spec: { replicas: 2, steps: [fetch] } }), 'kubectl').object);
     const scaled = { ...created, spec: { ...(created.spec as object), replicas: 5 } };
-    const live = stored({ ...scaled, metadata: { ...scaled.metadata, managedFields: updateManagedFields({ old: created, updated: scaled, manager: 'hpa', schema: pipelineSchema, resolve, apiVersion, now: T2 }) } });
+    const live = stored({
+      ...scaled,
+      metadata: {
+        ...scaled.metadata,
+        managedFields: updateManagedFields({ old: created, updated: scaled, manager: 'hpa', schema: pipelineSchema, resolve, apiVersion, now: T2 }),
+      },
+    });
 
     const one = statusErrorOf(() => apply(live, config({ spec: { replicas: 3, steps: [fetch] } }), 'kubectl'));
     expect(one.status).toEqual({
@@ -139,7 +149,9 @@ describe('applyPatch', () => {
     it('is removed when nobody else owns it', () => {
       const { object } = apply(both, config({ spec: { steps: [fetch] } }), 'kubectl');
       expect(object.spec).toEqual({ steps: [fetch] });
-      expect(fieldsOf(object, 'kubectl')).toEqual({ 'f:spec': { 'f:steps': { 'k:{"name":"fetch"}': { '.': {}, 'f:command': {}, 'f:image': {}, 'f:name': {} } } } });
+      expect(fieldsOf(object, 'kubectl')).toEqual({
+        'f:spec': { 'f:steps': { 'k:{"name":"fetch"}': { '.': {}, 'f:command': {}, 'f:image': {}, 'f:name': {} } } },
+      });
     });
 
     it('stays when another applier applies it too', () => {
@@ -150,7 +162,13 @@ describe('applyPatch', () => {
 
     it('keeps its key and the fields another manager changed, and loses the rest', () => {
       const retagged = { ...both, spec: { steps: [fetch, { ...build, image: 'golang:1.23' }] } };
-      const live = stored({ ...retagged, metadata: { ...retagged.metadata, managedFields: updateManagedFields({ old: both, updated: retagged, manager: 'bumper', schema: pipelineSchema, resolve, apiVersion, now: T2 }) } });
+      const live = stored({
+        ...retagged,
+        metadata: {
+          ...retagged.metadata,
+          managedFields: updateManagedFields({ old: both, updated: retagged, manager: 'bumper', schema: pipelineSchema, resolve, apiVersion, now: T2 }),
+        },
+      });
       const { object } = apply(live, config({ spec: { steps: [fetch] } }), 'kubectl');
       expect(object.spec).toEqual({ steps: [fetch, { name: 'build', image: 'golang:1.23' }] });
     });
@@ -164,7 +182,18 @@ describe('applyPatch', () => {
   it('merges list-map items by name, keeping the items and fields it does not mention', () => {
     const live = stored(apply(undefined, config({ spec: { steps: [{ ...fetch, env: [{ name: 'MODE', value: 'fast' }] }, build] } }), 'kubectl').object);
     const { object } = apply(live, config({ spec: { steps: [{ name: 'fetch', env: [{ name: 'DEBUG', value: '1' }] }] } }), 'ops');
-    expect(object.spec).toEqual({ steps: [{ ...fetch, env: [{ name: 'MODE', value: 'fast' }, { name: 'DEBUG', value: '1' }] }, build] });
+    expect(object.spec).toEqual({
+      steps: [
+        {
+          ...fetch,
+          env: [
+            { name: 'MODE', value: 'fast' },
+            { name: 'DEBUG', value: '1' },
+          ],
+        },
+        build,
+      ],
+    });
     expect(fieldsOf(object, 'ops')).toEqual({
       'f:spec': { 'f:steps': { 'k:{"name":"fetch"}': { '.': {}, 'f:env': { 'k:{"name":"DEBUG"}': { '.': {}, 'f:name': {}, 'f:value': {} } }, 'f:name': {} } } },
     });
@@ -185,7 +214,9 @@ describe('applyPatch', () => {
     expect(object.spec).toEqual({ steps: [{ ...fetch, command: ['echo'] }] });
 
     const error = statusErrorOf(() => apply(live, config({ spec: { steps: [{ name: 'fetch', command: ['sh'] }] } }), 'ops'));
-    expect(error.status.details?.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl"', field: '.spec.steps[name="fetch"].command' }]);
+    expect(error.status.details?.causes).toEqual([
+      { reason: 'FieldManagerConflict', message: 'conflict with "kubectl"', field: '.spec.steps[name="fetch"].command' },
+    ]);
   });
 
   it('removes map entries the applier stopped applying, and the map when it empties', () => {
@@ -237,7 +268,11 @@ describe('applyPatch', () => {
 
   it.each<[string, KubeObject, string]>([
     ['managedFields', { ...config({}), metadata: { name: 'ingest', managedFields: [] } }, 'metadata.managedFields must be nil'],
-    ['another version', { ...config({}), apiVersion: 'cairn.dev/v1beta1' }, 'Incorrect version specified in apply patch. Specified patch version: cairn.dev/v1beta1, expected: cairn.dev/v1'],
+    [
+      'another version',
+      { ...config({}), apiVersion: 'cairn.dev/v1beta1' },
+      'Incorrect version specified in apply patch. Specified patch version: cairn.dev/v1beta1, expected: cairn.dev/v1',
+    ],
     [
       'duplicate steps',
       config({ spec: { steps: [{ name: 'a' }, { name: 'a' }] } }),

@@ -6,7 +6,7 @@
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { badRequest } from '../errors.js';
-import { deepCopy, type KubeObject } from '../object.js';
+import { deepCopy, type KubeObject } from '../meta/object.js';
 import type { StatusError } from '../status.js';
 import { capUpdateOwners } from './cap.js';
 import { compareObjects, withoutFields, type Comparison } from './compare.js';

@@ -13,7 +13,9 @@ const updater = (manager: string, minute: number, field: string, apiVersion = 'c
 });
 
 const summary = (owners: readonly FieldOwner[]) =>
-  owners.map(({ manager, operation, apiVersion, time, fields }) => ({ manager, operation, apiVersion, time, fields: fields.toFieldsV1() })).sort((p, q) => (p.manager < q.manager ? -1 : 1));
+  owners
+    .map(({ manager, operation, apiVersion, time, fields }) => ({ manager, operation, apiVersion, time, fields: fields.toFieldsV1() }))
+    .sort((p, q) => (p.manager < q.manager ? -1 : 1));
 
 describe('capUpdateOwners', () => {
   it('leaves ten Update owners, and any number of appliers, alone', () => {
@@ -37,7 +39,9 @@ describe('capUpdateOwners', () => {
     const owners = [updater('ancient-changes', 0, 'old'), ...Array.from({ length: 10 }, (_, i) => updater(`m${i}`, i + 1, `l${i}`))];
     const capped = capUpdateOwners(owners);
     expect(capped).toHaveLength(10);
-    expect(capped.find((owner) => owner.manager === 'ancient-changes')!.fields.toFieldsV1()).toEqual({ 'f:metadata': { 'f:labels': { 'f:l0': {}, 'f:old': {} } } });
+    expect(capped.find((owner) => owner.manager === 'ancient-changes')!.fields.toFieldsV1()).toEqual({
+      'f:metadata': { 'f:labels': { 'f:l0': {}, 'f:old': {} } },
+    });
   });
 
   it('breaks ties of the same second by manager identity, and buckets per apiVersion', () => {
@@ -50,7 +54,13 @@ describe('capUpdateOwners', () => {
     // Sorted by identity: every beta-* before every v1-*; beta-0 starts the v1beta1 bucket,
     // beta-1 and beta-2 fold into it, which brings twelve down to ten.
     expect(capped.filter((owner) => owner.manager === 'ancient-changes')).toEqual([
-      { manager: 'ancient-changes', operation: 'Update', apiVersion: 'cairn.dev/v1beta1', time: '2024-05-01T10:00:00Z', fields: { 'f:metadata': { 'f:labels': { 'f:b0': {}, 'f:b1': {}, 'f:b2': {} } } } },
+      {
+        manager: 'ancient-changes',
+        operation: 'Update',
+        apiVersion: 'cairn.dev/v1beta1',
+        time: '2024-05-01T10:00:00Z',
+        fields: { 'f:metadata': { 'f:labels': { 'f:b0': {}, 'f:b1': {}, 'f:b2': {} } } },
+      },
     ]);
   });
 

@@ -3,7 +3,7 @@
  * `Compare`): the changes that move ownership from one manager to another.
  */
 import type { JsonSchema, SchemaResolver } from '../json-schema.js';
-import { jsonEqual } from '../object.js';
+import { jsonEqual } from '../meta/object.js';
 import type { Path, PathElement } from './field-path.js';
 import { FieldSet } from './field-set.js';
 import { childrenOf, sharedShape, type Child } from './schema-shape.js';

@@ -11,7 +11,7 @@
  * encoded as Go encodes it), so equal elements are equal strings and a fieldsV1
  * document written by kube-apiserver reads back to the same elements.
  */
-import { isPlainObject } from '../object.js';
+import { isPlainObject } from '../meta/object.js';
 
 /** One step of a path, serialized: `f:spec`, `k:{"name":"fetch"}`, `v:"a"`, `i:0`. */
 export type PathElement = string;
@@ -106,7 +106,9 @@ function formatElement(element: PathElement): string {
       return `.${body}`;
     case 'k': {
       const keys = JSON.parse(body) as Record<string, unknown>;
-      return `[${Object.entries(keys).map(([name, value]) => `${name}=${formatValue(value)}`).join(',')}]`;
+      return `[${Object.entries(keys)
+        .map(([name, value]) => `${name}=${formatValue(value)}`)
+        .join(',')}]`;
     }
     case 'v':
       return `[=${formatValue(JSON.parse(body))}]`;
@@ -117,11 +119,12 @@ function formatElement(element: PathElement): string {
 
 // Go prints strings quoted and other scalars bare (`value.ToString`).
 function formatValue(value: unknown): string {
-  return typeof value === 'string' || typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string' || typeof value === 'object') return JSON.stringify(value);
+  return typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? value.toString() : 'undefined';
 }
 
 function kindOrder(element: PathElement): number {
-  return 'fkvi'.indexOf(element[0]!);
+  return 'fkvi'.indexOf(element[0]);
 }
 
 /** Orders strings by UTF-16 code unit, as kube sorts names and paths. */
@@ -133,9 +136,9 @@ function compareKeys(a: Record<string, unknown>, b: Record<string, unknown>): nu
   const left = Object.entries(a).sort(([x], [y]) => compareStrings(x, y));
   const right = Object.entries(b).sort(([x], [y]) => compareStrings(x, y));
   for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    const byName = compareStrings(left[i]![0], right[i]![0]);
+    const byName = compareStrings(left[i][0], right[i][0]);
     if (byName !== 0) return byName;
-    const byValue = compareValues(left[i]![1], right[i]![1]);
+    const byValue = compareValues(left[i][1], right[i][1]);
     if (byValue !== 0) return byValue;
   }
   return left.length - right.length;

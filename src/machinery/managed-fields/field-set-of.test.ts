@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pipelineSchema, v1SchemaNames } from '../../apis/cairn/v1/schemas.js';
 import { componentResolver } from '../json-schema.js';
-import { metaSchemas } from '../meta-schemas.js';
+import { metaSchemas } from '../types/meta-schemas.js';
 import { fieldSetOf } from './field-set-of.js';
 import { formatPath } from './field-path.js';
 import type { Problem } from './schema-shape.js';
@@ -61,7 +61,12 @@ describe('fieldSetOf', () => {
     const schema = {
       type: 'object',
       properties: {
-        steps: { type: 'array', items: { allOf: [{ $ref: '#/components/schemas/Step' }] }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] },
+        steps: {
+          type: 'array',
+          items: { allOf: [{ $ref: '#/components/schemas/Step' }] },
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+        },
         only: { allOf: [{ $ref: '#/components/schemas/Step' }], 'x-kubernetes-map-type': 'atomic' },
       },
     } as const;

@@ -30,7 +30,7 @@ describe('FieldSet fieldsV1', () => {
   });
 
   it('reads members and the paths under them', () => {
-    const set = FieldSet.fromFieldsV1(JSON.parse(kubeWritten[1]!));
+    const set = FieldSet.fromFieldsV1(JSON.parse(kubeWritten[1]));
     const container = [...fieldPath('spec', 'template', 'spec', 'containers'), keyElement({ name: 'iab' })];
     expect(set.has(container)).toBe(true);
     expect(set.has([...container, fieldElement('image')])).toBe(true);
@@ -84,7 +84,11 @@ describe('FieldSet operations', () => {
   });
 
   it('agrees with plain sets of paths', () => {
-    const keys = (set: FieldSet) => set.paths().map((path) => JSON.stringify(path)).sort();
+    const keys = (set: FieldSet) =>
+      set
+        .paths()
+        .map((path) => JSON.stringify(path))
+        .sort();
     const plain = (members: Path[]) => [...new Set(members.map((path) => JSON.stringify(path)))];
     fc.assert(
       fc.property(paths, paths, (x, y) => {

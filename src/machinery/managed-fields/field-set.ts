@@ -2,7 +2,7 @@
  * A set of paths, as a trie: the data structure of field ownership
  * (structured-merge-diff's `fieldpath.Set`), and its fieldsV1 JSON form.
  */
-import { isPlainObject } from '../object.js';
+import { isPlainObject } from '../meta/object.js';
 import { canonicalElement, compareElements, type Path, type PathElement } from './field-path.js';
 
 /**
@@ -47,7 +47,7 @@ export class FieldSet {
         if (!next) node.children.set(element, (next = draft()));
         node = next;
       }
-      node.members.add(path[path.length - 1]!);
+      node.members.add(path[path.length - 1]);
     }
     return FieldSet.#seal(root);
   }
@@ -70,8 +70,8 @@ export class FieldSet {
   /** Whether `path` is a member. */
   has(path: Path): boolean {
     if (path.length === 0) return false;
-    if (path.length === 1) return this.#members.has(path[0]!);
-    return this.child(path[0]!).has(path.slice(1));
+    if (path.length === 1) return this.#members.has(path[0]);
+    return this.child(path[0]).has(path.slice(1));
   }
 
   /** The members under `element`, relative to it (structured-merge-diff's `WithPrefix`). */
@@ -90,20 +90,29 @@ export class FieldSet {
     if (this.isEmpty) return other;
     const members = new Set([...this.#members, ...other.#members]);
     const elements = new Set([...this.#children.keys(), ...other.#children.keys()]);
-    return FieldSet.#make(members, [...elements].map((e) => [e, this.child(e).union(other.child(e))]));
+    return FieldSet.#make(
+      members,
+      [...elements].map((e) => [e, this.child(e).union(other.child(e))]),
+    );
   }
 
   /** The members of both sets. */
   intersection(other: FieldSet): FieldSet {
     const members = new Set([...this.#members].filter((e) => other.#members.has(e)));
-    return FieldSet.#make(members, [...this.#children].map(([e, set]) => [e, set.intersection(other.child(e))]));
+    return FieldSet.#make(
+      members,
+      [...this.#children].map(([e, set]) => [e, set.intersection(other.child(e))]),
+    );
   }
 
   /** The members of this set that are not members of `other`. */
   difference(other: FieldSet): FieldSet {
     if (other.isEmpty) return this;
     const members = new Set([...this.#members].filter((e) => !other.#members.has(e)));
-    return FieldSet.#make(members, [...this.#children].map(([e, set]) => [e, set.difference(other.child(e))]));
+    return FieldSet.#make(
+      members,
+      [...this.#children].map(([e, set]) => [e, set.difference(other.child(e))]),
+    );
   }
 
   /** The members of this set that are neither members of `other` nor under one of them. */
@@ -111,7 +120,10 @@ export class FieldSet {
     if (other.isEmpty) return this;
     const members = new Set([...this.#members].filter((e) => !other.#members.has(e)));
     const children = [...this.#children].filter(([e]) => !other.#members.has(e));
-    return FieldSet.#make(members, children.map(([e, set]) => [e, set.recursiveDifference(other.child(e))]));
+    return FieldSet.#make(
+      members,
+      children.map(([e, set]) => [e, set.recursiveDifference(other.child(e))]),
+    );
   }
 
   /** Every member, in structured-merge-diff's order: an element's own path, then the paths under it. */
@@ -140,7 +152,10 @@ export class FieldSet {
   }
 
   static #seal(node: Draft): FieldSet {
-    return FieldSet.#make(node.members, [...node.children].map(([e, child]) => [e, FieldSet.#seal(child)] as const));
+    return FieldSet.#make(
+      node.members,
+      [...node.children].map(([e, child]) => [e, FieldSet.#seal(child)] as const),
+    );
   }
 
   /** Reads one level of fieldsV1: the set under it, and whether the path itself is a member. */

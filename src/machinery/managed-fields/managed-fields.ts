@@ -4,7 +4,7 @@
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import type { JsonSchema, SchemaResolver } from '../json-schema.js';
-import { isPlainObject, type KubeObject } from '../object.js';
+import { isPlainObject, type KubeObject } from '../meta/object.js';
 import { compareStrings, fieldPath } from './field-path.js';
 import { FieldSet } from './field-set.js';
 
@@ -47,8 +47,8 @@ export const strippedFields = FieldSet.of([
   fieldPath('apiVersion'),
   fieldPath('kind'),
   fieldPath('metadata'),
-  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map(
-    (name) => fieldPath('metadata', name),
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((name) =>
+    fieldPath('metadata', name),
   ),
 ]);
 

@@ -46,17 +46,17 @@ function mergeItems(live: readonly Child[], applied: readonly Child[], merge: Me
   const out: unknown[] = [];
   let next = 0;
   const keepLiveOnly = (until: number): void => {
-    for (; next < until; next++) if (!named.has(live[next]!.element)) out.push(live[next]!.value);
+    for (; next < until; next++) if (!named.has(live[next].element)) out.push(live[next].value);
   };
   for (const item of applied) {
     const at = liveIndex.get(item.element);
     if (at === undefined) {
-      while (next < live.length && !named.has(live[next]!.element)) out.push(live[next++]!.value);
+      while (next < live.length && !named.has(live[next].element)) out.push(live[next++].value);
       out.push(item.value);
     } else {
       keepLiveOnly(at);
       next = Math.max(next, at + 1);
-      out.push(merge(live[at]!.value, item.value, item.schema));
+      out.push(merge(live[at].value, item.value, item.schema));
     }
   }
   keepLiveOnly(live.length);

@@ -23,12 +23,15 @@ export interface Conflict {
 export function releaseChangedFields(owners: readonly FieldOwner[], changes: Comparison, force: boolean): FieldOwner[] {
   const changed = changes.added.union(changes.modified);
   if (!force) {
-    const conflicts = owners.flatMap((owner) => owner.fields.intersection(changed).paths().map((path) => ({ owner, path })));
+    const conflicts = owners.flatMap((owner) =>
+      owner.fields
+        .intersection(changed)
+        .paths()
+        .map((path) => ({ owner, path })),
+    );
     if (conflicts.length > 0) throw applyConflict(conflicts);
   }
-  return owners
-    .map((owner) => ({ ...owner, fields: owner.fields.difference(changed).difference(changes.removed) }))
-    .filter((owner) => !owner.fields.isEmpty);
+  return owners.map((owner) => ({ ...owner, fields: owner.fields.difference(changed).difference(changes.removed) })).filter((owner) => !owner.fields.isEmpty);
 }
 
 /**
@@ -47,7 +50,7 @@ export function applyConflict(conflicts: readonly Conflict[]): StatusError {
 }
 
 function conflictMessage(sorted: readonly Conflict[]): string {
-  if (sorted.length === 1) return `Apply failed with 1 conflict: conflict with ${describeOwner(sorted[0]!.owner)}: ${formatPath(sorted[0]!.path)}`;
+  if (sorted.length === 1) return `Apply failed with 1 conflict: conflict with ${describeOwner(sorted[0].owner)}: ${formatPath(sorted[0].path)}`;
   const lines: string[] = [];
   let previous: string | undefined;
   for (const { owner, path } of sorted) {

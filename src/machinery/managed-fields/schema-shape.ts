@@ -11,7 +11,7 @@
  *   are leaves.
  */
 import type { JsonSchema, SchemaResolver } from '../json-schema.js';
-import { isPlainObject } from '../object.js';
+import { isPlainObject } from '../meta/object.js';
 import { fieldElement, formatPath, indexElement, keyElement, valueElement, type Path, type PathElement } from './field-path.js';
 
 /** The apply semantics of one place of the schema; item schemas are resolved. */

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { pipelineSchema, v1SchemaNames } from '../../apis/cairn/v1/schemas.js';
 import { componentResolver } from '../json-schema.js';
-import { metaSchemas } from '../meta-schemas.js';
-import type { KubeObject } from '../object.js';
+import { metaSchemas } from '../types/meta-schemas.js';
+import type { KubeObject } from '../meta/object.js';
 import { applyPatch } from './apply.js';
 import { withManagedFields } from './managed-fields.js';
 import { updateManagedFields, type UpdateRequest } from './update.js';
@@ -104,7 +104,11 @@ describe('updateManagedFields', () => {
       fieldsV1: { 'f:spec': { 'f:paused': {}, 'f:runnerClassName': {} } },
     });
     const beta = write({ old: twice, updated: edit(twice, (o) => (o.spec.replicas = 9)), manager: 'ctl', apiVersion: 'cairn.dev/v1beta1', now: T3 });
-    expect(entries(beta).filter((e) => e.manager === 'ctl').map((e) => [e.apiVersion, e.fieldsV1])).toEqual([
+    expect(
+      entries(beta)
+        .filter((e) => e.manager === 'ctl')
+        .map((e) => [e.apiVersion, e.fieldsV1]),
+    ).toEqual([
       ['cairn.dev/v1', { 'f:spec': { 'f:paused': {}, 'f:runnerClassName': {} } }],
       ['cairn.dev/v1beta1', { 'f:spec': { 'f:replicas': {} } }],
     ]);
@@ -151,7 +155,10 @@ describe('updateManagedFields', () => {
     it('are ignored when invalid, or sent to a subresource', () => {
       const invalid = [{ manager: 'x', operation: 'Delete', apiVersion, fieldsType: 'FieldsV1', fieldsV1: {} }];
       expect(entries(write({ old, updated: changed(invalid), manager: 'ctl', now: T2 })).map((e) => e.manager)).toEqual(['kubectl-create', 'ctl']);
-      expect(entries(write({ old, updated: changed([]), manager: 'ctl', now: T2, subresource: 'status' })).map((e) => e.manager)).toEqual(['kubectl-create', 'ctl']);
+      expect(entries(write({ old, updated: changed([]), manager: 'ctl', now: T2, subresource: 'status' })).map((e) => e.manager)).toEqual([
+        'kubectl-create',
+        'ctl',
+      ]);
     });
   });
 

@@ -3,11 +3,19 @@
  * manager records it: the writer owns what it changed.
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
-import { isPlainObject, type KubeObject } from '../object.js';
+import { isPlainObject, type KubeObject } from '../meta/object.js';
 import { capUpdateOwners } from './cap.js';
 import { compareObjects, withoutFields } from './compare.js';
 import { FieldSet } from './field-set.js';
-import { decodeManagedFields, encodeManagedFields, ownerIdentity, strippedFields, withManagedFields, type FieldOwner, type OwnershipContext } from './managed-fields.js';
+import {
+  decodeManagedFields,
+  encodeManagedFields,
+  ownerIdentity,
+  strippedFields,
+  withManagedFields,
+  type FieldOwner,
+  type OwnershipContext,
+} from './managed-fields.js';
 import { releaseChangedFields } from './ownership.js';
 
 /** One write that is not an apply. */

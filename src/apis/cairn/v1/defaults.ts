@@ -2,8 +2,8 @@
  * Defaults of cairn.dev/v1, applied on create and update as kube applies defaults
  * when decoding. Only fields a client left unset are defaulted: a `0` stays `0`.
  */
-import type { KubeObject } from '../../../machinery/object.js';
-import { isPlainObject } from '../../../machinery/object.js';
+import type { KubeObject } from '../../../machinery/meta/object.js';
+import { isPlainObject } from '../../../machinery/meta/object.js';
 
 /**
  * Defaults a v1 Pipeline in place: `spec.replicas` is 1 when unset. A spec that is

@@ -3,7 +3,7 @@
  * (`kubectl explain`) and carry the list semantics that patches and apply follow.
  */
 import type { JsonSchema } from '../../../machinery/json-schema.js';
-import { metaSchemaNames } from '../../../machinery/meta-schemas.js';
+import { metaSchemaNames } from '../../../machinery/types/meta-schemas.js';
 
 const gvk = (kind: string) => [{ group: 'cairn.dev', version: 'v1', kind }];
 const objectMeta: JsonSchema = {
@@ -81,7 +81,12 @@ export const pipelineSchema: JsonSchema = {
       description: 'PipelineSpec is the desired state of a Pipeline.',
       properties: {
         runnerClassName: { type: 'string', description: 'Name of the RunnerClass whose runners execute this Pipeline.' },
-        replicas: { type: 'integer', format: 'int32', minimum: 0, description: "Number of parallel runners, the scale subresource's spec.replicas. Defaults to 1." },
+        replicas: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 0,
+          description: "Number of parallel runners, the scale subresource's spec.replicas. Defaults to 1.",
+        },
         paused: { type: 'boolean', description: 'Paused stops the runners without deleting the Pipeline.' },
         steps: {
           type: 'array',
@@ -101,7 +106,10 @@ export const pipelineSchema: JsonSchema = {
         phase: { type: 'string', enum: ['Pending', 'Running', 'Paused', 'Failed'], description: 'Phase: Pending, Running, Paused or Failed.' },
         replicas: { type: 'integer', format: 'int32', minimum: 0, description: "Number of runners that exist, the scale subresource's status.replicas." },
         readyReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Number of runners that are ready.' },
-        selector: { type: 'string', description: "Label selector of the runners in string form, the scale subresource's status.selector (a HorizontalPodAutoscaler reads it)." },
+        selector: {
+          type: 'string',
+          description: "Label selector of the runners in string form, the scale subresource's status.selector (a HorizontalPodAutoscaler reads it).",
+        },
         observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The generation the controller last acted on.' },
         conditions: {
           type: 'array',

@@ -1,0 +1,2 @@
+/** The name of the API group Cairn serves. */
+export const groupName = 'cairn.dev';

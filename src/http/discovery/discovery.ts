@@ -1,0 +1,117 @@
+/**
+ * Legacy discovery documents: APIVersions (`/api`), APIGroupList (`/apis`),
+ * APIGroup (`/apis/<group>`) and APIResourceList (`/apis/<group>/<version>`), and
+ * what they share with aggregated discovery: which resources a version serves, their
+ * verbs and their subresources.
+ */
+import type { ApiGroup, ApiResource } from '../../apis/api-resource.js';
+import type { GroupVersionKind } from '../../machinery/meta/group-version-kind.js';
+
+/** The verbs every resource serves. */
+const resourceVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** A resource as one served version presents it, in both discovery formats. */
+export interface DiscoveredResource {
+  readonly resource: ApiResource;
+  readonly kind: GroupVersionKind;
+  readonly verbs: readonly string[];
+  readonly subresources: readonly DiscoveredSubresource[];
+}
+
+/** A subresource (`status`, `scale`, `log`) as discovery presents it. */
+export interface DiscoveredSubresource {
+  readonly name: string;
+  readonly kind: GroupVersionKind;
+  readonly verbs: readonly string[];
+}
+
+const subresourceVerbs = ['get', 'patch', 'update'];
+/** A log is read and appended to. */
+const logVerbs = ['create', 'get'];
+/** What a scale subresource answers with, whatever the resource's group. */
+const scaleKind: GroupVersionKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+
+/**
+ * The subresources of a resource and their verbs, in both discovery formats; what the
+ * resource handler serves. A log is listed, as kube lists `pods/log`, with the
+ * resource's own kind, under `log` and its alias `logs`.
+ */
+export function subresourcesOf(resource: ApiResource, kind: GroupVersionKind): DiscoveredSubresource[] {
+  const subresources: DiscoveredSubresource[] = [];
+  if (resource.subresources.status) subresources.push({ name: 'status', kind, verbs: subresourceVerbs });
+  if (resource.subresources.scale) subresources.push({ name: 'scale', kind: scaleKind, verbs: subresourceVerbs });
+  if (resource.subresources.log) subresources.push({ name: 'log', kind, verbs: logVerbs }, { name: 'logs', kind, verbs: logVerbs });
+  return subresources;
+}
+
+/** The resources `group` serves in `version`, in the group's order. */
+export function discoveredResources(group: ApiGroup, version: string): DiscoveredResource[] {
+  return group.resources
+    .filter((r) => r.versions.some((v) => v.version === version))
+    .map((resource) => {
+      const kind = { group: group.name, version, kind: resource.kind };
+      return { resource, kind, verbs: resourceVerbs, subresources: subresourcesOf(resource, kind) };
+    });
+}
+
+function groupVersions(group: ApiGroup) {
+  return group.versions.map((version) => ({ groupVersion: `${group.name}/${version}`, version }));
+}
+
+/** `/api`: Cairn serves no core group versions. */
+export function apiVersions() {
+  return { kind: 'APIVersions', versions: [], serverAddressByClientCIDRs: [] };
+}
+
+/** `/apis/<group>`. */
+export function apiGroup(group: ApiGroup) {
+  const versions = groupVersions(group);
+  return { kind: 'APIGroup', apiVersion: 'v1', name: group.name, versions, preferredVersion: versions[0] };
+}
+
+/** `/apis`: the first version of each group is its preferred version. */
+export function apiGroupList(groups: readonly ApiGroup[]) {
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: groups.map((g) => {
+      const { kind: _kind, apiVersion: _apiVersion, ...rest } = apiGroup(g);
+      return rest;
+    }),
+  };
+}
+
+// APIResourceList names a subresource `<resource>/<subresource>` beside its resource.
+function resourceEntries({ resource, verbs, subresources }: DiscoveredResource) {
+  return [
+    {
+      name: resource.plural,
+      singularName: resource.singular,
+      namespaced: resource.namespaced,
+      kind: resource.kind,
+      verbs,
+      shortNames: resource.shortNames,
+      categories: resource.categories,
+    },
+    ...subresources.map((sub) => ({
+      name: `${resource.plural}/${sub.name}`,
+      singularName: '',
+      namespaced: resource.namespaced,
+      // Only a kind from another group (autoscaling/v1 Scale) carries group and version.
+      ...(sub.kind.group === resource.group ? {} : { group: sub.kind.group, version: sub.kind.version }),
+      kind: sub.kind.kind,
+      verbs: sub.verbs,
+    })),
+  ];
+}
+
+/** `/apis/<group>/<version>`, or undefined when the group does not serve that version. */
+export function apiResourceList(group: ApiGroup, version: string) {
+  if (!group.versions.includes(version)) return undefined;
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: `${group.name}/${version}`,
+    resources: discoveredResources(group, version).flatMap(resourceEntries),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The field manager of one endpoint, as kube's handlers hold one in their request
+ * scope: it records who owns which fields on every write (an `Update` entry) and
+ * merges server-side apply configurations (an `Apply` entry), with the fields the
+ * endpoint's strategy resets owned by nobody through it.
+ */
+import { applyPatch } from '../machinery/managed-fields/apply.js';
+import { fieldPath } from '../machinery/managed-fields/field-path.js';
+import { FieldSet } from '../machinery/managed-fields/field-set.js';
+import { withManagedFields } from '../machinery/managed-fields/managed-fields.js';
+import { updateManagedFields } from '../machinery/managed-fields/update.js';
+import type { JsonSchema, SchemaResolver } from '../machinery/json-schema.js';
+import type { KubeObject } from '../machinery/meta/object.js';
+import { now } from '../registry/store.js';
+
+/** Where a field manager records ownership. */
+export interface FieldManagerOptions {
+  /** The schema of the objects it sees, and the resolver of its references. */
+  readonly schema: JsonSchema;
+  readonly resolve: SchemaResolver;
+  /** The apiVersion its entries are recorded in (`cairn.dev/v1`). */
+  readonly apiVersion: string;
+  /** The subresource written through (`status`, `scale`), if any. */
+  readonly subresource?: string;
+  /** The top-level fields the endpoint resets (`status` on the main resource). */
+  readonly resetFields: readonly string[];
+}
+
+/** Records field ownership for one endpoint. */
+export class FieldManager {
+  readonly #options: FieldManagerOptions;
+  readonly #resetFields: FieldSet | undefined;
+
+  constructor(options: FieldManagerOptions) {
+    this.#options = options;
+    this.#resetFields = options.resetFields.length ? FieldSet.of(options.resetFields.map((name) => fieldPath(name))) : undefined;
+  }
+
+  #context(manager: string) {
+    const { schema, resolve, apiVersion, subresource } = this.#options;
+    return { schema, resolve, apiVersion, subresource, manager, now: now(), resetFields: this.#resetFields };
+  }
+
+  /** `updated` with managedFields recording that `manager` changed what differs from `live` (undefined on create). */
+  update(live: KubeObject | undefined, updated: KubeObject, manager: string): KubeObject {
+    const entries = updateManagedFields({ ...this.#context(manager), old: live, updated });
+    return withManagedFields(updated, entries);
+  }
+
+  /** The object an apply of `applied` by `manager` makes of `live`, with its managedFields; 409 on conflicts unless `force`. */
+  apply(live: KubeObject | undefined, applied: KubeObject, manager: string, force: boolean): KubeObject {
+    return applyPatch({ ...this.#context(manager), live, applied, force }).object;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Prometheus metrics as kube-apiserver names and labels them:
+ * `apiserver_request_total{verb,dry_run,group,version,resource,subresource,scope,component,code}`
+ * and the `apiserver_request_duration_seconds` histogram (the same labels but code).
+ * Each request is counted once its answer is final (the Status of an error, the end of
+ * a watch), with kube's verb (`LIST`, `WATCH`, `APPLY`, …) and scope.
+ */
+import type { Context, Next } from 'koa';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ApiGroup } from '../../apis/api-resource.js';
+import { applyPatchType } from '../../machinery/patch/patch.js';
+import { discoveredResources } from '../discovery/discovery.js';
+import { mediaType } from '../response/negotiation.js';
+import type { RequestInfo } from '../request/request-info.js';
+
+type RequestLabel = 'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component';
+
+/** kube's `APIServerComponent`. */
+const component = 'apiserver';
+
+/** kube's `validMethods`: any other reported verb is `other`. */
+const reportedVerbs: ReadonlySet<string> = new Set([
+  'APPLY',
+  'CONNECT',
+  'CREATE',
+  'DELETE',
+  'DELETECOLLECTION',
+  'GET',
+  'LIST',
+  'PATCH',
+  'POST',
+  'PROXY',
+  'PUT',
+  'UPDATE',
+  'WATCH',
+  'WATCHLIST',
+]);
+
+/** kube-apiserver's buckets for `apiserver_request_duration_seconds`. */
+const durationBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+
+/**
+ * The scope of a resource request as kube's installer assigns it to routes: `resource`
+ * when the path names an object or the request creates one, otherwise `namespace` or
+ * `cluster`; '' off resources.
+ */
+export function metricScope(method: string, info: RequestInfo): string {
+  if (!info.isResourceRequest) return '';
+  if (info.parts.length >= 2 || method === 'POST') return 'resource';
+  return info.namespace ? 'namespace' : 'cluster';
+}
+
+/** kube's `CanonicalVerb` and `cleanVerb`: the upper-case verb a request is counted under. */
+export function metricVerb(method: string, contentType: string | undefined, info: RequestInfo, scope: string): string {
+  let verb = method;
+  const collection = scope !== 'resource' && scope !== '';
+  if (method === 'GET' || method === 'HEAD') verb = collection ? 'LIST' : 'GET';
+  else if (method === 'DELETE' && collection) verb = 'DELETECOLLECTION';
+  if (info.isResourceRequest && info.verb === 'watch') verb = 'WATCH';
+  if (method === 'PATCH' && mediaType(contentType) === applyPatchType) verb = 'APPLY';
+  return reportedVerbs.has(verb) ? verb : 'other';
+}
+
+/** kube's `cleanDryRun`: '' without `dryRun`, the sorted distinct values when all are `All`, `invalid` otherwise. */
+export function metricDryRun(query: URLSearchParams): string {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return '';
+  if (values.some((v) => v !== 'All')) return 'invalid';
+  return [...new Set(values)].sort().join(',');
+}
+
+/** `group/version/resource/subresource` of everything the groups serve, as discovery lists it. */
+function servedKeys(groups: readonly ApiGroup[]): ReadonlySet<string> {
+  const keys = new Set<string>();
+  for (const group of groups) {
+    for (const version of group.versions) {
+      for (const { resource, subresources } of discoveredResources(group, version)) {
+        keys.add(`${group.name}/${version}/${resource.plural}/`);
+        for (const sub of subresources) keys.add(`${group.name}/${version}/${resource.plural}/${sub.name}`);
+      }
+    }
+  }
+  return keys;
+}
+
+/** The metrics of one server. */
+export class ApiMetrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter<RequestLabel | 'code'>;
+  readonly #duration: Histogram<RequestLabel>;
+  readonly #served: ReadonlySet<string>;
+
+  /** `groups`: what the server serves; requests for anything else are counted without their resource labels. */
+  constructor(groups: readonly ApiGroup[]) {
+    this.#served = servedKeys(groups);
+    collectDefaultMetrics({ register: this.registry });
+    const labelNames: RequestLabel[] = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
+    this.#requests = new Counter({
+      name: 'apiserver_request_total',
+      help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      labelNames: [...labelNames, 'code'],
+      registers: [this.registry],
+    });
+    this.#duration = new Histogram({
+      name: 'apiserver_request_duration_seconds',
+      help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+      labelNames,
+      buckets: durationBuckets,
+      registers: [this.registry],
+    });
+  }
+
+  /**
+   * The labels of a finished request. Off resources, `subresource` holds the route's
+   * path, as kube labels `/healthz`. A client may send any path, so only what Cairn
+   * serves gets its own series: anything else is counted with empty
+   * group/version/resource/subresource, keeping the number of series bounded.
+   */
+  #labels(ctx: Context, info: RequestInfo | undefined): Record<RequestLabel, string> {
+    const resourceInfo = info?.isResourceRequest ? info : undefined;
+    const scope = info ? metricScope(ctx.method, info) : '';
+    const verb = info ? metricVerb(ctx.method, ctx.get('Content-Type'), info, scope) : reportedVerbs.has(ctx.method) ? ctx.method : 'other';
+    const served = resourceInfo && this.#served.has(`${resourceInfo.apiGroup}/${resourceInfo.apiVersion}/${resourceInfo.resource}/${resourceInfo.subresource}`);
+    const route = (ctx as { routerPath?: string }).routerPath;
+    return {
+      verb,
+      dry_run: metricDryRun(new URLSearchParams(ctx.querystring)),
+      group: served ? resourceInfo.apiGroup : '',
+      version: served ? resourceInfo.apiVersion : '',
+      resource: served ? resourceInfo.resource : '',
+      subresource: served ? resourceInfo.subresource : !resourceInfo && route ? route : '',
+      scope,
+      component,
+    };
+  }
+
+  /**
+   * Counts every request once its answer is final: it wraps the whole chain, so errors
+   * are counted with the code of their Status, and streams when they end.
+   */
+  middleware() {
+    return async (ctx: Context, next: Next): Promise<void> => {
+      const start = process.hrtime.bigint();
+      try {
+        await next();
+      } finally {
+        const labels = this.#labels(ctx, (ctx.state as { requestInfo?: RequestInfo }).requestInfo);
+        this.#duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+        this.#requests.inc({ ...labels, code: String(ctx.status) });
+      }
+    };
+  }
+
+  /** Answers `/metrics`. */
+  async answer(ctx: Context): Promise<void> {
+    ctx.type = this.registry.contentType;
+    ctx.body = await this.registry.metrics();
+  }
+}

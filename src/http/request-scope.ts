@@ -1,0 +1,255 @@
+/**
+ * What a handler needs to serve one resource (or subresource) in one version, as
+ * kube's `RequestScope` holds it: the kind it speaks, how a body of that version is
+ * decoded (identity checked, nulls unset, unknown fields pruned, defaults applied —
+ * the store's validation then changes nothing), conversion to and from the storage
+ * version, field-label conversion, the field manager, and the REST object to call.
+ */
+import { servedVersion, storageVersionOf, type ApiResource, type ResourceVersion } from '../apis/api-resource.js';
+import { badRequest } from '../machinery/errors.js';
+import { dropNulls, unknownFields, type JsonSchema, type SchemaResolver } from '../machinery/json-schema.js';
+import { deepCopy, isPlainObject, type KubeObject } from '../machinery/meta/object.js';
+import { scaleSchemaName } from '../machinery/types/scale.js';
+import { defaultTableColumns, type TableColumn } from '../machinery/types/table.js';
+import type { FieldValidation } from '../registry/request-options.js';
+import type { ResourceStorages } from '../registry/registry.js';
+import type { SchemaValidator } from '../registry/schema-validator.js';
+import type { ObjectKey, Store, StoreWriteOptions, ValidateObject, ValidateObjectUpdate } from '../registry/store.js';
+import { FieldManager } from './field-manager.js';
+import { patchContentTypes, patchTypes } from '../machinery/patch/patch.js';
+
+/** A decoded write body: the object, and what field validation reports about it. */
+export interface DecodedObject {
+  readonly object: KubeObject;
+  /** `unknown field "spec.x"` and `duplicate field "spec.replicas"` problems, as Warning headers say them. */
+  readonly warnings: readonly string[];
+}
+
+/** Options of a write through an endpoint. */
+export interface EndpointWriteOptions extends StoreWriteOptions {
+  /** Record the write as this manager's `Update`; unset for an apply, whose result carries its own managedFields. */
+  readonly manager?: string;
+}
+
+/**
+ * kube's rest.Creater, rest.Getter and rest.Updater over the kind an endpoint speaks
+ * (the object in the request's version, or a Scale): handlers read and write every
+ * endpoint the same way; conversion to the storage version and the field manager's
+ * record of the write happen inside.
+ */
+export interface EndpointREST {
+  get(key: ObjectKey): Promise<KubeObject>;
+  /** Only the main endpoint creates. */
+  create?(namespace: string, object: KubeObject, createValidation: ValidateObject, options: EndpointWriteOptions): Promise<KubeObject>;
+  update(
+    key: ObjectKey,
+    objInfo: (current: KubeObject | undefined) => unknown,
+    createValidation: ValidateObject,
+    updateValidation: ValidateObjectUpdate,
+    forceAllowCreate: boolean,
+    options: EndpointWriteOptions,
+  ): Promise<{ readonly object: KubeObject; readonly created: boolean }>;
+}
+
+/** One endpoint in one version. */
+export interface RequestScope {
+  readonly resource: ApiResource;
+  /** The request's version. */
+  readonly version: string;
+  /** The subresource served (`status`, `scale`), if any. */
+  readonly subresource?: string;
+  /** What the endpoint's objects are: `cairn.dev/v1` Pipeline, or `autoscaling/v1` Scale. */
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** The media types a PATCH of the endpoint may carry. */
+  readonly patchContentTypes: readonly string[];
+  /** The columns of the endpoint's objects in a Table. */
+  readonly tableColumns: readonly TableColumn[];
+  /** The schema of the endpoint's objects in the request's version, for patches. */
+  readonly schema: JsonSchema;
+  readonly resolve: SchemaResolver;
+  readonly rest: EndpointREST;
+  readonly fieldManager: FieldManager;
+  /** Checks a body names the endpoint's kind and version; 400 otherwise. */
+  readonly checkKind: (value: unknown) => asserts value is KubeObject;
+  /** Decodes a body of the request's version; 400 when it is not one (or, under Strict, has unknown or duplicate fields). */
+  readonly decode: (value: unknown, fieldValidation: FieldValidation, duplicateFields: readonly string[]) => DecodedObject;
+  /** Converts an object of the request's version to the storage version. */
+  readonly toStorage: (object: KubeObject) => KubeObject;
+  /** Converts an object of the storage version to the request's version. */
+  readonly fromStorage: (object: KubeObject) => KubeObject;
+  /** The storage version's name of a field selector label of this version; undefined when the label is not one. */
+  readonly fieldLabel: (label: string) => string | undefined;
+}
+
+/** Checks a body is an object of `kind` in `apiVersion`, as kube's decoder does; 400 otherwise. */
+function checkKind(body: unknown, kind: string, apiVersion: string): asserts body is KubeObject {
+  if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON object');
+  const describe = () => JSON.stringify(body).slice(0, 200);
+  if (!body.kind) throw badRequest(`Object 'Kind' is missing in '${describe()}'`);
+  if (!body.apiVersion) throw badRequest(`Object 'apiVersion' is missing in '${describe()}'`);
+  if (body.apiVersion !== apiVersion) {
+    throw badRequest(`the API version in the data (${JSON.stringify(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
+  }
+  const version = apiVersion.split('/').at(-1);
+  if (body.kind !== kind)
+    throw badRequest(
+      `${JSON.stringify(body.kind)} in version "${version}" cannot be handled as a ${kind}: the kind in the data does not match the expected kind ${kind}`,
+    );
+  if (body.metadata !== undefined && !isPlainObject(body.metadata)) throw badRequest('metadata must be an object');
+}
+
+function strictError(kind: string, version: string, problems: readonly string[]): Error {
+  return badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(', ')}`);
+}
+
+const identity = (object: KubeObject): KubeObject => object;
+
+/** A store spoken to in one version: objects converted on the way in and out, writes recorded by the field manager. */
+function versionedREST(
+  store: Store,
+  fieldManager: FieldManager,
+  toStorage: (o: KubeObject) => KubeObject,
+  fromStorage: (o: KubeObject) => KubeObject,
+): EndpointREST {
+  const record = (live: KubeObject | undefined, next: KubeObject, options: EndpointWriteOptions) =>
+    options.manager === undefined ? next : fieldManager.update(live, next, options.manager);
+  return {
+    get: async (key) => fromStorage(await store.get(key)),
+    async create(namespace, object, createValidation, options) {
+      return fromStorage(await store.create(namespace, toStorage(record(undefined, object, options)), createValidation, options));
+    },
+    async update(key, objInfo, createValidation, updateValidation, forceAllowCreate, options) {
+      const outcome = await store.update(
+        key,
+        async (current) => {
+          const live = current && fromStorage(current);
+          return toStorage(record(live, (await objInfo(live)) as KubeObject, options));
+        },
+        createValidation,
+        updateValidation,
+        forceAllowCreate,
+        options,
+      );
+      return { object: fromStorage(outcome.object), created: outcome.created };
+    },
+  };
+}
+
+/** The scope of `resource`'s main endpoint (or `/status`) in `version`. */
+function objectScope(
+  resource: ApiResource,
+  served: ResourceVersion,
+  storages: ResourceStorages,
+  validator: SchemaValidator,
+  subresource?: 'status',
+): RequestScope {
+  const apiVersion = `${resource.group}/${served.version}`;
+  const store = subresource === 'status' ? storages.status! : storages.store;
+  const schema = validator.schema(served.schemaName);
+  const selectable = new Set(['metadata.name', ...(resource.namespaced ? ['metadata.namespace'] : []), ...resource.selectableFields]);
+  const toStorage = served.toStorage ?? identity;
+  const fromStorage = served.fromStorage ?? identity;
+  const fieldManager = new FieldManager({
+    schema,
+    resolve: validator.resolve,
+    apiVersion,
+    subresource,
+    resetFields: store.strategy.resetFields()[apiVersion] ?? [],
+  });
+  return {
+    resource,
+    version: served.version,
+    subresource,
+    apiVersion,
+    kind: resource.kind,
+    patchContentTypes,
+    tableColumns: resource.printerColumns,
+    schema,
+    resolve: validator.resolve,
+    rest: versionedREST(store, fieldManager, toStorage, fromStorage),
+    fieldManager,
+    checkKind: (value) => checkKind(value, resource.kind, apiVersion),
+    decode(value, fieldValidation, duplicateFields) {
+      checkKind(value, resource.kind, apiVersion);
+      const object = deepCopy(value);
+      dropNulls(object, schema, validator.resolve);
+      const unknown = unknownFields(object, schema, validator.resolve, true);
+      const problems = [...duplicateFields.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];
+      if (problems.length && fieldValidation === 'Strict') throw strictError(resource.kind, served.version, problems);
+      served.defaults?.(object);
+      return { object, warnings: fieldValidation === 'Warn' ? problems : [] };
+    },
+    toStorage,
+    fromStorage,
+    fieldLabel: (label) => {
+      const converted = served.fieldLabel ? served.fieldLabel(label) : label;
+      return converted !== undefined && selectable.has(converted) ? converted : undefined;
+    },
+  };
+}
+
+/** The scope of `/scale`: autoscaling/v1 Scale whatever the version, ownership recorded on the object. */
+function scaleScope(resource: ApiResource, version: string, storages: ResourceStorages, validator: SchemaValidator): RequestScope {
+  const storage = storageVersionOf(resource);
+  const apiVersion = `${resource.group}/${storage.version}`;
+  const scale = storages.scale!;
+  // A Scale write is recorded on the object, where only replicas change: status and metadata stay as stored.
+  const fieldManager = new FieldManager({
+    schema: validator.schema(storage.schemaName),
+    resolve: validator.resolve,
+    apiVersion,
+    subresource: 'scale',
+    resetFields: ['status', 'metadata'],
+  });
+  return {
+    resource,
+    version,
+    subresource: 'scale',
+    apiVersion: 'autoscaling/v1',
+    kind: 'Scale',
+    // A Scale takes patches, not applied configurations.
+    patchContentTypes: Object.values(patchTypes),
+    tableColumns: defaultTableColumns,
+    schema: validator.schema(scaleSchemaName),
+    resolve: validator.resolve,
+    rest: {
+      get: (key) => scale.get(key),
+      async update(key, objInfo, _createValidation, updateValidation, _forceAllowCreate, options) {
+        const record = (object: KubeObject, current: KubeObject) =>
+          options.manager === undefined ? object : fieldManager.update(current, object, options.manager);
+        return { object: await scale.update(key, objInfo, record, updateValidation, options), created: false };
+      },
+    },
+    fieldManager,
+    checkKind: (value) => checkKind(value, 'Scale', 'autoscaling/v1'),
+    // What a Scale may hold is checked where it is mapped onto the object (machinery/scale.ts).
+    decode: (value) => ({ object: value as KubeObject, warnings: [] }),
+    toStorage: identity,
+    fromStorage: identity,
+    fieldLabel: () => undefined,
+  };
+}
+
+/** The scope of a request for `resource`'s `subresource` (or main endpoint) in `version`; undefined when not served. */
+export function requestScope(
+  resource: ApiResource,
+  version: string,
+  subresource: string | undefined,
+  storages: ResourceStorages,
+  validator: SchemaValidator,
+): RequestScope | undefined {
+  const served = servedVersion(resource, version);
+  if (!served) return undefined;
+  switch (subresource) {
+    case undefined:
+    case 'log':
+      return objectScope(resource, served, storages, validator);
+    case 'status':
+      return storages.status && objectScope(resource, served, storages, validator, 'status');
+    case 'scale':
+      return storages.scale && scaleScope(resource, version, storages, validator);
+    default:
+      return undefined;
+  }
+}

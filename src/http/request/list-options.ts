@@ -1,0 +1,80 @@
+/**
+ * The options of list and watch requests, decoded from the query and checked as
+ * kube-apiserver's ValidateListOptions does (422 on `ListOptions.meta.k8s.io`).
+ */
+import { invalid, type FieldError } from '../../machinery/errors.js';
+import type { FieldSelector } from '../../machinery/selectors/field-selector.js';
+import type { ListOptions, ResourceVersionMatch, WatchOptions } from '../../registry/request-options.js';
+import { booleanParam, fieldSelectorParam, integerParam, labelSelectorParam, resourceVersionParam, type Query } from './query.js';
+import type { RequestScope } from '../request-scope.js';
+import { fieldPath, forbidden, notSupported } from '../../machinery/field-errors.js';
+
+const match = fieldPath('resourceVersionMatch');
+
+function matchParam(query: Query): string | undefined {
+  const value = query.get('resourceVersionMatch');
+  return value === null || value === '' ? undefined : value;
+}
+
+function listErrors(o: { resourceVersion: string; match?: string; continue?: string; sendInitialEvents?: boolean }): FieldError[] {
+  const errors: FieldError[] = [];
+  if (o.match !== undefined) {
+    if (o.resourceVersion === '') errors.push(forbidden(match, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (o.continue) errors.push(forbidden(match, 'resourceVersionMatch is forbidden when continue is provided'));
+    if (o.match === 'Exact' && o.resourceVersion === '0') {
+      errors.push(forbidden(match, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    } else if (o.match !== 'Exact' && o.match !== 'NotOlderThan') {
+      errors.push(notSupported(match, o.match, ['Exact', 'NotOlderThan']));
+    }
+  }
+  if (o.sendInitialEvents !== undefined) errors.push(forbidden(fieldPath('sendInitialEvents'), 'sendInitialEvents is forbidden for list'));
+  return errors;
+}
+
+function watchErrors(o: { match?: string; continue?: string; sendInitialEvents?: boolean }): FieldError[] {
+  const errors: FieldError[] = [];
+  if (o.sendInitialEvents !== undefined && o.match !== 'NotOlderThan') {
+    errors.push(forbidden(match, 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  }
+  if (o.match !== undefined) {
+    if (o.sendInitialEvents === undefined) errors.push(forbidden(match, 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (o.match !== 'NotOlderThan') errors.push(notSupported(match, o.match, ['NotOlderThan']));
+    if (o.continue) errors.push(forbidden(match, 'resourceVersionMatch is forbidden when continue is provided'));
+  }
+  return errors;
+}
+
+/** Adds `metadata.name=<name>` for a watch of one object (`/watch/…/pipelines/NAME`). */
+function withName(selector: FieldSelector | undefined, name: string | undefined): FieldSelector | undefined {
+  if (name === undefined) return selector;
+  return [...(selector ?? []), { field: 'metadata.name', operator: '=', value: name }];
+}
+
+/** Decodes and validates the options of a list (`watch` false) or a watch; field selectors are converted to the storage version's labels. */
+export function listOptions(query: Query, scope: Pick<RequestScope, 'fieldLabel'>, watch: boolean, name?: string): WatchOptions {
+  const resourceVersion = resourceVersionParam(query);
+  const match = matchParam(query);
+  const continueToken = query.get('continue') ?? undefined;
+  const sendInitialEvents = booleanParam(query, 'sendInitialEvents');
+  const errors = watch
+    ? watchErrors({ match, continue: continueToken, sendInitialEvents })
+    : listErrors({ resourceVersion, match, continue: continueToken, sendInitialEvents });
+  if (errors.length) throw invalid('ListOptions', 'meta.k8s.io', '', errors);
+  const limit = integerParam(query, 'limit');
+  const options: ListOptions = {
+    labelSelector: labelSelectorParam(query),
+    fieldSelector: withName(fieldSelectorParam(query, scope.fieldLabel), name),
+    resourceVersion,
+    resourceVersionMatch: match as ResourceVersionMatch | undefined,
+    // As in kube, a limit of 0 means no limit.
+    limit: limit === 0 ? undefined : limit,
+    continue: continueToken || undefined,
+    timeoutSeconds: integerParam(query, 'timeoutSeconds'),
+  };
+  return watch ? { ...options, sendInitialEvents } : options;
+}
+
+/** `allowWatchBookmarks`. */
+export function allowWatchBookmarksParam(query: Query): boolean {
+  return booleanParam(query, 'allowWatchBookmarks') ?? false;
+}

@@ -1,0 +1,138 @@
+/**
+ * Decoding of the query parameters kube's API takes.
+ */
+import { badRequest } from '../../machinery/errors.js';
+import { parseFieldSelector, type FieldSelector } from '../../machinery/selectors/field-selector.js';
+import { parseLabelSelector, type LabelSelector } from '../../machinery/selectors/label-selector.js';
+import { SelectorParseError } from '../../machinery/selectors/selector-parse-error.js';
+import type { FieldValidation, WriteOptions } from '../../registry/request-options.js';
+
+/** The query of a request, as URLSearchParams. */
+export type Query = URLSearchParams;
+
+/** `watch=true|1`. */
+export function isWatch(query: Query): boolean {
+  const value = query.get('watch');
+  return value === 'true' || value === '1';
+}
+
+/** Parses `labelSelector`; 400 naming the problem. */
+export function labelSelectorParam(query: Query): LabelSelector | undefined {
+  const text = query.get('labelSelector');
+  if (!text) return undefined;
+  try {
+    return parseLabelSelector(text);
+  } catch (error) {
+    if (error instanceof SelectorParseError) throw badRequest(`unable to parse labelSelector: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Parses `fieldSelector`, converting each field to the storage version's label
+ * (`fieldLabel`, undefined for a field that cannot be selected); 400 naming the problem.
+ */
+export function fieldSelectorParam(query: Query, fieldLabel: (label: string) => string | undefined): FieldSelector | undefined {
+  const text = query.get('fieldSelector');
+  if (!text) return undefined;
+  let selector: FieldSelector;
+  try {
+    selector = parseFieldSelector(text);
+  } catch (error) {
+    if (error instanceof SelectorParseError) throw badRequest(`unable to parse fieldSelector: ${error.message}`);
+    throw error;
+  }
+  return selector.map((requirement) => {
+    const field = fieldLabel(requirement.field);
+    if (field === undefined) throw badRequest(`field label not supported: ${requirement.field}`);
+    return { ...requirement, field };
+  });
+}
+
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
+
+/**
+ * Parses an int64 parameter as kube's query decoding does (Go's strconv.ParseInt):
+ * 400 when malformed or outside int64. Values past JavaScript's safe integers are
+ * clamped to it, which no limit, count or duration tells apart from int64's end.
+ */
+function int64Param(query: Query, name: string, pattern: RegExp): number | undefined {
+  const text = query.get(name);
+  if (text === null || text === '') return undefined;
+  if (!pattern.test(text)) throw badRequest(`invalid value for ${name}: ${text}`);
+  const value = BigInt(text);
+  if (value < int64Min || value > int64Max) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing "${text}": value out of range`);
+  const safe = BigInt(Number.MAX_SAFE_INTEGER);
+  return Number(value > safe ? safe : value < -safe ? -safe : value);
+}
+
+/** Parses a non-negative int64 parameter; 400 when malformed or out of range. */
+export function integerParam(query: Query, name: string): number | undefined {
+  return int64Param(query, name, /^\+?\d+$/);
+}
+
+/** Parses a signed int64 parameter, for options whose validation reports negative values (422); 400 when malformed. */
+export function signedIntegerParam(query: Query, name: string): number | undefined {
+  return int64Param(query, name, /^[+-]?\d+$/);
+}
+
+/** Parses a boolean parameter (`true`/`1`, `false`/`0`); 400 when malformed. */
+export function booleanParam(query: Query, name: string): boolean | undefined {
+  const value = query.get(name);
+  if (value === null || value === '') return undefined;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw badRequest(`invalid value for ${name}: ${value}`);
+}
+
+// RFC 3339 as kube's metav1.Time reads it: a date, a time with optional fraction, and Z or an offset.
+const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Parses an RFC 3339 time parameter; 400 when malformed. */
+export function timeParam(query: Query, name: string): Date | undefined {
+  const text = query.get(name);
+  if (text === null || text === '') return undefined;
+  const time = rfc3339.test(text) ? new Date(text) : undefined;
+  if (!time || Number.isNaN(time.getTime())) throw badRequest(`invalid value for ${name}: ${text}: not an RFC 3339 time`);
+  return time;
+}
+
+/** Checks a resourceVersion parameter is a non-negative integer (or unset). */
+export function resourceVersionParam(query: Query): string {
+  const rv = query.get('resourceVersion') ?? '';
+  // kube parses it as a uint64; Cairn's resourceVersions are int64, and no larger one can be current.
+  if (rv !== '' && (!/^\d+$/.test(rv) || BigInt(rv) > int64Max)) throw badRequest(`invalid resource version: ${rv}`);
+  return rv;
+}
+
+/** `dryRun=All` (the only value kube accepts). */
+export function dryRunParam(values: readonly string[]): boolean {
+  for (const value of values) {
+    if (value !== 'All') throw badRequest(`Invalid dryRun value: ${value}: supported values: "All"`);
+  }
+  return values.length > 0;
+}
+
+/** The options of create, update and patch. */
+export function writeOptions(query: Query): WriteOptions {
+  const validation = query.get('fieldValidation') ?? '';
+  let fieldValidation: FieldValidation;
+  switch (validation.toLowerCase()) {
+    case '':
+    case 'warn':
+      fieldValidation = 'Warn';
+      break;
+    case 'strict':
+      fieldValidation = 'Strict';
+      break;
+    case 'ignore':
+      fieldValidation = 'Ignore';
+      break;
+    default:
+      throw badRequest(`fieldValidation: Unsupported value: "${validation}": supported values: "Ignore", "Strict", "Warn"`);
+  }
+  const fieldManager = query.get('fieldManager') ?? undefined;
+  if (fieldManager !== undefined && fieldManager.length > 128) throw badRequest('fieldManager: Too long: may not be more than 128 bytes');
+  return { dryRun: dryRunParam(query.getAll('dryRun')), fieldManager, fieldValidation };
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { isStatusError } from '../../machinery/status.js';
+import { newRequestInfo, parseResourcePath, type RequestInfo } from './request-info.js';
+
+const parse = (method: string, path: string) => parseResourcePath('cairn.dev', 'v1', path.split('/'), method, false);
+
+describe('parseResourcePath', () => {
+  it.each([
+    ['GET', 'namespaces/ns/pipelines/p/log', 'get', 'log'],
+    ['GET', 'namespaces/ns/pipelines/p/logs', 'get', 'log'],
+    ['POST', 'namespaces/ns/pipelines/p/log', 'create', 'log'],
+    // The alias is authorized under the subresource's name: `create pipelines/log`.
+    ['POST', 'namespaces/ns/pipelines/p/logs', 'create', 'log'],
+    ['PATCH', 'namespaces/ns/pipelines/p/status', 'patch', 'status'],
+    ['GET', 'namespaces/ns/pipelines/p', 'get', undefined],
+  ])('%s %s is %s on subresource %s', (method, path, verb, subresource) => {
+    expect(parse(method, path)).toEqual({ group: 'cairn.dev', version: 'v1', namespace: 'ns', resource: 'pipelines', name: 'p', subresource, verb });
+  });
+
+  it.each([
+    ['GET', 'watch/namespaces/ns/pipelines', { verb: 'watch', namespace: 'ns', name: undefined }],
+    ['GET', 'watch/runnerclasses/std', { verb: 'watch', namespace: undefined, name: 'std' }],
+    ['DELETE', 'namespaces/ns/pipelines', { verb: 'deletecollection', namespace: 'ns', name: undefined }],
+    ['GET', 'pipelines', { verb: 'list', namespace: undefined, name: undefined }],
+  ])('%s %s', (method, path, expected) => {
+    expect(parse(method, path)).toMatchObject(expected);
+  });
+
+  it.each([
+    ['POST', 'watch/namespaces/ns/pipelines'],
+    ['GET', 'namespaces/ns/pipelines/p/status/extra'],
+    ['GET', 'proxy/pipelines/p'],
+  ])('serves nothing at %s %s', (method, path) => {
+    expect(parse(method, path)).toBeUndefined();
+  });
+
+  it('refuses a name that cannot be a path segment with a 400', () => {
+    expect(() => parse('GET', 'namespaces/ns/pipelines/..')).toThrow(expect.objectContaining({ code: 400 }));
+  });
+});
+
+const info = (method: string, path: string, query = ''): RequestInfo => newRequestInfo(method, path, new URLSearchParams(query));
+
+describe('newRequestInfo', () => {
+  // The cases of k8s.io/apiserver's requestinfo_test.go, moved into a group.
+  it.each<[string, string, string, Partial<RequestInfo>]>([
+    ['GET', '/apis/cairn.dev/v1/namespaces', '', { verb: 'list', namespace: '', resource: 'namespaces', name: '' }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other', '', { verb: 'get', namespace: 'other', resource: 'namespaces', name: 'other' }],
+    [
+      'GET',
+      '/apis/cairn.dev/v1/namespaces/other/pipelines/foo',
+      '',
+      { verb: 'get', namespace: 'other', resource: 'pipelines', name: 'foo', parts: ['pipelines', 'foo'] },
+    ],
+    ['HEAD', '/apis/cairn.dev/v1/namespaces/other/pipelines/foo', '', { verb: 'get', name: 'foo' }],
+    ['GET', '/apis/cairn.dev/v1/pipelines', '', { verb: 'list', namespace: '', resource: 'pipelines' }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other/pipelines', '', { verb: 'list', namespace: 'other', resource: 'pipelines' }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other/pipelines', 'watch=true', { verb: 'watch', namespace: 'other', resource: 'pipelines' }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other/pipelines', 'watch=false', { verb: 'list' }],
+    ['GET', '/apis/cairn.dev/v1/watch/pipelines', '', { verb: 'watch', namespace: '', resource: 'pipelines' }],
+    ['GET', '/apis/cairn.dev/v1/watch/namespaces/other/pipelines/foo', '', { verb: 'watch', namespace: 'other', resource: 'pipelines', name: 'foo' }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other/pipelines', 'fieldSelector=metadata.name%3Dfoo', { verb: 'list', name: 'foo' }],
+    [
+      'GET',
+      '/apis/cairn.dev/v1/namespaces/other/pipelines',
+      'watch=1&fieldSelector=metadata.name%3D%3Dfoo,status.phase%3DRunning',
+      { verb: 'watch', name: 'foo' },
+    ],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other/pipelines', 'fieldSelector=metadata.name!%3Dfoo', { verb: 'list', name: '' }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other/pipelines', 'fieldSelector=metadata.name%3D..', { verb: 'list', name: '' }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other/pipelines', 'fieldSelector=%3D%3D%3D', { verb: 'list', name: '' }],
+    ['POST', '/apis/cairn.dev/v1/namespaces/other/pipelines', '', { verb: 'create', namespace: 'other', resource: 'pipelines' }],
+    ['PUT', '/apis/cairn.dev/v1/namespaces/other/pipelines/foo', '', { verb: 'update', name: 'foo' }],
+    ['PATCH', '/apis/cairn.dev/v1/namespaces/other/pipelines/foo/status', '', { verb: 'patch', name: 'foo', subresource: 'status' }],
+    ['DELETE', '/apis/cairn.dev/v1/namespaces/other/pipelines/foo', '', { verb: 'delete', name: 'foo' }],
+    ['DELETE', '/apis/cairn.dev/v1/namespaces/other/pipelines', '', { verb: 'deletecollection', name: '' }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other/pipelines/foo/logs', '', { subresource: 'log', parts: ['pipelines', 'foo', 'logs'] }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other/pipelines/foo/log/extra', '', { subresource: 'log', parts: ['pipelines', 'foo', 'log', 'extra'] }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/other/status', '', { namespace: 'other', resource: 'namespaces', name: 'other', subresource: 'status' }],
+    ['GET', '/apis/cairn.dev/v1/proxy/namespaces/other/pipelines/foo/a/b', '', { verb: 'proxy', name: 'foo', subresource: '' }],
+    ['GET', '/api/v1/namespaces/other/pods/foo', '', { apiPrefix: 'api', apiGroup: '', apiVersion: 'v1', resource: 'pods', name: 'foo' }],
+    ['OPTIONS', '/apis/cairn.dev/v1/pipelines', '', { verb: '' }],
+    ['GET', '/apis/cairn.dev/v1/namespaces/a%20b/pipelines', '', { namespace: 'a b' }],
+  ])('%s %s?%s is a resource request', (method, path, query, expected) => {
+    expect(info(method, path, query)).toMatchObject({ isResourceRequest: true, path, apiPrefix: 'apis', apiGroup: 'cairn.dev', apiVersion: 'v1', ...expected });
+  });
+
+  it.each([
+    ['GET', '/'],
+    ['GET', '/healthz'],
+    ['GET', '/readyz/ping'],
+    ['GET', '/version'],
+    ['GET', '/apis'],
+    ['GET', '/apis/cairn.dev'],
+    ['GET', '/apis/cairn.dev/v1'],
+    ['GET', '/apis/cairn.dev/v1/'],
+    ['GET', '/api/v1'],
+    ['POST', '/openapi/v3'],
+    ['DELETE', '/something/else'],
+  ])('%s %s is a non-resource request with the lower-case method as verb', (method, path) => {
+    expect(info(method, path)).toEqual({
+      isResourceRequest: false,
+      path,
+      verb: method.toLowerCase(),
+      apiPrefix: '',
+      apiGroup: '',
+      apiVersion: '',
+      namespace: '',
+      resource: '',
+      subresource: '',
+      name: '',
+      parts: [],
+    });
+  });
+
+  it.each([['/apis/cairn.dev/v1/watch'], ['/apis/cairn.dev/v1/proxy'], ['/apis/cairn.dev/v1/namespaces/a%zz/pipelines'], ['/healthz%']])(
+    'refuses %s with a 400 Status',
+    (path) => {
+      let error: unknown;
+      try {
+        info('GET', path);
+      } catch (e) {
+        error = e;
+      }
+      expect(isStatusError(error) && error.status).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
+    },
+  );
+});

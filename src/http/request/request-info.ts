@@ -1,0 +1,218 @@
+/**
+ * What a request is, before anyone handles it: kube's RequestInfo, computed for every
+ * path as k8s.io/apiserver's `RequestInfoFactory` does. Authentication, audit,
+ * authorization, metrics and the resource routes all read this one answer.
+ */
+import { badRequest } from '../../machinery/errors.js';
+import { parseFieldSelector } from '../../machinery/selectors/field-selector.js';
+import { validatePathSegmentName } from '../../machinery/meta/names.js';
+import { SelectorParseError } from '../../machinery/selectors/selector-parse-error.js';
+import { isWatch, type Query } from './query.js';
+
+/**
+ * kube's `request.RequestInfo`. Resource requests are those under `/apis/<group>/<version>/`
+ * and `/api/<version>/`; anything else (`/healthz`, `/apis`, `/openapi/v3`) is a
+ * non-resource request whose verb is the lower-case HTTP method. Absent parts are ''.
+ */
+export interface RequestInfo {
+  readonly isResourceRequest: boolean;
+  /** The path as received (still %-encoded), the form the routes match. */
+  readonly path: string;
+  /** get, list, watch, create, update, patch, delete, deletecollection (or proxy); the lower-case method off resources. */
+  readonly verb: string;
+  /** `apis` or `api`; '' off resources. */
+  readonly apiPrefix: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly namespace: string;
+  readonly resource: string;
+  /** The subresource under its canonical name (`logs` is `log`). */
+  readonly subresource: string;
+  /** The object named by the path, or by a `metadata.name=` field selector of a list or watch. */
+  readonly name: string;
+  /** The %-decoded path segments from the resource on: resource, name, subresource, and whatever follows. */
+  readonly parts: readonly string[];
+}
+
+/** A request for a resource, as the resource routes need it (absent parts undefined). */
+export interface ResourceRequest {
+  readonly group: string;
+  readonly version: string;
+  /** Undefined for cluster-scoped resources and for lists across all namespaces. */
+  readonly namespace?: string;
+  readonly resource: string;
+  readonly name?: string;
+  readonly subresource?: string;
+  /** get, list, watch, create, update, patch, delete, deletecollection */
+  readonly verb: string;
+}
+
+/** Prefixes under which paths name resources; the groupless one carries no group segment. */
+const apiPrefixes: ReadonlySet<string> = new Set(['api', 'apis']);
+const grouplessApiPrefixes: ReadonlySet<string> = new Set(['api']);
+/** Path segments that are verbs, not resources: `/apis/g/v/watch/…` (legacy watch) and `proxy`. */
+const specialVerbs: ReadonlySet<string> = new Set(['proxy', 'watch']);
+/** Subresources of a namespace itself (`/namespaces/ns/status`), not resources inside it. */
+const namespaceSubresources: ReadonlySet<string> = new Set(['status', 'finalize']);
+
+/**
+ * Subresources served under a second name. `logs` is `log`, for clients that use the
+ * plural: one name for authorization (`create pipelines/log`) and routing.
+ */
+const subresourceAliases: Readonly<Record<string, string>> = { logs: 'log' };
+
+/** A %-decoded path segment; 400 for a broken escape, as Go's URL parser refuses it. */
+function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(`invalid URL escape in path segment "${segment}"`);
+  }
+}
+
+function verbOfMethod(method: string): string {
+  switch (method) {
+    case 'POST':
+      return 'create';
+    case 'GET':
+    case 'HEAD':
+      return 'get';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return '';
+  }
+}
+
+/** What follows `<prefix>/<group>/<version>/`, read as kube's RequestInfoFactory reads it. */
+interface ResourcePath {
+  readonly verb: string;
+  readonly namespace: string;
+  readonly parts: readonly string[];
+  /** Whether the verb came from the path (`/watch/`), not from the method. */
+  readonly verbInPath: boolean;
+}
+
+/** Reads verb, namespace and parts from the %-decoded segments after the version; 400 for a bare special verb. */
+function readResourcePath(method: string, segments: readonly string[], watch: boolean): ResourcePath {
+  let current = segments;
+  let verb: string;
+  const verbInPath = specialVerbs.has(current[0]);
+  if (verbInPath) {
+    if (current.length < 2) throw badRequest(`unable to determine kind and namespace from the path: /${segments.join('/')}`);
+    verb = current[0]!;
+    current = current.slice(1);
+  } else {
+    verb = verbOfMethod(method);
+  }
+  let namespace = '';
+  if (current[0] === 'namespaces' && current.length > 1) {
+    namespace = current[1]!;
+    if (current.length > 2 && !namespaceSubresources.has(current[2])) current = current.slice(2);
+  }
+  // A GET without a name reads the collection; DELETE without a name deletes it.
+  if (current.length < 2 && verb === 'get') verb = watch ? 'watch' : 'list';
+  if (current.length < 2 && verb === 'delete') verb = 'deletecollection';
+  return { verb, namespace, parts: current, verbInPath };
+}
+
+/** The object a list or watch names with a `metadata.name=` field selector, as kube reads it for authorization. */
+function selectedName(query: Query): string {
+  const text = query.get('fieldSelector');
+  if (!text) return '';
+  try {
+    const term = parseFieldSelector(text).find((r) => r.field === 'metadata.name' && r.operator === '=');
+    return term && validatePathSegmentName(term.value).length === 0 ? term.value : '';
+  } catch (error) {
+    // A selector kube cannot parse names nothing here; the list itself answers the 400.
+    if (error instanceof SelectorParseError) return '';
+    throw error;
+  }
+}
+
+function canonicalSubresource(name: string | undefined): string {
+  return name === undefined ? '' : (subresourceAliases[name] ?? name);
+}
+
+/**
+ * Computes the RequestInfo of a request; 400 when its path cannot be read (a broken
+ * %-escape, a bare `/watch`).
+ */
+export function newRequestInfo(method: string, path: string, query: Query): RequestInfo {
+  // As kube's splitPath: leading and trailing slashes do not make segments.
+  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  const segments = trimmed === '' ? [] : trimmed.split('/').map(decodeSegment);
+  const nonResource: RequestInfo = {
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
+  };
+  const [prefix = ''] = segments;
+  const groupless = grouplessApiPrefixes.has(prefix);
+  // A resource path has a prefix, a group (unless groupless), a version and at least a resource.
+  if (!apiPrefixes.has(prefix) || segments.length < (groupless ? 3 : 4)) return nonResource;
+  const apiGroup = groupless ? '' : segments[1];
+  const apiVersion = segments[groupless ? 1 : 2];
+  const resourcePath = readResourcePath(method, segments.slice(groupless ? 2 : 3), isWatch(query));
+  const { parts, verb } = resourcePath;
+  const listing = verb === 'list' || verb === 'watch';
+  return {
+    isResourceRequest: true,
+    path,
+    verb,
+    apiPrefix: prefix,
+    apiGroup,
+    apiVersion,
+    namespace: resourcePath.namespace,
+    resource: parts[0] ?? '',
+    // `proxy` passes everything after the name to the proxied object; it has no subresource.
+    subresource: verb === 'proxy' ? '' : canonicalSubresource(parts[2]),
+    name: parts[1] ?? (listing && !resourcePath.verbInPath ? selectedName(query) : ''),
+    parts,
+  };
+}
+
+function checkSegment(kind: string, value: string): string {
+  const problems = validatePathSegmentName(value);
+  if (problems.length) throw badRequest(`${kind} "${value}": ${problems.join(', ')}`);
+  return value;
+}
+
+/**
+ * Reads the part of a resource path after the group and version (raw segments) as the
+ * resource routes serve it; undefined when it names nothing they serve (a legacy watch
+ * by any method but GET, segments past the subresource). 400 for a namespace or name
+ * that cannot be a path segment.
+ */
+export function parseResourcePath(group: string, version: string, rest: readonly string[], method: string, watch: boolean): ResourceRequest | undefined {
+  const segments = rest.map(decodeSegment);
+  if (segments.length === 0 || segments[0] === '') return undefined;
+  const { verb, namespace, parts, verbInPath } = readResourcePath(method, segments, watch);
+  if (verbInPath && (verb !== 'watch' || (method !== 'GET' && method !== 'HEAD'))) return undefined;
+  const [resource, name, subresource, ...extra] = parts;
+  if (!resource || extra.length) return undefined;
+  if (namespace !== '') checkSegment('namespace', namespace);
+  if (name !== undefined) checkSegment('name', name);
+  return {
+    group,
+    version,
+    namespace: namespace === '' ? undefined : namespace,
+    resource,
+    name,
+    subresource: subresource === undefined ? undefined : canonicalSubresource(subresource),
+    verb,
+  };
+}

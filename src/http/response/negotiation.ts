@@ -1,0 +1,148 @@
+/**
+ * Content negotiation: which serializer (and representation) a response is written
+ * in, and how a request body is read.
+ */
+import { notAcceptable, unsupportedMediaType } from '../../machinery/errors.js';
+import type { MetaVersion } from '../../machinery/types/partial-object-metadata.js';
+import type { Serializer } from '../serializers/serializer.js';
+import { defaultSerializer, serializerForMediaType, serializerOf, serializers, type SerializerFormat } from '../serializers/serializers.js';
+
+/** A media type Cairn writes objects in, by its serializer's short name. */
+export type OutputFormat = SerializerFormat;
+
+interface MediaRange {
+  readonly type: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly q: number;
+}
+
+/** Parses an Accept header into media ranges, best first (stable for equal q). */
+export function parseAccept(header: string | undefined): MediaRange[] {
+  if (!header?.trim()) return [{ type: '*/*', params: {}, q: 1 }];
+  return header
+    .split(',')
+    .map((part) => {
+      const [type = '', ...rest] = part.split(';').map((s) => s.trim());
+      const params: Record<string, string> = {};
+      for (const p of rest) {
+        const eq = p.indexOf('=');
+        if (eq > 0)
+          params[p.slice(0, eq).trim().toLowerCase()] = p
+            .slice(eq + 1)
+            .trim()
+            .replace(/^"|"$/g, '');
+      }
+      const q = params.q === undefined ? 1 : Number(params.q);
+      delete params.q;
+      return { type: type.toLowerCase(), params, q: Number.isFinite(q) ? q : 0 };
+    })
+    .filter((r) => r.type && r.q > 0)
+    .sort((a, b) => b.q - a.q);
+}
+
+/** The serializer of a media type or range Cairn writes; wildcards get the default (JSON). */
+function serializerOfRange(type: string): Serializer<OutputFormat> | undefined {
+  return type === '*/*' || type === 'application/*' ? defaultSerializer : serializers.find((s) => s.mediaType === type);
+}
+
+/** The format Cairn writes a media type (or range) in, if it writes it at all. */
+export function outputFormatOf(type: string): OutputFormat | undefined {
+  return serializerOfRange(type)?.format;
+}
+
+/** Picks the serializer for plain (untransformed) responses; undefined when the client accepts none of ours. */
+export function negotiateSerializer(accept: string | undefined): Serializer<OutputFormat> | undefined {
+  for (const range of parseAccept(accept)) {
+    // A range asking for another representation (`as=Table`, `as=PartialObjectMetadata`) is not ours to satisfy.
+    if (range.params.as !== undefined) continue;
+    const serializer = serializerOfRange(range.type);
+    if (serializer) return serializer;
+  }
+  return undefined;
+}
+
+/** Picks the output format for plain (untransformed) responses; 406 when the client accepts none of ours. */
+export function negotiateOutput(accept: string | undefined): OutputFormat {
+  const serializer = negotiateSerializer(accept);
+  if (!serializer) throw notAcceptable(serializers.map((s) => s.mediaType));
+  return serializer.format;
+}
+
+/**
+ * The serializer of a Status error, as kube's `ErrorNegotiated`: what the client accepts
+ * among plain representations, JSON when it accepts none (a 406 must still be readable).
+ */
+export function statusSerializer(accept: string | undefined): Serializer<OutputFormat> {
+  return negotiateSerializer(accept) ?? defaultSerializer;
+}
+
+/** What a resource endpoint answers with: one object, a list, or a stream of watch events. */
+export type Endpoint = 'object' | 'list' | 'watch';
+
+/** The meta.k8s.io representation a client asked objects to be transformed into. */
+export interface Transform {
+  readonly as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  readonly version: MetaVersion;
+}
+
+/** A negotiated response: its format, and the transformation of its objects, if any. */
+export interface OutputTarget {
+  readonly format: OutputFormat;
+  readonly transform?: Transform;
+}
+
+// kube serves lists as PartialObjectMetadataList and single objects (and each watch event) as PartialObjectMetadata.
+const transformsOf: Readonly<Record<Endpoint, readonly Transform['as'][]>> = {
+  object: ['Table', 'PartialObjectMetadata'],
+  watch: ['Table', 'PartialObjectMetadata'],
+  list: ['Table', 'PartialObjectMetadataList'],
+};
+
+function transformOf(params: Readonly<Record<string, string>>, endpoint: Endpoint): Transform | undefined {
+  const as = transformsOf[endpoint].find((a) => a === params.as);
+  const version = params.v === 'v1' || params.v === 'v1beta1' ? params.v : undefined;
+  return as && version && params.g === 'meta.k8s.io' ? { as, version } : undefined;
+}
+
+/**
+ * Picks the format and transformation of a resource response from Accept, in the
+ * client's order of preference; 406 when none can be served. Watches need a format
+ * that streams (JSON, not YAML).
+ */
+export function negotiateResourceOutput(accept: string | undefined, endpoint: Endpoint): OutputTarget {
+  for (const range of parseAccept(accept)) {
+    const serializer = serializerOfRange(range.type);
+    if (!serializer || (endpoint === 'watch' && !serializer.streamFramer)) continue;
+    const format = serializer.format;
+    if (range.params.as === undefined) return { format };
+    const transform = transformOf(range.params, endpoint);
+    if (transform) return { format, transform };
+  }
+  const types = serializers.filter((s) => endpoint !== 'watch' || s.streamFramer).map((s) => s.mediaType);
+  throw notAcceptable(transformsOf[endpoint].flatMap((as) => types.map((t) => `${t};as=${as};g=meta.k8s.io;v=v1`)).concat(types));
+}
+
+/** The media types of writes (create, update). */
+export const writeMediaTypes = serializers.map((s) => s.mediaType);
+
+/** The media type of a request, without parameters. */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/**
+ * Decodes a body in one of the `accepted` media types with its serializer, within the
+ * decoding bounds; 415 for another type, 400 for malformed input. No Content-Type is JSON.
+ */
+export function decodeBody(raw: Buffer | string, type: string, accepted: readonly string[]): unknown {
+  const effective = type === '' ? defaultSerializer.mediaType : type;
+  const serializer = accepted.includes(effective) ? serializerForMediaType(effective) : undefined;
+  if (!serializer) throw unsupportedMediaType(type, accepted);
+  return serializer.decode(raw);
+}
+
+/** Serializes a value in the negotiated format (or with the given serializer). */
+export function encode(value: unknown, format: OutputFormat | Serializer): { body: Buffer | string; contentType: string } {
+  const serializer = typeof format === 'string' ? serializerOf(format) : format;
+  return { body: serializer.encode(value), contentType: serializer.mediaType };
+}

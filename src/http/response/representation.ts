@@ -1,0 +1,86 @@
+/**
+ * Turns objects into the representation a client negotiated: the object itself,
+ * a meta.k8s.io Table of the resource's printer columns, or PartialObjectMetadata.
+ */
+import type { ApiResource } from '../../apis/api-resource.js';
+import { badRequest } from '../../machinery/errors.js';
+import type { KubeObject, ObjectMeta } from '../../machinery/meta/object.js';
+import { partialObjectMetadata, partialObjectMetadataList, type ListMeta } from '../../machinery/types/partial-object-metadata.js';
+import { toTable, type IncludeObject, type TableColumn } from '../../machinery/types/table.js';
+import type { OutputTarget } from './negotiation.js';
+import type { Query } from '../request/query.js';
+
+const includeObjectValues: readonly IncludeObject[] = ['Metadata', 'None', 'Object'];
+
+/** Parses `includeObject` (Table rows' objects); Metadata by default. */
+export function includeObjectParam(query: Query): IncludeObject {
+  const value = query.get('includeObject') ?? '';
+  if (value === '') return 'Metadata';
+  const found = includeObjectValues.find((v) => v === value);
+  if (!found) throw badRequest(`includeObject: Unsupported value: "${value}": supported values: "Metadata", "None", "Object"`);
+  return found;
+}
+
+/** The representations of one request's objects. */
+export class Representation {
+  readonly #resource: ApiResource;
+  readonly #columns: readonly TableColumn[];
+  readonly #apiVersion: string;
+  readonly #target: OutputTarget;
+  readonly #includeObject: IncludeObject;
+  #headersSent = false;
+
+  /** `columns` replace the resource's printer columns (a subresource's own kind). */
+  constructor(resource: ApiResource, version: string, target: OutputTarget, query: Query, columns: readonly TableColumn[] = resource.printerColumns) {
+    this.#resource = resource;
+    this.#columns = columns;
+    this.#apiVersion = `${resource.group}/${version}`;
+    this.#target = target;
+    this.#includeObject = target.transform?.as === 'Table' ? includeObjectParam(query) : 'Metadata';
+  }
+
+  #table(objects: readonly KubeObject[], listMeta: ListMeta, noHeaders = false) {
+    const version = this.#target.transform!.version;
+    return toTable(this.#columns, objects, listMeta, { version, includeObject: this.#includeObject, noHeaders });
+  }
+
+  /** One object (get, and the result of writes). */
+  object(object: KubeObject): unknown {
+    switch (this.#target.transform?.as) {
+      case 'Table':
+        return this.#table([object], { resourceVersion: object.metadata?.resourceVersion });
+      case 'PartialObjectMetadata':
+        return partialObjectMetadata(object.metadata, this.#target.transform.version);
+      default:
+        return object;
+    }
+  }
+
+  /** A list page. */
+  list(items: readonly KubeObject[], listMeta: ListMeta): unknown {
+    switch (this.#target.transform?.as) {
+      case 'Table':
+        return this.#table(items, listMeta);
+      case 'PartialObjectMetadataList':
+        return partialObjectMetadataList(items, listMeta, this.#target.transform.version);
+      default:
+        return { apiVersion: this.#apiVersion, kind: this.#resource.listKind, metadata: listMeta, items };
+    }
+  }
+
+  /** The object of one watch event: a one-row Table carries column definitions only in the first event, as kube does. */
+  watchObject(object: KubeObject): unknown {
+    if (this.#target.transform?.as !== 'Table') return this.object(object);
+    const table = this.#table([object], { resourceVersion: object.metadata?.resourceVersion }, this.#headersSent);
+    this.#headersSent = true;
+    return table;
+  }
+
+  /** The object of a BOOKMARK event: only a resourceVersion (and annotations), in the event's representation. */
+  bookmark(resourceVersion: string, annotations?: Readonly<Record<string, string>>): unknown {
+    const metadata: ObjectMeta = { resourceVersion, ...(annotations ? { annotations: { ...annotations } } : {}) };
+    if (this.#target.transform?.as === 'Table') return this.#table([], { resourceVersion }, true);
+    if (this.#target.transform) return partialObjectMetadata(metadata, this.#target.transform.version);
+    return { kind: this.#resource.kind, apiVersion: this.#apiVersion, metadata };
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Writing API responses: objects and lists with the negotiated serializer, warnings as
+ * `Warning` headers.
+ */
+import type { Context } from 'koa';
+import { encode, type OutputFormat } from './negotiation.js';
+import type { Serializer } from '../serializers/serializer.js';
+
+/** Writes `value` with `status` in `format` (a negotiated format's name, or its serializer). */
+export function respond(ctx: Context, status: number, value: unknown, format: OutputFormat | Serializer): void {
+  const { body, contentType } = encode(value, format);
+  ctx.status = status;
+  ctx.type = contentType;
+  ctx.body = body;
+}
+
+/** Adds one `Warning: 299 - "…"` header per warning, as kube-apiserver does. */
+export function addWarnings(ctx: Context, warnings: readonly string[]): void {
+  if (warnings.length === 0) return;
+  ctx.set(
+    'Warning',
+    warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * Validation of ObjectMeta as k8s.io/apimachinery/pkg/api/validation does it:
+ * names, namespaces, labels and annotations.
+ */
+import type { FieldError } from '../errors.js';
+import { fieldPath, forbidden, invalid, required, tooLong } from '../field-errors.js';
+import { foregroundFinalizer, orphanFinalizer } from './finalizers.js';
+import { validateDns1123Label, validateDns1123Subdomain } from './names.js';
+import type { ObjectMeta } from './object.js';
+import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import { labelValueErrors, qualifiedNameErrors } from './qualified-name.js';
+
+const totalAnnotationSizeLimit = 256 * 1024;
+
+const metadata = fieldPath('metadata');
+const finalizersPath = metadata.child('finalizers');
+
+function finalizerErrors(finalizers: readonly string[]): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const finalizer of finalizers) {
+    for (const p of qualifiedNameErrors(finalizer)) errors.push(invalid(finalizersPath, finalizer, p));
+  }
+  if (finalizers.includes(orphanFinalizer) && finalizers.includes(foregroundFinalizer)) {
+    errors.push(invalid(finalizersPath, finalizers, `finalizer ${orphanFinalizer} and ${foregroundFinalizer} cannot be both set`));
+  }
+  return errors;
+}
+
+// kube reports these against the list's path, not the item's.
+function ownerReferenceErrors(references: readonly OwnerReference[]): FieldError[] {
+  const errors: FieldError[] = [];
+  const field = metadata.child('ownerReferences');
+  let controller: string | undefined;
+  for (const ref of references) {
+    const version = ref.apiVersion?.split('/').at(-1) ?? '';
+    if (!version) errors.push(invalid(field.child('apiVersion'), ref.apiVersion ?? '', 'version must not be empty'));
+    if (!ref.kind) errors.push(invalid(field.child('kind'), ref.kind ?? '', 'kind must not be empty'));
+    if (!ref.name) errors.push(invalid(field.child('name'), ref.name ?? '', 'name must not be empty'));
+    if (!ref.uid) errors.push(invalid(field.child('uid'), ref.uid ?? '', 'uid must not be empty'));
+    if (ref.controller === true) {
+      const current = `${ref.kind}/${ref.name}`;
+      if (controller === undefined) controller = current;
+      else {
+        errors.push(
+          invalid(field, references, `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${current}`),
+        );
+      }
+    }
+  }
+  return errors;
+}
+
+/**
+ * What an update may not change in ObjectMeta: name, namespace, uid and
+ * creationTimestamp (left out, they are carried over), and no new finalizers once
+ * the object is being deleted.
+ */
+export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const field of ['name', 'namespace', 'uid', 'creationTimestamp'] as const) {
+    const value = meta[field];
+    if (value !== undefined && value !== '' && value !== old[field]) errors.push(invalid(metadata.child(field), value, 'field is immutable'));
+  }
+  if (old.deletionTimestamp) {
+    const added = (meta.finalizers ?? []).filter((f) => !(old.finalizers ?? []).includes(f));
+    if (added.length) {
+      errors.push(forbidden(finalizersPath, `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
+    }
+  }
+  return errors;
+}
+
+/** Validates ObjectMeta of a new or updated object; `namespaced` says whether a namespace is required. */
+export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!meta.name) {
+    errors.push(required(metadata.child('name'), 'name or generateName is required'));
+  } else {
+    for (const p of validateDns1123Subdomain(meta.name)) errors.push(invalid(metadata.child('name'), meta.name, p));
+  }
+  if (namespaced) {
+    if (!meta.namespace) errors.push(required(metadata.child('namespace')));
+    else for (const p of validateDns1123Label(meta.namespace)) errors.push(invalid(metadata.child('namespace'), meta.namespace, p));
+  } else if (meta.namespace) {
+    errors.push(forbidden(metadata.child('namespace'), 'not allowed on this type'));
+  }
+  for (const [key, value] of Object.entries(meta.labels ?? {})) {
+    for (const p of qualifiedNameErrors(key)) errors.push(invalid(metadata.child('labels'), key, p));
+    for (const p of labelValueErrors(value)) errors.push(invalid(metadata.child('labels'), value, p));
+  }
+  let annotationBytes = 0;
+  for (const [key, value] of Object.entries(meta.annotations ?? {})) {
+    for (const p of qualifiedNameErrors(key.toLowerCase())) errors.push(invalid(metadata.child('annotations'), key, p));
+    annotationBytes += Buffer.byteLength(key) + Buffer.byteLength(value);
+  }
+  errors.push(...finalizerErrors(meta.finalizers ?? []), ...ownerReferenceErrors(meta.ownerReferences ?? []));
+  if (annotationBytes > totalAnnotationSizeLimit) {
+    errors.push(tooLong(metadata.child('annotations'), totalAnnotationSizeLimit));
+  }
+  return errors;
+}

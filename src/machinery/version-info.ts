@@ -1,0 +1,25 @@
+/**
+ * The server's version.Info, as `/version` answers it and OpenAPI's info carries it. Its minor picks which kubectl the machine's kubectl
+ * dispatcher runs, so it names the Kubernetes API level Cairn follows.
+ */
+import { createRequire } from 'node:module';
+
+const packageVersion = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+
+/** The Kubernetes minor version whose API behaviour Cairn matches. */
+export const kubernetesMinor = '32';
+
+/** The body of `/version`. */
+export function versionInfo() {
+  return {
+    major: '1',
+    minor: kubernetesMinor,
+    gitVersion: `v1.${kubernetesMinor}.0+cairn-${packageVersion}`,
+    gitCommit: '',
+    gitTreeState: 'clean',
+    buildDate: '1970-01-01T00:00:00Z',
+    goVersion: `node${process.versions.node}`,
+    compiler: 'tsx',
+    platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  };
+}

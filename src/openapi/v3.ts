@@ -1,0 +1,324 @@
+/**
+ * The OpenAPI v3 documents: the root listing each group-version, and one document
+ * per group-version built from the same schemas that validate requests. kubectl
+ * reads the PATCH operation's `fieldValidation` parameter and request content types
+ * to decide how to validate and patch.
+ */
+import { createHash } from 'node:crypto';
+import type { ApiGroup, ApiResource, LogSubresource } from '../apis/api-resource.js';
+import { patchContentTypes, patchTypes } from '../machinery/patch/patch.js';
+import { scaleSchemaName } from '../machinery/types/scale.js';
+import { metaSchemaNames } from '../machinery/types/meta-schemas.js';
+import { componentRefPrefix, type JsonSchema } from '../machinery/json-schema.js';
+import { componentSchemas } from '../registry/registry.js';
+import { appendLogMediaTypes } from '../registry/log-rest.js';
+
+/** A query or path parameter of an operation. */
+export interface ParameterObject {
+  readonly name: string;
+  readonly in: 'query' | 'path';
+  readonly description: string;
+  readonly required?: boolean;
+  readonly schema: { readonly type: 'string' | 'integer' | 'boolean'; readonly uniqueItems: boolean };
+}
+
+/** Request or response content, by media type. */
+export type ContentObject = Readonly<Record<string, { readonly schema: JsonSchema }>>;
+
+/** An operation, with kube's `x-kubernetes-action` and object-form GVK. */
+export interface OperationObject {
+  readonly tags: readonly string[];
+  readonly description: string;
+  readonly operationId: string;
+  readonly parameters?: readonly ParameterObject[];
+  readonly requestBody?: { readonly required?: boolean; readonly content: ContentObject };
+  readonly responses: Readonly<Record<string, { readonly description: string; readonly content?: ContentObject }>>;
+  readonly 'x-kubernetes-action': string;
+  readonly 'x-kubernetes-group-version-kind': { readonly group: string; readonly version: string; readonly kind: string };
+}
+
+/** The HTTP methods Cairn's paths serve, in the order kube's documents list them. */
+export const operationMethods = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** A path item: its operations and the parameters they share. */
+export type PathItemObject = { readonly parameters?: readonly ParameterObject[] } & {
+  readonly [method in (typeof operationMethods)[number]]?: OperationObject;
+};
+
+/** An OpenAPI v3 document of one group-version. */
+export interface OpenApiV3Document {
+  readonly openapi: string;
+  readonly info: { readonly title: string; readonly version: string };
+  readonly paths: Readonly<Record<string, PathItemObject>>;
+  readonly components: { readonly schemas: Readonly<Record<string, JsonSchema>> };
+}
+
+const schemaRef = (name: string): JsonSchema => ({ $ref: `${componentRefPrefix}${name}` });
+const queryParam = (name: string, description: string, type: 'string' | 'integer' | 'boolean' = 'string'): ParameterObject => ({
+  name,
+  in: 'query',
+  description,
+  schema: { type, uniqueItems: true },
+});
+const pathParam = (name: string, description: string): ParameterObject => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: { type: 'string', uniqueItems: true },
+});
+
+const p = {
+  pretty: queryParam('pretty', "If 'true', then the output is pretty printed."),
+  dryRun: queryParam('dryRun', 'When present, indicates that modifications should not be persisted. The only valid value is All.'),
+  fieldManager: queryParam('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
+  fieldValidation: queryParam(
+    'fieldValidation',
+    'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn (the default), Strict.',
+  ),
+  allowWatchBookmarks: queryParam(
+    'allowWatchBookmarks',
+    'allowWatchBookmarks requests watch events with type "BOOKMARK". Clients should not assume bookmarks are returned at any specific interval. If this is not a watch, this field is ignored.',
+    'boolean',
+  ),
+  continue: queryParam(
+    'continue',
+    'The continue option should be set when retrieving more results from the server: the continue value of a previous list result with identical query parameters. An expired continue value is answered with 410 ResourceExpired.',
+  ),
+  labelSelector: queryParam('labelSelector', 'A selector to restrict the list of returned objects by their labels. Defaults to everything.'),
+  fieldSelector: queryParam('fieldSelector', 'A selector to restrict the list of returned objects by their fields. Defaults to everything.'),
+  limit: queryParam(
+    'limit',
+    'limit is a maximum number of responses to return for a list call. If more items exist, the server sets the `continue` field on the list metadata to a value that retrieves the next set of results.',
+    'integer',
+  ),
+  resourceVersion: queryParam('resourceVersion', 'resourceVersion sets a constraint on what resource versions a request may be served from.'),
+  resourceVersionMatch: queryParam('resourceVersionMatch', 'resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. Defaults to unset.'),
+  sendInitialEvents: queryParam(
+    'sendInitialEvents',
+    '`sendInitialEvents=true` may be set together with `watch=true`: the watch stream then begins with synthetic events for the current state of the collection, followed by a "Bookmark" event annotated "k8s.io/initial-events-end": "true".',
+    'boolean',
+  ),
+  timeoutSeconds: queryParam('timeoutSeconds', 'Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.', 'integer'),
+  propagationPolicy: queryParam(
+    'propagationPolicy',
+    "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background' (the default) and 'Foreground'.",
+  ),
+  orphanDependents: queryParam('orphanDependents', 'Deprecated: please use the PropagationPolicy. Should the dependent objects be orphaned.', 'boolean'),
+  watch: queryParam('watch', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.', 'boolean'),
+  namespace: pathParam('namespace', 'object name and auth scope, such as for teams and projects'),
+  name: (kind: string) => pathParam('name', `name of the ${kind}`),
+};
+
+const jsonAndYaml = (schema: JsonSchema): ContentObject => ({ 'application/json': { schema }, 'application/yaml': { schema } });
+const ok = (schema: JsonSchema, description = 'OK') => ({ description, content: jsonAndYaml(schema) });
+const unauthorized = { description: 'Unauthorized' };
+
+function operationId(verb: string, resource: ApiResource, version: string, namespaced: boolean): string {
+  const group = resource.group.split('.').map((s) => s[0].toUpperCase() + s.slice(1)).join('');
+  const scope = namespaced ? 'Namespaced' : '';
+  return `${verb}${group}${version[0].toUpperCase()}${version.slice(1)}${scope}${resource.kind}`;
+}
+
+/** Builds an operation of a resource's path, tagged with its group-version and kind. */
+type OperationBuilder = (action: string, id: string, extra: Pick<OperationObject, 'description' | 'parameters' | 'requestBody' | 'responses'>) => OperationObject;
+
+/** The query parameters of kube's PodLogOptions that a log read takes, in kube's order. */
+const logReadParams = [
+  queryParam('follow', 'Follow the log: keep the response open and send lines as they are appended, until the object is deleted. Defaults to false.', 'boolean'),
+  queryParam(
+    'limitBytes',
+    'If set, the number of bytes to read from the server before terminating the log output. This may not display a complete final line of logging.',
+    'integer',
+  ),
+  queryParam(
+    'sinceSeconds',
+    'A relative time in seconds before the current time from which to show logs. Only one of sinceSeconds or sinceTime may be specified.',
+    'integer',
+  ),
+  queryParam('sinceTime', 'An RFC3339 timestamp from which to show logs. Only one of sinceSeconds or sinceTime may be specified.'),
+  queryParam('tailLines', 'If set, the number of lines from the end of the logs to show.', 'integer'),
+  queryParam('timestamps', 'If true, add an RFC3339Nano timestamp at the beginning of every line of log output. Defaults to false.', 'boolean'),
+];
+
+/** The `log` subresource: GET streams text/plain with kube's log options; POST appends lines and answers a Success Status. */
+function logPathItem(resource: ApiResource, log: LogSubresource, version: string, common: OperationBuilder, parameters: readonly ParameterObject[]): PathItemObject {
+  const field = log.streamParameter;
+  const id = (verb: string) => `${operationId(verb, resource, version, resource.namespaced)}Log`;
+  const bodies: Record<(typeof appendLogMediaTypes)[number], JsonSchema> = {
+    'application/json': {
+      type: 'object',
+      description: `Lines to append to the log of a ${resource.kind}.`,
+      required: [field, 'lines'],
+      properties: {
+        [field]: { type: 'string', description: `The ${field} the lines belong to.` },
+        lines: { type: 'array', items: { type: 'string' }, description: 'The lines, in order, each without a line break.' },
+      },
+    },
+    'text/plain': { type: 'string', description: `Lines to append, one per line break; the ${field} query parameter names their ${field}.` },
+  };
+  return {
+    get: common('get', id('read'), {
+      description: `read the log of the specified ${resource.kind}`,
+      parameters: [...logReadParams, queryParam(field, `Only the lines of this ${field}; every ${field}'s, in the order they were appended, when unset.`)],
+      responses: { 200: { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: unauthorized },
+    }),
+    post: common('post', id('create'), {
+      description: `append lines to the log of the specified ${resource.kind}`,
+      parameters: [queryParam(field, `The ${field} the lines of a text/plain body belong to.`)],
+      requestBody: { required: true, content: Object.fromEntries(appendLogMediaTypes.map((type) => [type, { schema: bodies[type] }])) },
+      responses: { 201: { description: 'Created', content: { 'application/json': { schema: schemaRef(metaSchemaNames.status) } } }, 401: unauthorized },
+    }),
+    parameters,
+  };
+}
+
+function operations(resource: ApiResource, version: string, schemaName: string): Record<string, PathItemObject> {
+  const gvk = { group: resource.group, version, kind: resource.kind };
+  const listSchema = `${schemaName}List`;
+  const base = `/apis/${resource.group}/${version}`;
+  const scoped = resource.namespaced ? `${base}/namespaces/{namespace}/${resource.plural}` : `${base}/${resource.plural}`;
+  const scopeParams = resource.namespaced ? [p.namespace] : [];
+  const common: OperationBuilder = (action, id, extra) => ({
+    tags: [`${resource.group}_${version}`],
+    operationId: id,
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': gvk,
+    ...extra,
+  });
+  const list = (namespaced: boolean): OperationObject =>
+    common('list', operationId('list', resource, version, namespaced), {
+      description: `list or watch objects of kind ${resource.kind}`,
+      parameters: [
+        p.allowWatchBookmarks,
+        p.continue,
+        p.fieldSelector,
+        p.labelSelector,
+        p.limit,
+        p.resourceVersion,
+        p.resourceVersionMatch,
+        p.sendInitialEvents,
+        p.timeoutSeconds,
+        p.watch,
+      ],
+      responses: { 200: ok(schemaRef(listSchema)), 401: unauthorized },
+    });
+  const writeParams = [p.dryRun, p.fieldManager, p.fieldValidation];
+  // get, put and patch of the object, or of one of its subresources: its status, or its Scale.
+  const objectOperations = (subresource: '' | 'Status' | 'Scale'): PathItemObject => {
+    const of = subresource ? `${subresource.toLowerCase()} of ` : '';
+    const id = (verb: string) => `${operationId(verb, resource, version, resource.namespaced)}${subresource}`;
+    const scale = subresource === 'Scale';
+    const schema = schemaRef(scale ? scaleSchemaName : schemaName);
+    const kind = scale ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : gvk;
+    const operation = (action: string, verb: string, extra: Pick<OperationObject, 'description' | 'parameters' | 'requestBody'>): OperationObject => ({
+      ...common(action, id(verb), { ...extra, responses: { 200: ok(schema), 401: unauthorized } }),
+      'x-kubernetes-group-version-kind': kind,
+    });
+    // Every patch type the server applies: kubectl picks strategic merge for apply only when it is listed here. A Scale takes no apply.
+    const patchContent = scale ? Object.values(patchTypes) : patchContentTypes;
+    return {
+      get: operation('get', 'read', { description: `read ${of}the specified ${resource.kind}` }),
+      put: operation('put', 'replace', {
+        description: `replace ${of}the specified ${resource.kind}`,
+        parameters: writeParams,
+        requestBody: { required: true, content: jsonAndYaml(schema) },
+      }),
+      patch: operation('patch', 'patch', {
+        description: `partially update ${of}the specified ${resource.kind}`,
+        parameters: writeParams,
+        requestBody: { required: true, content: Object.fromEntries(patchContent.map((type) => [type, { schema: schemaRef(metaSchemaNames.patch) }])) },
+      }),
+    };
+  };
+  const paths: Record<string, PathItemObject> = {
+    [scoped]: {
+      get: list(resource.namespaced),
+      post: common('post', operationId('create', resource, version, resource.namespaced), {
+        description: `create a ${resource.kind}`,
+        parameters: writeParams,
+        requestBody: { required: true, content: jsonAndYaml(schemaRef(schemaName)) },
+        responses: { 200: ok(schemaRef(schemaName)), 201: ok(schemaRef(schemaName), 'Created'), 401: unauthorized },
+      }),
+      delete: common('deletecollection', operationId('deleteCollection', resource, version, resource.namespaced), {
+        description: `delete collection of ${resource.kind}`,
+        parameters: [p.dryRun, p.fieldSelector, p.labelSelector, p.orphanDependents, p.propagationPolicy],
+        requestBody: { content: { 'application/json': { schema: schemaRef(metaSchemaNames.deleteOptions) } } },
+        responses: { 200: ok(schemaRef(metaSchemaNames.status)), 401: unauthorized },
+      }),
+      parameters: [...scopeParams, p.pretty],
+    },
+    [`${scoped}/{name}`]: {
+      ...objectOperations(''),
+      delete: common('delete', operationId('delete', resource, version, resource.namespaced), {
+        description: `delete a ${resource.kind}`,
+        parameters: [p.dryRun, p.orphanDependents, p.propagationPolicy],
+        requestBody: { content: { 'application/json': { schema: schemaRef(metaSchemaNames.deleteOptions) } } },
+        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+      }),
+      parameters: [p.name(resource.kind), ...scopeParams, p.pretty],
+    },
+  };
+  if (resource.subresources.status) {
+    paths[`${scoped}/{name}/status`] = { ...objectOperations('Status'), parameters: [p.name(resource.kind), ...scopeParams, p.pretty] };
+  }
+  if (resource.subresources.scale) {
+    paths[`${scoped}/{name}/scale`] = { ...objectOperations('Scale'), parameters: [p.name(resource.kind), ...scopeParams, p.pretty] };
+  }
+  // Only under its name: the alias `logs` would repeat every operationId.
+  if (resource.subresources.log) {
+    paths[`${scoped}/{name}/log`] = logPathItem(resource, resource.subresources.log, version, common, [p.name(resource.kind), ...scopeParams, p.pretty]);
+  }
+  if (resource.namespaced) {
+    paths[`${base}/${resource.plural}`] = { get: list(false), parameters: [p.pretty] };
+  }
+  return paths;
+}
+
+function listSchemaOf(resource: ApiResource, version: string, schemaName: string): JsonSchema {
+  return {
+    type: 'object',
+    description: `${resource.listKind} is a list of ${resource.kind}`,
+    required: ['items'],
+    properties: {
+      apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
+      items: { type: 'array', items: schemaRef(schemaName), description: `List of ${resource.plural}.` },
+      kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+      metadata: { allOf: [schemaRef(metaSchemaNames.listMeta)], description: 'Standard list metadata.' },
+    },
+    'x-kubernetes-group-version-kind': [{ group: resource.group, version, kind: resource.listKind }],
+  };
+}
+
+/** The OpenAPI v3 document of one group-version. */
+export function groupVersionDocument(group: ApiGroup, version: string): OpenApiV3Document {
+  const components = componentSchemas([group]);
+  const paths: Record<string, PathItemObject> = {};
+  for (const resource of group.resources) {
+    const served = resource.versions.find((v) => v.version === version);
+    if (!served) continue;
+    Object.assign(paths, operations(resource, version, served.schemaName));
+    components[`${served.schemaName}List`] = listSchemaOf(resource, version, served.schemaName);
+  }
+  const schemas = Object.fromEntries(
+    Object.entries(components).filter(([name]) => name.startsWith('io.k8s.') || name.includes(`.${version}.`)),
+  );
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Cairn', version: `${group.name}/${version}` },
+    paths,
+    components: { schemas },
+  };
+}
+
+/** Content hash of a document, as kube-apiserver puts in `serverRelativeURL`. */
+export function documentHash(document: object): string {
+  return createHash('sha512').update(JSON.stringify(document)).digest('hex').toUpperCase().slice(0, 128);
+}
+
+/** The OpenAPI v3 root (`/openapi/v3`). */
+export function openApiRoot(documents: ReadonlyMap<string, { readonly hash: string }>): object {
+  const paths: Record<string, { serverRelativeURL: string }> = {};
+  for (const [path, { hash }] of documents) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
+  return { paths };
+}

@@ -1,0 +1,33 @@
+/**
+ * The one place storage errors become API errors, as kube's `storeerr.Interpret*Error`.
+ */
+import {
+  conflict,
+  expired,
+  notFound,
+  alreadyExists,
+  optimisticLockMessage,
+  serviceUnavailable,
+  tooLargeResourceVersion,
+  type GroupResource,
+} from '../machinery/errors.js';
+import { StorageError } from '../storage/storage-error.js';
+
+/** Translates a StorageError about `name` into the Status error kube would answer; others pass through. */
+export function interpretStorageError(error: unknown, gr: GroupResource, name: string): unknown {
+  if (!(error instanceof StorageError)) return error;
+  switch (error.code) {
+    case 'KeyNotFound':
+      return notFound(gr, name);
+    case 'KeyExists':
+      return alreadyExists(gr, name);
+    case 'Conflict':
+      return conflict(gr, name, optimisticLockMessage);
+    case 'TooOld':
+      return expired(error.message);
+    case 'TooLarge':
+      return tooLargeResourceVersion(error.message);
+    case 'Unavailable':
+      return serviceUnavailable('the storage backend is unavailable; retry shortly', 1);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * One watch: a cursor over the event log, fed from the watch cache when the cache
+ * reaches back far enough and from the database otherwise, filtered by namespace and
+ * selectors with kube's watch-cache semantics (an object that stops matching is
+ * DELETED for this watcher, one that starts matching is ADDED).
+ */
+import { matchesFields } from '../machinery/selectors/field-selector.js';
+import { matchesLabels } from '../machinery/selectors/label-selector.js';
+import type { Database } from './database.js';
+import { readCompactedResourceVersion, readEvents } from './event-log.js';
+import type { EventLogEntry } from './event-log-entry.js';
+import type { SelectionPredicate, StorageObjectEvent, StorageWatchEvent, StorageWatcher } from './interfaces.js';
+import type { StringMap } from './schema.js';
+import { classifyDatabaseError, tooOld } from './storage-error.js';
+import type { WatchCache } from './watch-cache.js';
+
+/** What a EventLogWatcher follows. */
+export interface LogWatcherOptions {
+  readonly resource: string;
+  readonly namespace: string | undefined;
+  readonly predicate: SelectionPredicate;
+  /** Events after this resourceVersion are delivered. */
+  readonly from: bigint;
+  /** Milliseconds between BOOKMARK events; none when undefined. */
+  readonly bookmarkIntervalMs?: number;
+  readonly database: Database;
+  readonly cache: WatchCache;
+  readonly onStop: (watcher: EventLogWatcher) => void;
+}
+
+const databasePage = 500;
+
+/** A StorageWatcher over the event log. */
+export class EventLogWatcher implements StorageWatcher {
+  readonly #o: LogWatcherOptions;
+  readonly #abort = new AbortController();
+  #cursor: bigint;
+  #nextBookmark: number;
+
+  constructor(options: LogWatcherOptions) {
+    this.#o = options;
+    this.#cursor = options.from;
+    this.#nextBookmark = Date.now() + (options.bookmarkIntervalMs ?? 0);
+  }
+
+  stop(): void {
+    if (this.#abort.signal.aborted) return;
+    this.#abort.abort();
+    this.#o.onStop(this);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
+    const signal = this.#abort.signal;
+    const interval = this.#o.bookmarkIntervalMs;
+    try {
+      while (!signal.aborted) {
+        const batch = await this.#nextBatch();
+        for (const event of batch) {
+          this.#cursor = event.rv;
+          const delivered = this.#filter(event);
+          if (delivered) yield delivered;
+          if (signal.aborted) return;
+        }
+        // Checked after busy batches too: a watcher whose selector filters out a stream of changes still hears progress.
+        if (interval !== undefined && Date.now() >= this.#nextBookmark) {
+          this.#nextBookmark = Date.now() + interval;
+          yield { type: 'BOOKMARK', resourceVersion: this.#cursor.toString() };
+          continue;
+        }
+        if (batch.length === 0) {
+          await this.#o.cache.changed(signal, interval === undefined ? undefined : this.#nextBookmark);
+        }
+      }
+    } finally {
+      this.stop();
+    }
+  }
+
+  async #nextBatch(): Promise<readonly EventLogEntry[]> {
+    const cached = this.#o.cache.after(this.#cursor);
+    if (cached) return cached;
+    // Older than the cache: read the log, and prove compaction did not cut into it.
+    // Everything up to `edge` had committed before the read below began.
+    const edge = this.#o.cache.newest;
+    const { events, compacted } = await this.#o.database
+      .transaction(
+        async (trx) => ({
+          events: await readEvents(trx, this.#cursor, databasePage, this.#o.resource),
+          compacted: await readCompactedResourceVersion(trx),
+        }),
+        { snapshot: true },
+      )
+      .catch((error: unknown) => {
+        throw classifyDatabaseError(error);
+      });
+    if (this.#cursor < compacted) throw tooOld(this.#cursor.toString(), compacted.toString());
+    if (events.length === 0) {
+      // Nothing of this resource up to the cache's edge: continue from there.
+      if (edge > this.#cursor) this.#cursor = edge;
+    }
+    return events;
+  }
+
+  #matches(labels: StringMap | null, fields: StringMap | null): boolean {
+    if (labels === null || fields === null) return false;
+    const { labelSelector, fieldSelector } = this.#o.predicate;
+    return (!labelSelector || matchesLabels(labelSelector, labels)) && (!fieldSelector || matchesFields(fieldSelector, fields));
+  }
+
+  #filter(event: EventLogEntry): StorageObjectEvent | undefined {
+    if (event.resource !== this.#o.resource) return undefined;
+    if (this.#o.namespace !== undefined && event.namespace !== this.#o.namespace) return undefined;
+    const resourceVersion = event.rv.toString();
+    if (event.type !== 'MODIFIED') {
+      return this.#matches(event.labels, event.fields) ? { type: event.type, object: event.object, resourceVersion } : undefined;
+    }
+    const now = this.#matches(event.labels, event.fields);
+    const before = this.#matches(event.prevLabels, event.prevFields);
+    if (now && before) return { type: 'MODIFIED', object: event.object, resourceVersion };
+    if (now) return { type: 'ADDED', object: event.object, resourceVersion };
+    if (before) return { type: 'DELETED', object: event.object, resourceVersion };
+    return undefined;
+  }
+}

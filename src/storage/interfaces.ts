@@ -1,0 +1,215 @@
+/**
+ * The storage interface the registry builds on: keys, resourceVersions, typed
+ * storage errors and watch streams. Nothing here knows HTTP or a kind's semantics.
+ */
+import type { FieldSelector } from '../machinery/selectors/field-selector.js';
+import type { LabelSelector } from '../machinery/selectors/label-selector.js';
+import type { KubeObject, StoredObject } from '../machinery/meta/object.js';
+import type { StringMap } from './schema.js';
+
+/** Where one object lives: its resource (`pipelines.cairn.dev`), namespace (`''` when cluster-scoped) and name. */
+export interface StorageKey {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** Label and field selectors applied in storage. */
+export interface SelectionPredicate {
+  readonly labelSelector?: LabelSelector;
+  readonly fieldSelector?: FieldSelector;
+}
+
+/** Which part of a resource's objects a list reads, and at which resourceVersion. */
+export interface ListRequest {
+  readonly predicate: SelectionPredicate;
+  /** The snapshot to read; the newest committed state when undefined. */
+  readonly resourceVersion?: string;
+  /** Reading the newest state, fail with `TooLarge` unless it is at least this resourceVersion. */
+  readonly notOlderThan?: string;
+  /** At most this many items; all when undefined. */
+  readonly limit?: number;
+  /** Start after this key (a continued list). */
+  readonly after?: StorageKey;
+  /** Count the matching items after the page (`remainingItemCount`). */
+  readonly countRemaining?: boolean;
+}
+
+/** What a list returns: the items and the resourceVersion they are consistent at. */
+export interface ListResult {
+  readonly items: readonly StoredObject[];
+  readonly resourceVersion: string;
+  /** The key to continue after, when more items match than the limit let through. */
+  readonly continueAfter?: StorageKey;
+  /** How many matching items follow this page, when counted and there are any. */
+  readonly remainingItemCount?: number;
+}
+
+/** A change, as the event log recorded it, already filtered for one watcher. */
+export interface StorageObjectEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** Frozen: receivers copy before changing it. */
+  readonly object: StoredObject;
+  readonly resourceVersion: string;
+}
+
+/** Progress: every change up to `resourceVersion` has been delivered (or did not match). */
+export interface StorageBookmarkEvent {
+  readonly type: 'BOOKMARK';
+  readonly resourceVersion: string;
+}
+
+/** What a watcher yields. */
+export type StorageWatchEvent = StorageObjectEvent | StorageBookmarkEvent;
+
+/** Options of a storage watch. */
+export interface StorageWatchOptions {
+  /** Yield a BOOKMARK this often (milliseconds); never when undefined. */
+  readonly bookmarkIntervalMs?: number;
+}
+
+/** A stream of watch events; iterate it, and `stop()` it when the client leaves. */
+export interface StorageWatcher extends AsyncIterable<StorageWatchEvent> {
+  stop(): void;
+}
+
+/**
+ * Computes the object to store from the current one (a copy it may change). It runs
+ * with nothing held — no lock, no transaction, no connection — so it may be slow (an
+ * admission webhook runs here), and it runs again, on the newer object, when another
+ * write got in first. `current` is undefined only under `ignoreNotFound`, when there
+ * is no object: what it returns is then created. Throw to abort the write.
+ */
+export type TryUpdate = (current: StoredObject | undefined) => KubeObject | Promise<KubeObject>;
+
+/** Options of a guaranteed update. */
+export interface GuaranteedUpdateOptions {
+  /**
+   * When there is no object, call `tryUpdate(undefined)` and create what it returns
+   * instead of failing with `KeyNotFound`, as kube's `ignoreNotFound` does for an
+   * update that may create (server-side apply, a PUT with `forceAllowCreate`).
+   */
+  readonly ignoreNotFound?: boolean;
+}
+
+/** The outcome of a guaranteed update. */
+export interface UpdateResult {
+  readonly object: StoredObject;
+  /** False when the update changed nothing: no new resourceVersion, no event. */
+  readonly changed: boolean;
+  /** True when there was no object and one was created (only under `ignoreNotFound`). */
+  readonly created: boolean;
+}
+
+/**
+ * Checks the current object before it is deleted; throw to refuse. Like
+ * {@link TryUpdate} it runs with nothing held, may be slow, and runs again on the
+ * newer object when another write got in first.
+ */
+export type DeletePrecondition = (current: StoredObject) => void | Promise<void>;
+
+/** One line of an object's log, as stored. */
+export interface LogLine {
+  /** Its place in the log: an object's lines are appended, and read, in increasing `seq`. */
+  readonly seq: bigint;
+  /** The stream it belongs to (a Pipeline's step). */
+  readonly stream: string;
+  /** When it was appended, by the database's clock, in microseconds since the Unix epoch. */
+  readonly appendedAt: bigint;
+  readonly text: string;
+}
+
+/** Which lines of a log a read returns: at most `limit` after `after`, in `seq` order. */
+export interface LogRead {
+  readonly after: bigint;
+  readonly limit: number;
+  /** Only this stream's lines; every stream's when undefined. */
+  readonly stream?: string;
+  /** Only the lines appended at or after this time. */
+  readonly since?: Date;
+}
+
+/** Waits for new lines of one log (`follow`); `stop()` it when done. */
+export interface LogFollower {
+  /**
+   * Resolves once lines may have been appended since the previous wait returned (at
+   * once when that happened already), or when `signal` aborts.
+   */
+  wait(signal: AbortSignal): Promise<void>;
+  stop(): void;
+}
+
+/** The logs of one resource's objects: lines appended to an object, keyed by its uid and deleted with it. */
+export interface LogStorage {
+  /**
+   * Appends `lines` to the log of the object at `key`, in the stream `streamOf` picks
+   * from the current object (or throws to refuse the append). Appends to one object
+   * are serialized with each other and with its deletion. Throws `KeyNotFound`.
+   */
+  append(key: StorageKey, lines: readonly string[], streamOf: (current: StoredObject) => string): Promise<void>;
+  /** Reads lines of the log of the object with `uid`. */
+  read(uid: string, request: LogRead): Promise<readonly LogLine[]>;
+  /** The `seq` the last `count` lines (of `stream`) follow: where a read of the log's tail starts. */
+  tailStart(uid: string, count: number, stream?: string): Promise<bigint>;
+  /** Follows the log of the object with `uid`: its follower wakes at every append, on any replica. */
+  follow(uid: string): LogFollower;
+}
+
+/** Storage of one resource (for example `pipelines.cairn.dev`). */
+export interface ResourceStorage {
+  /** Stores a new object; throws `KeyExists`. Sets `metadata.resourceVersion`. */
+  create(key: StorageKey, object: KubeObject): Promise<StoredObject>;
+  /** Reads one object; throws `KeyNotFound`. */
+  get(key: StorageKey): Promise<StoredObject>;
+  /**
+   * Reads one object, computes its next state with `tryUpdate` and writes it if the
+   * object has not changed since the read, retrying on the newer object until the
+   * write succeeds or `tryUpdate` throws (as etcd3's GuaranteedUpdate). An update that
+   * changes nothing writes nothing. Throws `KeyNotFound` (unless `ignoreNotFound`), or
+   * what `tryUpdate` throws.
+   *
+   * @example
+   * // Set a label; a concurrent write to the object makes this run again on the newer object.
+   * await storage.guaranteedUpdate(key, (current) => ({ ...current, metadata: { ...current!.metadata, labels: { tier: 'gold' } } }));
+   */
+  guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate, options?: GuaranteedUpdateOptions): Promise<UpdateResult>;
+  /**
+   * Deletes one object after `precondition` accepted its current state, retrying on
+   * the newer object when it changed in between; returns it carrying the
+   * resourceVersion of its deletion. Its log lines go with it. Throws `KeyNotFound`,
+   * or what `precondition` throws.
+   */
+  delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject>;
+  /**
+   * Lists the objects of one namespace (or all, when undefined) matching the
+   * predicate, ordered by key, as they were at one resourceVersion. Throws `TooOld`
+   * when that version is older than the retained history and `TooLarge` when it is
+   * newer than the newest commit.
+   */
+  list(namespace: string | undefined, request: ListRequest): Promise<ListResult>;
+  /**
+   * Streams every change after `resourceVersion` (after the newest commit when
+   * undefined) in order, exactly once. Throws `TooOld` when that version is older
+   * than the retained history and `TooLarge` when it is newer than the newest commit.
+   */
+  watch(
+    namespace: string | undefined,
+    resourceVersion: string | undefined,
+    predicate: SelectionPredicate,
+    options?: StorageWatchOptions,
+  ): Promise<StorageWatcher>;
+  /** The logs of this resource's objects (the `log` subresource). */
+  readonly logs: LogStorage;
+}
+
+/** How storage learns a kind's selectable fields (`spec.runnerClassName`, …) for SQL selection. */
+export type FieldsOf = (object: KubeObject) => StringMap;
+
+/** The database-wide store: one resource storage per registered resource. */
+export interface ObjectStore {
+  /** Storage for `resource` (a qualified resource such as `pipelines.cairn.dev`). */
+  forResource(resource: string, fieldsOf: FieldsOf): ResourceStorage;
+  /** The newest committed resourceVersion. */
+  currentResourceVersion(): Promise<string>;
+  /** Drops events older than the retention window; returns the new compacted resourceVersion. */
+  compact(retentionMs: number): Promise<string>;
+}
