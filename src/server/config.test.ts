@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from './config.js';
 
@@ -33,6 +34,15 @@ describe('parseConfig', () => {
   it('runs the sample controller in-process unless --no-controller', () => {
     expect(parseConfig([], {}).controller).toBe(true);
     expect(parseConfig(['--no-controller'], {}).controller).toBe(false);
+  });
+
+  it('takes a serving certificate and key from files, as kube-apiserver does, only as a pair', () => {
+    expect(parseConfig([], {})).toMatchObject({ tlsCertFile: undefined, tlsPrivateKeyFile: undefined });
+    const config = parseConfig(['--tls-cert-file', '/etc/cairn/serving/tls.crt', '--tls-private-key-file=serving/tls.key'], {});
+    expect(config.tlsCertFile).toBe('/etc/cairn/serving/tls.crt');
+    expect(config.tlsPrivateKeyFile).toBe(resolve('serving/tls.key'));
+    expect(() => parseConfig(['--tls-cert-file', 'tls.crt'], {})).toThrow(/--tls-cert-file and --tls-private-key-file go together/);
+    expect(() => parseConfig(['--tls-private-key-file', 'tls.key'], {})).toThrow(/go together/);
   });
 
   it('parses the migrate command and rejects bad input', () => {

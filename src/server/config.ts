@@ -17,6 +17,13 @@ export interface ServerConfig {
   readonly compactionIntervalMs: number;
   /** Extra names and IPs for the serving certificate (e.g. `cairn.cairn-system.svc`). */
   readonly tlsSans: readonly string[];
+  /**
+   * A serving certificate to use instead of the generated one (kube's --tls-cert-file): PEM, the
+   * CA's certificate concatenated after the server's. Set together with {@link tlsPrivateKeyFile}.
+   */
+  readonly tlsCertFile?: string;
+  /** The private key of {@link tlsCertFile} (kube's --tls-private-key-file). */
+  readonly tlsPrivateKeyFile?: string;
   readonly logLevel: string;
   /** How long shutdown waits for requests in flight before closing connections, in ms. */
   readonly shutdownGraceMs: number;
@@ -33,7 +40,7 @@ export interface ServerConfig {
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
   [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS]
-  [--tls-san NAME]... [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
+  [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
   [--watch-bookmark-interval SECONDS] [--no-controller]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
   COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS`;
@@ -58,6 +65,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'event-retention': { type: 'string' },
       'compaction-interval': { type: 'string' },
       'tls-san': { type: 'string', multiple: true },
+      'tls-cert-file': { type: 'string' },
+      'tls-private-key-file': { type: 'string' },
       'log-level': { type: 'string' },
       'shutdown-grace': { type: 'string' },
       'shutdown-delay': { type: 'string' },
@@ -72,6 +81,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
   const portText = values.port ?? env.PORT ?? '8443';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}"\n${usage}`);
+  const tlsCertFile = values['tls-cert-file'];
+  const tlsPrivateKeyFile = values['tls-private-key-file'];
+  if ((tlsCertFile === undefined) !== (tlsPrivateKeyFile === undefined)) throw new Error(`--tls-cert-file and --tls-private-key-file go together\n${usage}`);
   return Object.freeze({
     command,
     port,
@@ -88,6 +100,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
             .filter(Boolean)
         : []),
     ]),
+    tlsCertFile: tlsCertFile === undefined ? undefined : resolve(tlsCertFile),
+    tlsPrivateKeyFile: tlsPrivateKeyFile === undefined ? undefined : resolve(tlsPrivateKeyFile),
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     shutdownGraceMs: seconds('shutdown grace', values['shutdown-grace'], 10),
     shutdownDelayMs: seconds('shutdown delay', values['shutdown-delay'] ?? env.SHUTDOWN_DELAY_SECONDS, 0),

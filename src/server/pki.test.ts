@@ -1,13 +1,13 @@
 import { X509Certificate } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tls from 'node:tls';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensurePki, issueClientCertificate } from './pki.js';
+import { ensurePki, issueClientCertificate, loadServingCertificate } from './pki.js';
 import type { Pki } from './pki.js';
 
 const run = promisify(execFile);
@@ -300,5 +300,31 @@ describe('issueClientCertificate', () => {
     expect(Math.abs(Date.parse(cert.validTo) - (Date.now() + 7 * 24 * HOUR_MS))).toBeLessThan(60_000);
     expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
     expect(cert.checkIssued(new X509Certificate(pki.clientCaPem))).toBe(true);
+  });
+});
+
+describe('loadServingCertificate', () => {
+  it('serves the whole file and trusts the CA concatenated after the certificate, or the certificate alone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cairn-pki-files-'));
+    try {
+      const { servingCertPem, servingKeyPem, servingCaPem } = await ensurePki(dir, { hosts: ['localhost'] });
+      await writeFile(join(dir, 'chain.crt'), servingCertPem + servingCaPem);
+      const chain = await loadServingCertificate(join(dir, 'chain.crt'), join(dir, 'serving.key'));
+      expect(chain).toEqual({ certPem: servingCertPem + servingCaPem, keyPem: servingKeyPem, caPem: servingCaPem });
+      const alone = await loadServingCertificate(join(dir, 'serving.crt'), join(dir, 'serving.key'));
+      expect(alone.caPem).toBe(servingCertPem);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a key that is not the certificate’s', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cairn-pki-files-'));
+    try {
+      await ensurePki(dir, { hosts: ['localhost'] });
+      await expect(loadServingCertificate(join(dir, 'serving.crt'), join(dir, 'admin.key'))).rejects.toThrow(/admin\.key is not the key of .*serving\.crt/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

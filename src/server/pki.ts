@@ -34,6 +34,18 @@ export interface EnsurePkiOptions {
   readonly hosts: readonly string[];
 }
 
+/** A serving CA and the serving certificate it signed, as PEM text (see {@link ensureServingPki}). */
+export interface ServingPki {
+  /** CA certificate that signed the serving certificate. */
+  readonly caPem: string;
+  /** Private key of the CA. */
+  readonly caKeyPem: string;
+  /** Serving certificate, with a subjectAltName for every requested host. */
+  readonly certPem: string;
+  /** Private key of the serving certificate. */
+  readonly keyPem: string;
+}
+
 /** The subject of a client certificate: Kubernetes reads the user from CN and groups from O. */
 export interface ClientSubject {
   /** User name. */
@@ -106,9 +118,42 @@ const RSA_OPTIONS = {
  * http2.createSecureServer({ cert: pki.servingCertPem, key: pki.servingKeyPem, ca: pki.clientCaPem, requestCert: true });
  */
 export async function ensurePki(dir: string, options: EnsurePkiOptions): Promise<Pki> {
+  const serving = await ensureServingPki(dir, options);
+  const unixTime = Math.floor(Date.now() / 1000);
+  const clientCa = await ensureCa(dir, FILES.clientCaCert, FILES.clientCaKey, `cairn-client-ca@${unixTime}`);
+  const admin = await ensureLeaf(
+    dir,
+    FILES.adminCert,
+    FILES.adminKey,
+    () => true,
+    async () => issueClientCertificateWithKeys(clientCa, ADMIN_SUBJECT, LEAF_VALID_DAYS, await generateRsaKeyPair()),
+    clientCa,
+  );
+
+  return Object.freeze({
+    servingCaPem: serving.caPem,
+    servingCertPem: serving.certPem,
+    servingKeyPem: serving.keyPem,
+    clientCaPem: clientCa.certPem,
+    clientCaKeyPem: clientCa.keyPem,
+    adminCertPem: admin.certPem,
+    adminKeyPem: admin.keyPem,
+  });
+}
+
+/**
+ * The serving half of {@link ensurePki}: loads the serving CA and certificate from `dir`
+ * (`serving-ca.crt`, `serving-ca.key`, `serving.crt`, `serving.key`), creating the CA when
+ * absent and re-issuing the certificate when it no longer covers every host in
+ * `options.hosts`, has expired, or does not match its CA or key.
+ *
+ * @example
+ * // what `npm run certs` does for an APIService
+ * const serving = await ensureServingPki('apiservice/certs', { hosts: ['cairn-apiserver.cairn-system.svc'] });
+ */
+export async function ensureServingPki(dir: string, options: EnsurePkiOptions): Promise<ServingPki> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const unixTime = Math.floor(Date.now() / 1000);
-
   const servingCa = await ensureCa(dir, FILES.servingCaCert, FILES.servingCaKey, `cairn-serving-ca@${unixTime}`);
   const serving = await ensureLeaf(
     dir,
@@ -128,26 +173,41 @@ export async function ensurePki(dir: string, options: EnsurePkiOptions): Promise
     },
     servingCa,
   );
+  return Object.freeze({ caPem: servingCa.certPem, caKeyPem: servingCa.keyPem, certPem: serving.certPem, keyPem: serving.keyPem });
+}
 
-  const clientCa = await ensureCa(dir, FILES.clientCaCert, FILES.clientCaKey, `cairn-client-ca@${unixTime}`);
-  const admin = await ensureLeaf(
-    dir,
-    FILES.adminCert,
-    FILES.adminKey,
-    () => true,
-    async () => issueClientCertificateWithKeys(clientCa, ADMIN_SUBJECT, LEAF_VALID_DAYS, await generateRsaKeyPair()),
-    clientCa,
-  );
+/** A serving certificate read from files (see {@link loadServingCertificate}). */
+export interface ServingCertificate extends IssuedCertificate {
+  /**
+   * What a client of this server should trust: the certificates after the first in the
+   * certificate file (its CA), or the certificate itself when the file holds only one.
+   */
+  readonly caPem: string;
+}
 
-  return Object.freeze({
-    servingCaPem: servingCa.certPem,
-    servingCertPem: serving.certPem,
-    servingKeyPem: serving.keyPem,
-    clientCaPem: clientCa.certPem,
-    clientCaKeyPem: clientCa.keyPem,
-    adminCertPem: admin.certPem,
-    adminKeyPem: admin.keyPem,
-  });
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----(?:\r?\n)?/g;
+
+/**
+ * Reads a serving certificate and its key from files, as kube's `--tls-cert-file` and
+ * `--tls-private-key-file`: the certificate file holds PEM, the server's certificate first
+ * and the CA's (if any) concatenated after it. Throws when the key is not the first
+ * certificate's.
+ *
+ * @example
+ * const serving = await loadServingCertificate('/etc/cairn/serving/tls.crt', '/etc/cairn/serving/tls.key');
+ */
+export async function loadServingCertificate(certFile: string, keyFile: string): Promise<ServingCertificate> {
+  const [certPem, keyPem] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
+  let matches: boolean;
+  try {
+    matches = new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem));
+  } catch (error) {
+    throw new Error(`cannot read the serving certificate ${certFile} and key ${keyFile}: ${(error as Error).message}`, { cause: error });
+  }
+  if (!matches) throw new Error(`${keyFile} is not the key of ${certFile}`);
+  const certificates = certPem.match(PEM_CERTIFICATE) ?? [];
+  const caPem = certificates.length > 1 ? certificates.slice(1).join('') : certPem;
+  return Object.freeze({ certPem, keyPem, caPem });
 }
 
 /**

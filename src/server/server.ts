@@ -22,7 +22,7 @@ import { SqlObjectStore } from '../storage/sql-object-store.js';
 import type { ServerConfig } from './config.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { openDatabase } from './open-database.js';
-import { ensurePki, type Pki } from './pki.js';
+import { ensurePki, loadServingCertificate, type Pki } from './pki.js';
 import { listen, type Listener } from './serving.js';
 
 /** The groups this server serves. */
@@ -65,10 +65,21 @@ function databaseCheck(database: () => Database | undefined): HealthCheck {
   };
 }
 
+/**
+ * The generated TLS material under the data directory, serving with the certificate of
+ * `--tls-cert-file` instead when one is given (the kubeconfig then trusts its CA).
+ */
+async function servingPki(config: ServerConfig): Promise<Pki> {
+  const generated = await ensurePki(join(config.dataDir, 'pki'), { hosts: ['localhost', '127.0.0.1', '::1', ...config.tlsSans] });
+  if (config.tlsCertFile === undefined || config.tlsPrivateKeyFile === undefined) return generated;
+  const serving = await loadServingCertificate(config.tlsCertFile, config.tlsPrivateKeyFile);
+  return Object.freeze({ ...generated, servingCaPem: serving.caPem, servingCertPem: serving.certPem, servingKeyPem: serving.keyPem });
+}
+
 /** Starts the server described by `config`. */
 export async function startServer(config: ServerConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
-  const pki = await ensurePki(join(config.dataDir, 'pki'), { hosts: ['localhost', '127.0.0.1', '::1', ...config.tlsSans] });
+  const pki = await servingPki(config);
   const shutdown = new AbortController();
   let registry: Registry | undefined;
   let database: Database | undefined;
