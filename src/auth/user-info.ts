@@ -31,6 +31,12 @@ export function isAuthenticated(user: UserInfo): boolean {
 /** Finds who made a request; undefined when this method cannot tell. */
 export interface Authenticator {
   authenticate(request: AuthenticationRequest): UserInfo | undefined | Promise<UserInfo | undefined>;
+  /**
+   * Removes the headers this method reads once authentication is over, whoever the
+   * request turned out to be, so nothing after it trusts them (kube's authentication
+   * filter deletes the front-proxy headers it was configured with).
+   */
+  clearCredentials?(request: RequestHeaders): void;
 }
 
 /**
@@ -39,8 +45,19 @@ export interface Authenticator {
  */
 export type ConnectionSocket = Socket | TLSSocket;
 
+/**
+ * A request's headers as Node keeps them: `headers` joins repeated lines with ", ",
+ * `rawHeaders` (name, value, name, value, …) keeps each line, as Go's `http.Header` does.
+ */
+export interface RequestHeaders {
+  readonly headers: IncomingHttpHeaders;
+  readonly rawHeaders: string[];
+}
+
 /** What authenticators read from a request. */
 export interface AuthenticationRequest {
   readonly headers: IncomingHttpHeaders;
+  /** Every header line as received; read it where a repeated header means several values. */
+  readonly rawHeaders: readonly string[];
   readonly socket: ConnectionSocket;
 }

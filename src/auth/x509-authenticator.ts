@@ -4,33 +4,15 @@
  * x509 authenticator does. The listener asks for certificates from every CA any
  * authenticator trusts; this one accepts only those its own pool verifies.
  */
-import { X509Certificate } from 'node:crypto';
-import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import type { DetailedPeerCertificate } from 'node:tls';
 import { CertificateVerifier } from './certificate-verifier.js';
-import { allAuthenticated, type AuthenticationRequest, type Authenticator, type ConnectionSocket, type UserInfo } from './user-info.js';
+import { isTlsSocket, peerCertificateChain } from './peer-certificates.js';
+import { allAuthenticated, type AuthenticationRequest, type Authenticator, type UserInfo } from './user-info.js';
 
 /** What the authenticator trusts. */
 export interface X509AuthenticatorOptions {
   /** The client CA bundle(s) whose certificates name users (kube's `--client-ca-file`). */
   readonly clientCaPems: readonly string[];
-}
-
-function isTlsSocket(socket: ConnectionSocket): socket is TLSSocket {
-  return typeof (socket as Partial<TLSSocket>).getPeerCertificate === 'function';
-}
-
-/** How many certificates of a client's chain are looked at, as a bound on the walk. */
-const maxChainLength = 10;
-
-/** The leaf the client presented, as Node parsed it, and the rest of its chain. */
-function peerChain(socket: TLSSocket): { peer: DetailedPeerCertificate; leaf: X509Certificate; intermediates: X509Certificate[] } | undefined {
-  const peer = socket.getPeerCertificate(true) as DetailedPeerCertificate | undefined;
-  if (!peer?.raw) return undefined;
-  // The chain ends with a certificate that is its own issuer; the verifier decides what each one is worth.
-  const seen = new Set<DetailedPeerCertificate>([peer]);
-  for (let c = peer.issuerCertificate; c?.raw && !seen.has(c) && seen.size < maxChainLength; c = c.issuerCertificate) seen.add(c);
-  seen.delete(peer);
-  return { peer, leaf: new X509Certificate(peer.raw), intermediates: [...seen].map((c) => new X509Certificate(c.raw)) };
 }
 
 /** The user a certificate names: CN is the name, each O a group. */
@@ -59,7 +41,7 @@ export class X509Authenticator implements Authenticator {
     if (!isTlsSocket(socket) || !socket.authorized) return undefined;
     // HTTP/2 requests of one session share one socket proxy, so it keys the cache too.
     if (this.#users.has(socket)) return this.#users.get(socket);
-    const chain = peerChain(socket);
+    const chain = peerCertificateChain(socket);
     const user = chain && this.#verifier.verify(chain.leaf, chain.intermediates) ? userOf(chain.peer) : undefined;
     this.#users.set(socket, user);
     return user;

@@ -45,6 +45,49 @@ describe('parseConfig', () => {
     expect(() => parseConfig(['--tls-private-key-file', 'tls.key'], {})).toThrow(/go together/);
   });
 
+  it('has front-proxy authentication off, with the headers kube-apiserver sends, unless a request-header CA is given', () => {
+    expect(parseConfig([], {}).requestHeader).toEqual({
+      allowedNames: [],
+      usernameHeaders: ['X-Remote-User'],
+      uidHeaders: ['X-Remote-Uid'],
+      groupHeaders: ['X-Remote-Group'],
+      extraHeaderPrefixes: ['X-Remote-Extra-'],
+    });
+  });
+
+  it('takes the --requestheader-* flags as kube-apiserver does: comma-separated, repeatable, an empty value an empty list', () => {
+    const config = parseConfig(
+      [
+        '--requestheader-client-ca-file',
+        'pki/front-proxy-ca.crt',
+        '--requestheader-allowed-names=front-proxy-client,aggregator',
+        '--requestheader-allowed-names',
+        'system:auth-proxy',
+        '--requestheader-username-headers=X-Remote-User, X-Proxy-User',
+        '--requestheader-group-headers',
+        'X-Remote-Group',
+        '--requestheader-extra-headers-prefix=X-Remote-Extra-,X-Proxy-Extra-',
+        '--requestheader-uid-headers=',
+      ],
+      {},
+    );
+    expect(config.requestHeader).toEqual({
+      clientCaFile: resolve('pki/front-proxy-ca.crt'),
+      allowedNames: ['front-proxy-client', 'aggregator', 'system:auth-proxy'],
+      usernameHeaders: ['X-Remote-User', 'X-Proxy-User'],
+      uidHeaders: [],
+      groupHeaders: ['X-Remote-Group'],
+      extraHeaderPrefixes: ['X-Remote-Extra-', 'X-Proxy-Extra-'],
+    });
+  });
+
+  it('refuses empty --requestheader-* items and uid headers without X-Remote-Uid, as kube validates them', () => {
+    expect(() => parseConfig(['--requestheader-group-headers=X-Remote-Group,'], {})).toThrow(/empty value in "--requestheader-group-headers"/);
+    expect(() => parseConfig(['--requestheader-allowed-names', ' '], {})).toThrow(/empty value in "--requestheader-allowed-names"/);
+    expect(() => parseConfig(['--requestheader-uid-headers=X-Proxy-Uid'], {})).toThrow(/without specifying the standard X-Remote-Uid/);
+    expect(parseConfig(['--requestheader-uid-headers=x-remote-uid,X-Proxy-Uid'], {}).requestHeader.uidHeaders).toEqual(['x-remote-uid', 'X-Proxy-Uid']);
+  });
+
   it('parses the migrate command and rejects bad input', () => {
     expect(parseConfig(['migrate'], {}).command).toBe('migrate');
     expect(() => parseConfig(['serve'], {})).toThrow(/unknown command/);

@@ -3,6 +3,18 @@
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { standardRequestHeaderNames, type RequestHeaderNames } from '../auth/request-header-authenticator.js';
+
+/**
+ * Front-proxy authentication, with kube-apiserver's `--requestheader-*` flags: off
+ * unless a CA file is given; the header names default to the ones kube's aggregator sends.
+ */
+export interface RequestHeaderConfig extends RequestHeaderNames {
+  /** The CA bundle the front proxy's client certificate must chain to (`--requestheader-client-ca-file`). */
+  readonly clientCaFile?: string;
+  /** The CNs that certificate may have (`--requestheader-allowed-names`); empty allows any. */
+  readonly allowedNames: readonly string[];
+}
 
 /** Everything the server process is configured with. */
 export interface ServerConfig {
@@ -36,12 +48,17 @@ export interface ServerConfig {
   readonly watchBookmarkIntervalMs: number;
   /** Whether `start` also runs the sample controller in-process (off with `--no-controller`). */
   readonly controller: boolean;
+  /** Who may tell Cairn the user in `X-Remote-*` headers (kube-apiserver's aggregator). */
+  readonly requestHeader: RequestHeaderConfig;
 }
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
   [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS]
   [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
   [--watch-bookmark-interval SECONDS] [--no-controller]
+  [--requestheader-client-ca-file FILE] [--requestheader-allowed-names NAME,...]
+  [--requestheader-username-headers H,...] [--requestheader-uid-headers H,...]
+  [--requestheader-group-headers H,...] [--requestheader-extra-headers-prefix P,...]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
   COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS`;
 
@@ -50,6 +67,34 @@ function seconds(name: string, value: string | undefined, fallback: number): num
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number of seconds, got "${value}"\n${usage}`);
   return n * 1000;
+}
+
+/**
+ * A list flag as pflag's StringSlice reads it: comma-separated, repeatable (the first use
+ * replaces the default), an empty value an empty list, and, as kube validates, no empty item.
+ */
+function stringSlice(flag: string, values: readonly string[] | undefined, fallback: readonly string[]): readonly string[] {
+  if (values === undefined) return fallback;
+  const items = values.flatMap((value) => (value === '' ? [] : value.split(',').map((item) => item.trim())));
+  if (items.includes('')) throw new Error(`empty value in "--${flag}"\n${usage}`);
+  return Object.freeze(items);
+}
+
+function requestHeaderConfig(values: Record<string, string | string[] | boolean | undefined>): RequestHeaderConfig {
+  const list = (flag: string, fallback: readonly string[] = []) => stringSlice(flag, values[flag] as string[] | undefined, fallback);
+  const uidHeaders = list('requestheader-uid-headers', standardRequestHeaderNames.uidHeaders);
+  // kube refuses uid headers that leave out the one its aggregator sends.
+  if (uidHeaders.length > 0 && !uidHeaders.some((header) => header.toLowerCase() === 'x-remote-uid'))
+    throw new Error(`--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work\n${usage}`);
+  const caFile = values['requestheader-client-ca-file'] as string | undefined;
+  return Object.freeze({
+    ...(caFile ? { clientCaFile: resolve(caFile) } : {}),
+    allowedNames: list('requestheader-allowed-names'),
+    usernameHeaders: list('requestheader-username-headers', standardRequestHeaderNames.usernameHeaders),
+    uidHeaders,
+    groupHeaders: list('requestheader-group-headers', standardRequestHeaderNames.groupHeaders),
+    extraHeaderPrefixes: list('requestheader-extra-headers-prefix', standardRequestHeaderNames.extraHeaderPrefixes),
+  });
 }
 
 /** Parses argv and the environment; throws with the usage on bad input. */
@@ -72,6 +117,12 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'shutdown-delay': { type: 'string' },
       'watch-bookmark-interval': { type: 'string' },
       'no-controller': { type: 'boolean' },
+      'requestheader-client-ca-file': { type: 'string' },
+      'requestheader-allowed-names': { type: 'string', multiple: true },
+      'requestheader-username-headers': { type: 'string', multiple: true },
+      'requestheader-uid-headers': { type: 'string', multiple: true },
+      'requestheader-group-headers': { type: 'string', multiple: true },
+      'requestheader-extra-headers-prefix': { type: 'string', multiple: true },
       help: { type: 'boolean' },
     },
   });
@@ -107,5 +158,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     shutdownDelayMs: seconds('shutdown delay', values['shutdown-delay'] ?? env.SHUTDOWN_DELAY_SECONDS, 0),
     watchBookmarkIntervalMs: seconds('watch bookmark interval', values['watch-bookmark-interval'], 60),
     controller: !values['no-controller'],
+    requestHeader: requestHeaderConfig(values),
   });
 }

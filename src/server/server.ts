@@ -3,12 +3,16 @@
  * the database and its migrations, the object store, the registry, compaction,
  * readiness, the in-process sample controller and graceful shutdown.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { ApiGroup } from '../apis/api-resource.js';
 import { cairnGroup } from '../apis/cairn/register.js';
+import type { AuditBackend } from '../auth/audit.js';
+import { parseCertificates } from '../auth/certificate-verifier.js';
 import { defaultAuthorizer } from '../auth/default-authorizer.js';
+import { RequestHeaderAuthenticator } from '../auth/request-header-authenticator.js';
+import type { Authenticator } from '../auth/user-info.js';
 import { X509Authenticator } from '../auth/x509-authenticator.js';
 import { createCairnClient } from '../client/cairn-client.js';
 import { loadKubeconfig } from '../client/kubeconfig.js';
@@ -19,7 +23,7 @@ import { Registry } from '../registry/registry.js';
 import type { Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { SqlObjectStore } from '../storage/sql-object-store.js';
-import type { ServerConfig } from './config.js';
+import type { RequestHeaderConfig, ServerConfig } from './config.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { openDatabase } from './open-database.js';
 import { ensurePki, loadServingCertificate, type Pki } from './pki.js';
@@ -76,8 +80,25 @@ async function servingPki(config: ServerConfig): Promise<Pki> {
   return Object.freeze({ ...generated, servingCaPem: serving.caPem, servingCertPem: serving.certPem, servingKeyPem: serving.keyPem });
 }
 
+/** What a server is given beside its configuration; tests plug in here. */
+export interface ServerSeams {
+  /** Where audit events go; nowhere by default. */
+  readonly audit?: AuditBackend;
+}
+
+/** The front-proxy CA bundle, when one is configured. */
+async function loadRequestHeaderCa(config: RequestHeaderConfig, clientCaPem: string): Promise<string | undefined> {
+  if (config.clientCaFile === undefined) return undefined;
+  const pem = await readFile(config.clientCaFile, 'utf8');
+  const clientCas = new Set(parseCertificates(clientCaPem).map((ca) => ca.fingerprint256));
+  // As kube-apiserver refuses it: with a CA shared and no allowed names, every client certificate could name any user.
+  if (config.allowedNames.length === 0 && parseCertificates(pem).some((ca) => clientCas.has(ca.fingerprint256)))
+    throw new Error('the client CA and --requestheader-client-ca-file contain overlapping certificates; --requestheader-allowed-names must be specified');
+  return pem;
+}
+
 /** Starts the server described by `config`. */
-export async function startServer(config: ServerConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
+export async function startServer(config: ServerConfig, logger: Logger = pino({ level: config.logLevel }), seams: ServerSeams = {}): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
   const pki = await servingPki(config);
   const shutdown = new AbortController();
@@ -87,12 +108,17 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
   let migrated = false;
 
   // Each authenticator verifies against its own CAs; the listener asks for certificates from all of them.
-  const clientCaPems = [pki.clientCaPem];
+  const requestHeaderCaPem = await loadRequestHeaderCa(config.requestHeader, pki.clientCaPem);
+  const authenticators: Authenticator[] = [new X509Authenticator({ clientCaPems: [pki.clientCaPem] })];
+  // The front proxy comes first, as in kube's delegating authenticator: its certificate says nothing of the user, its headers do.
+  if (requestHeaderCaPem !== undefined) authenticators.unshift(new RequestHeaderAuthenticator({ ...config.requestHeader, clientCaPems: [requestHeaderCaPem] }));
+  const clientCaPems = [pki.clientCaPem, ...(requestHeaderCaPem !== undefined ? [requestHeaderCaPem] : [])];
   const app = createApp({
     groups: servedGroups,
     registry: () => registry,
-    authenticators: [new X509Authenticator({ clientCaPems })],
+    authenticators,
     authorizer: defaultAuthorizer(),
+    audit: seams.audit,
     livezChecks: [{ name: 'ping', check: () => true }],
     readyzChecks: [
       { name: 'ping', check: () => true },
