@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backends, pipeline, requestServer, type Backend } from './support/test-server.js';
 import { testDatabaseUrl } from './support/test-database.js';
+import { onJsonLines } from './support/json-lines.js';
 
 const root = join(import.meta.dirname, '..');
 const namespace = 'durability';
@@ -75,26 +76,19 @@ async function spawnServer(dataDir: string, databaseUrl: string | undefined): Pr
   let url: string | undefined;
   let serverPid: number | undefined;
   const started = new Promise<void>((resolve, reject) => {
-    let pending = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      log += chunk;
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        let entry: { msg?: string; url?: string; pid?: number };
-        try {
-          entry = JSON.parse(line);
-        } catch {
-          continue;
-        }
+    onJsonLines(
+      child.stdout,
+      (line) => {
+        const entry = line as { msg?: string; url?: string; pid?: number };
         if (entry.msg === 'listening') {
           url = entry.url;
           serverPid = entry.pid;
         }
         if (entry.msg === 'ready') resolve();
-      }
-    });
+      },
+      { lenient: true },
+    );
+    child.stdout.on('data', (chunk: string) => (log += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
     child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before it was ready:\n${log}`)));
     setTimeout(() => reject(new Error(`server not ready within ${startTimeoutMs} ms:\n${log}`)), startTimeoutMs).unref();
