@@ -95,7 +95,7 @@ export function openCountingWatch(server: ServerEndpoint, path: string): Promise
         resolve({
           status: res.statusCode ?? 0,
           count: (type) => counts.get(type) ?? 0,
-          waitFor: (count, type, ms = 30_000) =>
+          waitFor: (count, type, ms = 120_000) =>
             until(
               listeners,
               () => (counts.get(type) ?? 0) >= count,
