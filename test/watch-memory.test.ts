@@ -13,6 +13,9 @@ import { startInspectedServer, type InspectedServer } from './support/inspected-
 import { pipeline } from './support/test-server.js';
 import { openCountingWatch, type CountingWatch } from './support/watch-client.js';
 
+// Thousands of requests through TLS take ~10 s alone and several times that on a loaded 2-core box; nothing here is timed.
+const heavyTestTimeoutMs = 240_000;
+
 const pipelines = '/apis/cairn.dev/v1/namespaces/memory/pipelines';
 const MB = 1024 * 1024;
 
@@ -70,55 +73,63 @@ describe('watch memory on pglite', () => {
     while ((await server.connections()) > connectionsBefore) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
-  it('delivering events to watchers retains nothing once they are written; the watch cache grows with events, not deliveries', async () => {
-    const connections = await server.connections();
-    // Warm up every path once (compiled code and pools are not what this test measures).
-    const warm = await openWatchers(watchers);
-    await createPipelines(50);
-    await Promise.all(warm.map((w) => w.waitFor(50, 'ADDED')));
-    await closeWatchers(warm, connections);
+  it(
+    'delivering events to watchers retains nothing once they are written; the watch cache grows with events, not deliveries',
+    async () => {
+      const connections = await server.connections();
+      // Warm up every path once (compiled code and pools are not what this test measures).
+      const warm = await openWatchers(watchers);
+      await createPipelines(50);
+      await Promise.all(warm.map((w) => w.waitFor(50, 'ADDED')));
+      await closeWatchers(warm, connections);
 
-    // The watch cache alone: the same number of events, delivered to nobody.
-    const beforeCacheOnly = await server.heap();
-    await createPipelines(events);
-    const cacheOnly = (await server.heap()).objects - beforeCacheOnly.objects;
+      // The watch cache alone: the same number of events, delivered to nobody.
+      const beforeCacheOnly = await server.heap();
+      await createPipelines(events);
+      const cacheOnly = (await server.heap()).objects - beforeCacheOnly.objects;
 
-    const watches = await openWatchers(watchers);
-    // A watcher's first events allocate what it keeps for its life (TLS and stream buffers): its own cost, not its deliveries'.
-    await createPipelines(10);
-    await Promise.all(watches.map((w) => w.waitFor(10, 'ADDED')));
-    const withWatchers = await server.heap();
-    await createPipelines(events);
-    await Promise.all(watches.map((w) => w.waitFor(10 + events, 'ADDED')));
-    const afterDeliveries = await server.heap();
-    await closeWatchers(watches, connections);
-
-    const delivered = afterDeliveries.objects - withWatchers.objects;
-    const report =
-      `${watchers} watchers × ${events} events: object heap +${mb(delivered)} with them (heapUsed ${mb(withWatchers.used)} → ${mb(afterDeliveries.used)}), ` +
-      `+${mb(cacheOnly)} for the same events with no watcher`;
-    // The cache holds each event once, whoever reads it.
-    expect(cacheOnly, report).toBeLessThanOrEqual(events * cacheBytesPerEvent);
-    // 100,000 deliveries cost what the same events cost with nobody watching.
-    expect(delivered - cacheOnly, report).toBeLessThanOrEqual(margin);
-  });
-
-  it('1,000 watchers opened and closed leave nothing behind', async () => {
-    const connections = await server.connections();
-    const openAndClose = async (): Promise<void> => {
-      const watches = await openWatchers(1000);
-      await createPipelines(1);
-      await Promise.all(watches.map((w) => w.waitFor(1, 'ADDED')));
+      const watches = await openWatchers(watchers);
+      // A watcher's first events allocate what it keeps for its life (TLS and stream buffers): its own cost, not its deliveries'.
+      await createPipelines(10);
+      await Promise.all(watches.map((w) => w.waitFor(10, 'ADDED')));
+      const withWatchers = await server.heap();
+      await createPipelines(events);
+      await Promise.all(watches.map((w) => w.waitFor(10 + events, 'ADDED')));
+      const afterDeliveries = await server.heap();
       await closeWatchers(watches, connections);
-    };
-    // The first thousand fill the server's pools (parsers, TLS contexts), reused by the next.
-    await openAndClose();
-    const before = await server.heap();
-    await openAndClose();
-    const after = await server.heap();
-    const report = `object heap ${mb(before.objects)} → ${mb(after.objects)} (heapUsed ${mb(before.used)} → ${mb(after.used)})`;
-    expect(after.objects - before.objects, report).toBeLessThanOrEqual(margin);
-  });
+
+      const delivered = afterDeliveries.objects - withWatchers.objects;
+      const report =
+        `${watchers} watchers × ${events} events: object heap +${mb(delivered)} with them (heapUsed ${mb(withWatchers.used)} → ${mb(afterDeliveries.used)}), ` +
+        `+${mb(cacheOnly)} for the same events with no watcher`;
+      // The cache holds each event once, whoever reads it.
+      expect(cacheOnly, report).toBeLessThanOrEqual(events * cacheBytesPerEvent);
+      // 100,000 deliveries cost what the same events cost with nobody watching.
+      expect(delivered - cacheOnly, report).toBeLessThanOrEqual(margin);
+    },
+    heavyTestTimeoutMs,
+  );
+
+  it(
+    '1,000 watchers opened and closed leave nothing behind',
+    async () => {
+      const connections = await server.connections();
+      const openAndClose = async (): Promise<void> => {
+        const watches = await openWatchers(1000);
+        await createPipelines(1);
+        await Promise.all(watches.map((w) => w.waitFor(1, 'ADDED')));
+        await closeWatchers(watches, connections);
+      };
+      // The first thousand fill the server's pools (parsers, TLS contexts), reused by the next.
+      await openAndClose();
+      const before = await server.heap();
+      await openAndClose();
+      const after = await server.heap();
+      const report = `object heap ${mb(before.objects)} → ${mb(after.objects)} (heapUsed ${mb(before.used)} → ${mb(after.used)})`;
+      expect(after.objects - before.objects, report).toBeLessThanOrEqual(margin);
+    },
+    heavyTestTimeoutMs,
+  );
 });
 
 /** Bytes as MiB, for failure messages. */

@@ -139,11 +139,6 @@ export class Store {
     return new Store({ resource: this.resource, strategy, storage: this.#storage, validator: this.#validator });
   }
 
-  /** The storage the store writes to, for the REST objects of its subresources (log). */
-  get storage(): ResourceStorage {
-    return this.#storage;
-  }
-
   async #call<T>(name: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();

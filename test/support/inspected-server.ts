@@ -9,6 +9,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requestServer, type RequestOptions, type ServerEndpoint, type TestResponse } from './test-server.js';
+import { onJsonLines } from './json-lines.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const startTimeoutMs = 90_000;
@@ -122,23 +123,16 @@ export async function startInspectedServer(options: InspectedServerOptions = {})
   let inspectorUrl: string | undefined;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const started = new Promise<void>((resolve, reject) => {
-    let pending = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      log += chunk;
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        let entry: { msg?: string; url?: string };
-        try {
-          entry = JSON.parse(line);
-        } catch {
-          continue;
-        }
+    onJsonLines(
+      child.stdout,
+      (line) => {
+        const entry = line as { msg?: string; url?: string };
         if (entry.msg === 'listening') url = entry.url;
         if (entry.msg === 'ready') resolve();
-      }
-    });
+      },
+      { lenient: true },
+    );
+    child.stdout.on('data', (chunk: string) => (log += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       log += chunk;
       inspectorUrl ??= /ws:\/\/\S+/.exec(chunk)?.[0];

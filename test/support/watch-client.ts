@@ -5,6 +5,7 @@
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { RunningServer } from '../../src/server/server.js';
+import { onJsonLines, until } from './json-lines.js';
 import type { ServerEndpoint } from './test-server.js';
 
 /** One received watch event. */
@@ -33,49 +34,30 @@ export function openWatch(server: RunningServer, path: string, headers: Record<s
       (res: IncomingMessage) => {
         const events: ReceivedEvent[] = [];
         const listeners = new Set<() => void>();
-        let buffer = '';
         let endedResolve!: () => void;
         const ended = new Promise<void>((r) => (endedResolve = r));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          let newline;
-          while ((newline = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, newline);
-            buffer = buffer.slice(newline + 1);
-            if (line.trim()) events.push(JSON.parse(line) as ReceivedEvent);
-          }
-          for (const l of listeners) l();
+        const notify = (): void => listeners.forEach((l) => l());
+        onJsonLines(res, (event) => {
+          events.push(event as ReceivedEvent);
+          notify();
         });
         res.on('end', () => {
-          if (buffer.trim()) events.push(JSON.parse(buffer) as ReceivedEvent);
           endedResolve();
-          for (const l of listeners) l();
+          notify();
         });
         res.on('close', () => endedResolve());
         resolve({
           status: res.statusCode ?? 0,
           events,
           ended,
-          waitFor(count, ms = 10_000) {
-            return new Promise((ok, fail) => {
-              const check = (): void => {
-                if (events.length >= count) {
-                  cleanup();
-                  ok(events.slice(0, count));
-                }
-              };
-              const timer = setTimeout(() => {
-                cleanup();
-                fail(new Error(`waited ${ms} ms for ${count} events, got ${events.length}: ${JSON.stringify(events.map((e) => e.type))}`));
-              }, ms);
-              const cleanup = (): void => {
-                clearTimeout(timer);
-                listeners.delete(check);
-              };
-              listeners.add(check);
-              check();
-            });
+          async waitFor(count, ms = 10_000) {
+            await until(
+              listeners,
+              () => events.length >= count,
+              ms,
+              () => `${count} events, got ${events.length}: ${JSON.stringify(events.map((e) => e.type))}`,
+            );
+            return events.slice(0, count);
           },
           close: () => req.destroy(),
         });
@@ -105,42 +87,21 @@ export function openCountingWatch(server: ServerEndpoint, path: string): Promise
       (res: IncomingMessage) => {
         const counts = new Map<string, number>();
         const listeners = new Set<() => void>();
-        let buffer = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          let newline;
-          while ((newline = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, newline);
-            buffer = buffer.slice(newline + 1);
-            if (!line.trim()) continue;
-            const { type } = JSON.parse(line) as ReceivedEvent;
-            counts.set(type, (counts.get(type) ?? 0) + 1);
-          }
-          for (const l of listeners) l();
+        onJsonLines(res, (event) => {
+          const { type } = event as ReceivedEvent;
+          counts.set(type, (counts.get(type) ?? 0) + 1);
+          listeners.forEach((l) => l());
         });
         resolve({
           status: res.statusCode ?? 0,
           count: (type) => counts.get(type) ?? 0,
-          waitFor(count, type, ms = 30_000) {
-            return new Promise((ok, fail) => {
-              const check = (): void => {
-                if ((counts.get(type) ?? 0) < count) return;
-                cleanup();
-                ok();
-              };
-              const timer = setTimeout(() => {
-                cleanup();
-                fail(new Error(`waited ${ms} ms for ${count} ${type} events, got ${counts.get(type) ?? 0}`));
-              }, ms);
-              const cleanup = (): void => {
-                clearTimeout(timer);
-                listeners.delete(check);
-              };
-              listeners.add(check);
-              check();
-            });
-          },
+          waitFor: (count, type, ms = 120_000) =>
+            until(
+              listeners,
+              () => (counts.get(type) ?? 0) >= count,
+              ms,
+              () => `${count} ${type} events, got ${counts.get(type) ?? 0}`,
+            ),
           close: () => req.destroy(),
         });
       },
