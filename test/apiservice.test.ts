@@ -105,10 +105,7 @@ describe('the manifests in apiservice/', () => {
     expect(deployment.spec.replicas).toBe(2);
     expect(deployment.spec.template.metadata.labels).toMatchObject(deployment.spec.selector.matchLabels);
     expect(deployment.spec.template.spec.serviceAccountName).toBe(only(objects, 'ServiceAccount', service).metadata.name);
-    const config = parseConfig(
-      container.args.filter((arg: string) => !requestHeaderFlags.some((flag) => arg.startsWith(`${flag}=`))),
-      {},
-    );
+    const config = parseConfig(container.args, {});
     expect(config).toMatchObject({ command: 'start', port: 8443, bindAddress: '0.0.0.0', controller: false });
     const port = container.ports.find((p: any) => p.containerPort === config.port);
     expect(port).toBeDefined();
@@ -140,11 +137,15 @@ describe('the manifests in apiservice/', () => {
   it('trust the front proxy with kube-apiserver’s --requestheader-* flags, its CA from a mounted file', () => {
     const used = container.args.filter((arg: string) => arg.startsWith('--requestheader-')).map((arg: string) => arg.split('=')[0]);
     expect(used.sort()).toEqual([...requestHeaderFlags].sort());
-    expect(flagValue(container.args, '--requestheader-username-headers')).toBe('X-Remote-User');
-    expect(flagValue(container.args, '--requestheader-uid-headers')).toBe('X-Remote-Uid');
-    expect(flagValue(container.args, '--requestheader-group-headers')).toBe('X-Remote-Group');
-    expect(flagValue(container.args, '--requestheader-extra-headers-prefix')).toBe('X-Remote-Extra-');
-    expect(mountedVolume(flagValue(container.args, '--requestheader-client-ca-file')).configMap.name).toEqual(expect.any(String));
+    const { requestHeader } = parseConfig(container.args, {});
+    expect(requestHeader).toMatchObject({
+      usernameHeaders: ['X-Remote-User'],
+      uidHeaders: ['X-Remote-Uid'],
+      groupHeaders: ['X-Remote-Group'],
+      extraHeaderPrefixes: ['X-Remote-Extra-'],
+      allowedNames: ['front-proxy-client'],
+    });
+    expect(mountedVolume(requestHeader.clientCaFile!).configMap.name).toEqual(expect.any(String));
   });
 
   it('read DATABASE_URL from the database Secret', () => {

@@ -4,7 +4,19 @@
  */
 import { createRequire } from 'node:module';
 
-const packageVersion = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+/** The package's version, read from package.json: two folders up from source (src/machinery/), three from a build (dist/src/machinery/). */
+const packageVersion = ((): string => {
+  const require = createRequire(import.meta.url);
+  for (const path of ['../../package.json', '../../../package.json']) {
+    try {
+      const manifest = require(path) as { name?: string; version?: string };
+      if (manifest.name === 'cairn' && typeof manifest.version === 'string') return manifest.version;
+    } catch {
+      // not at this depth: try the next
+    }
+  }
+  throw new Error('package.json of cairn not found above ' + import.meta.url);
+})();
 
 /** The Kubernetes minor version whose API behaviour Cairn matches. */
 export const kubernetesMinor = '32';
