@@ -9,16 +9,16 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeApiServiceCerts } from './apiservice-certs.js';
 
-const { values } = parseArgs({
-  options: {
-    service: { type: 'string', default: 'cairn-apiserver' },
-    namespace: { type: 'string', default: 'cairn-system' },
-    manifests: { type: 'string', default: 'apiservice' },
-    'certs-dir': { type: 'string' },
-    host: { type: 'string', multiple: true, default: [] },
-  },
-});
 try {
+  const { values } = parseArgs({
+    options: {
+      service: { type: 'string', default: 'cairn-apiserver' },
+      namespace: { type: 'string', default: 'cairn-system' },
+      manifests: { type: 'string', default: 'apiservice' },
+      'certs-dir': { type: 'string' },
+      host: { type: 'string', multiple: true, default: [] },
+    },
+  });
   const written = await writeApiServiceCerts({
     service: values.service,
     namespace: values.namespace,
