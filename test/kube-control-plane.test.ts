@@ -3,8 +3,10 @@
  * machine's real kubectl, accept an APIService for `v1.cairn.dev` backed by an
  * ExternalName Service, as the aggregated deployment registers Cairn.
  */
-import { writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -106,5 +108,41 @@ describe.runIf(kubectlAvailable)('test control plane: etcd + kube-apiserver (nee
       if (available === undefined) await sleep(500);
     }
     expect(available, 'the Available condition of apiservice/v1.cairn.dev').toMatchObject({ status: 'False' });
+  });
+
+  it('accepts every manifest in apiservice/ as written, with the Secret and caBundle npm run certs adds', async () => {
+    const root = join(import.meta.dirname, '..');
+    const dir = join(plane.directory, 'apiservice');
+    await cp(join(root, 'apiservice'), dir, { recursive: true, filter: (source) => !source.startsWith(join(root, 'apiservice', 'certs')) });
+    const script = (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.certs;
+    const [command, ...scriptArgs] = script.split(' ');
+    await promisify(execFile)(
+      join(root, 'node_modules/.bin', command),
+      [...scriptArgs, '--service', 'cairn-apiserver', '--namespace', 'cairn-system', '--manifests', dir],
+      {
+        cwd: root,
+      },
+    );
+    const files = (await readdir(dir)).filter((name) => name.endsWith('.yaml')).sort();
+    // kubectl applies a directory in file-name order: the Namespace first.
+    const applied = await kubectlOk(kubectl133, 'apply', '-f', dir);
+    const lines = applied.stdout.trim().split('\n');
+    expect(
+      lines.every((line) => / (created|configured|unchanged)$/.test(line)),
+      applied.stdout,
+    ).toBe(true);
+    for (const expected of [
+      'namespace/cairn-system',
+      'serviceaccount/cairn-apiserver',
+      'deployment.apps/cairn-apiserver',
+      'service/cairn-apiserver',
+      'apiservice.apiregistration.k8s.io/v1.cairn.dev',
+      'secret/cairn-serving-cert',
+    ]) {
+      expect(applied.stdout, `${expected} among ${files.join(', ')}`).toContain(expected);
+    }
+    // What was applied is what the server holds: every object of every file can be read back.
+    const listed = await kubectlOk(kubectl133, 'get', '-f', dir, '-o', 'name');
+    expect(listed.stdout.trim().split('\n')).toHaveLength(lines.length);
   });
 });
