@@ -12,15 +12,7 @@
 import type { DetailedPeerCertificate } from 'node:tls';
 import { CertificateVerifier } from './certificate-verifier.js';
 import { isTlsSocket, peerCertificateChain } from './peer-certificates.js';
-import {
-  allAuthenticated,
-  allUnauthenticated,
-  anonymousUser,
-  type AuthenticationRequest,
-  type Authenticator,
-  type RequestHeaders,
-  type UserInfo,
-} from './user-info.js';
+import { withAuthenticatedGroup, type AuthenticationRequest, type Authenticator, type RequestHeaders, type UserInfo } from './user-info.js';
 
 /** Which headers carry the user, as kube's `--requestheader-*-headers` flags name them. */
 export interface RequestHeaderNames {
@@ -111,15 +103,6 @@ function extraValues(lines: Map<string, string[]>, prefixes: readonly string[]):
     }
   }
   return extra;
-}
-
-/**
- * kube's `AuthenticatedGroupAdder`: an authenticated user is in `system:authenticated`,
- * unless it is `system:anonymous` or already says which of the two it is.
- */
-function withAuthenticatedGroup(name: string, groups: readonly string[]): string[] {
-  if (name === anonymousUser.name || groups.includes(allAuthenticated) || groups.includes(allUnauthenticated)) return [...groups];
-  return [...groups, allAuthenticated];
 }
 
 /**

@@ -28,6 +28,15 @@ export function isAuthenticated(user: UserInfo): boolean {
   return user.groups.includes(allAuthenticated);
 }
 
+/**
+ * kube's `AuthenticatedGroupAdder`: an authenticated user is in `system:authenticated`,
+ * unless it is `system:anonymous` or already says which of the two it is.
+ */
+export function withAuthenticatedGroup(name: string, groups: readonly string[]): string[] {
+  if (name === anonymousUser.name || groups.includes(allAuthenticated) || groups.includes(allUnauthenticated)) return [...groups];
+  return [...groups, allAuthenticated];
+}
+
 /** Finds who made a request; undefined when this method cannot tell. */
 export interface Authenticator {
   authenticate(request: AuthenticationRequest): UserInfo | undefined | Promise<UserInfo | undefined>;

@@ -9,6 +9,7 @@ import { noAudit, type AuditBackend } from '../auth/audit.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { pathNotFound } from '../machinery/errors.js';
+import type { Admission } from '../registry/admission.js';
 import type { Registry } from '../registry/registry.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
 import { discoveryRoute } from './discovery/discovery-route.js';
@@ -38,6 +39,8 @@ export interface AppOptions {
   readonly shutdown: AbortSignal;
   /** Milliseconds between BOOKMARK events of watches that allow them. */
   readonly watchBookmarkIntervalMs: number;
+  /** The admission chain writes go through (NamespaceLifecycle in a cluster); none when undefined. */
+  readonly admission?: Admission;
 }
 
 function json(ctx: Context, value: unknown): void {
@@ -82,6 +85,7 @@ export function createApp(options: AppOptions): Koa {
       registry: options.registry,
       shutdown: options.shutdown,
       bookmarkIntervalMs: options.watchBookmarkIntervalMs,
+      admission: options.admission,
     }),
   );
 

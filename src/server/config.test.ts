@@ -95,3 +95,43 @@ describe('parseConfig', () => {
     expect(() => parseConfig(['--event-retention=-1'], {})).toThrow(/non-negative/);
   });
 });
+
+describe('parseConfig: delegated authentication and authorization', () => {
+  it('has kube’s flag names and defaults, off unless a kubeconfig is given', () => {
+    expect(parseConfig([], {}).delegation).toEqual({
+      authenticationKubeconfig: undefined,
+      authorizationKubeconfig: undefined,
+      tokenCacheTtlMs: 10_000,
+      authorizedCacheTtlMs: 10_000,
+      unauthorizedCacheTtlMs: 10_000,
+      alwaysAllowPaths: undefined,
+    });
+    const config = parseConfig(
+      [
+        '--authentication-kubeconfig=kc',
+        '--authorization-kubeconfig=/etc/kc',
+        '--authentication-token-webhook-cache-ttl=1m30s',
+        '--authorization-webhook-cache-authorized-ttl=500ms',
+        '--authorization-webhook-cache-unauthorized-ttl=0',
+        '--authorization-always-allow-paths=/healthz,/metrics',
+        '--authorization-always-allow-paths=/version',
+      ],
+      {},
+    );
+    expect(config.delegation).toEqual({
+      authenticationKubeconfig: resolve('kc'),
+      authorizationKubeconfig: '/etc/kc',
+      tokenCacheTtlMs: 90_000,
+      authorizedCacheTtlMs: 500,
+      unauthorizedCacheTtlMs: 0,
+      alwaysAllowPaths: ['/healthz', '/metrics', '/version'],
+    });
+    expect(parseConfig(['--authorization-always-allow-paths='], {}).delegation.alwaysAllowPaths).toEqual([]);
+  });
+
+  it('reads durations as Go does and refuses anything else', () => {
+    expect(parseConfig(['--authentication-token-webhook-cache-ttl=1.5h'], {}).delegation.tokenCacheTtlMs).toBe(5_400_000);
+    for (const bad of ['10', '-1s', 's', '1d', '1s '])
+      expect(() => parseConfig([`--authentication-token-webhook-cache-ttl=${bad}`], {})).toThrow(/invalid duration/);
+  });
+});

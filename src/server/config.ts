@@ -16,6 +16,25 @@ export interface RequestHeaderConfig extends RequestHeaderNames {
   readonly allowedNames: readonly string[];
 }
 
+/**
+ * Authentication and authorization delegated to the main API server, with the flags of
+ * k8s.io/apiserver's `DelegatingAuthenticationOptions` and `DelegatingAuthorizationOptions`.
+ */
+export interface DelegationConfig {
+  /** `--authentication-kubeconfig`: TokenReview, and the cluster's client and front-proxy CAs; off when unset. */
+  readonly authenticationKubeconfig?: string;
+  /** `--authorization-kubeconfig`: SubjectAccessReview for every request; the local policy when unset. */
+  readonly authorizationKubeconfig?: string;
+  /** `--authentication-token-webhook-cache-ttl` in ms (10 s). */
+  readonly tokenCacheTtlMs: number;
+  /** `--authorization-webhook-cache-authorized-ttl` in ms (10 s). */
+  readonly authorizedCacheTtlMs: number;
+  /** `--authorization-webhook-cache-unauthorized-ttl` in ms (10 s). */
+  readonly unauthorizedCacheTtlMs: number;
+  /** `--authorization-always-allow-paths` as given; undefined for the default (kube's `/healthz,/readyz,/livez` when delegating). */
+  readonly alwaysAllowPaths?: readonly string[];
+}
+
 /** Everything the server process is configured with. */
 export interface ServerConfig {
   readonly command: 'start' | 'migrate';
@@ -50,6 +69,8 @@ export interface ServerConfig {
   readonly controller: boolean;
   /** Who may tell Cairn the user in `X-Remote-*` headers (kube-apiserver's aggregator). */
   readonly requestHeader: RequestHeaderConfig;
+  /** Delegated authentication and authorization (in a cluster). */
+  readonly delegation: DelegationConfig;
 }
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
@@ -59,6 +80,9 @@ const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--
   [--requestheader-client-ca-file FILE] [--requestheader-allowed-names NAME,...]
   [--requestheader-username-headers H,...] [--requestheader-uid-headers H,...]
   [--requestheader-group-headers H,...] [--requestheader-extra-headers-prefix P,...]
+  [--authentication-kubeconfig FILE] [--authorization-kubeconfig FILE]
+  [--authentication-token-webhook-cache-ttl DURATION] [--authorization-webhook-cache-authorized-ttl DURATION]
+  [--authorization-webhook-cache-unauthorized-ttl DURATION] [--authorization-always-allow-paths PATH,...]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
   COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS`;
 
@@ -67,6 +91,33 @@ function seconds(name: string, value: string | undefined, fallback: number): num
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number of seconds, got "${value}"\n${usage}`);
   return n * 1000;
+}
+
+const goDurationUnits: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration flag as Go's `time.ParseDuration` reads it (`10s`, `1m30s`, `500ms`, `0`), in ms. */
+function goDuration(flag: string, value: string | undefined, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
+  if (value === '0') return 0;
+  const parts = /^(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h)(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))*$/.test(value)
+    ? [...value.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)]
+    : undefined;
+  if (parts === undefined) throw new Error(`invalid duration "${value}" for --${flag}\n${usage}`);
+  return parts.reduce((ms, [, amount, unit]) => ms + Number(amount) * goDurationUnits[unit], 0);
+}
+
+function delegationConfig(values: Record<string, string | string[] | boolean | undefined>): DelegationConfig {
+  const file = (flag: string) => (typeof values[flag] === 'string' ? resolve(values[flag]) : undefined);
+  const duration = (flag: string) => goDuration(flag, values[flag] as string | undefined, 10_000);
+  const paths = values['authorization-always-allow-paths'] as string[] | undefined;
+  return Object.freeze({
+    authenticationKubeconfig: file('authentication-kubeconfig'),
+    authorizationKubeconfig: file('authorization-kubeconfig'),
+    tokenCacheTtlMs: duration('authentication-token-webhook-cache-ttl'),
+    authorizedCacheTtlMs: duration('authorization-webhook-cache-authorized-ttl'),
+    unauthorizedCacheTtlMs: duration('authorization-webhook-cache-unauthorized-ttl'),
+    alwaysAllowPaths: paths === undefined ? undefined : stringSlice('authorization-always-allow-paths', paths, []),
+  });
 }
 
 /**
@@ -123,6 +174,12 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'requestheader-uid-headers': { type: 'string', multiple: true },
       'requestheader-group-headers': { type: 'string', multiple: true },
       'requestheader-extra-headers-prefix': { type: 'string', multiple: true },
+      'authentication-kubeconfig': { type: 'string' },
+      'authorization-kubeconfig': { type: 'string' },
+      'authentication-token-webhook-cache-ttl': { type: 'string' },
+      'authorization-webhook-cache-authorized-ttl': { type: 'string' },
+      'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
+      'authorization-always-allow-paths': { type: 'string', multiple: true },
       help: { type: 'boolean' },
     },
   });
@@ -159,5 +216,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     watchBookmarkIntervalMs: seconds('watch bookmark interval', values['watch-bookmark-interval'], 60),
     controller: !values['no-controller'],
     requestHeader: requestHeaderConfig(values),
+    delegation: delegationConfig(values),
   });
 }

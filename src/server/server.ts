@@ -10,8 +10,14 @@ import type { ApiGroup } from '../apis/api-resource.js';
 import { cairnGroup } from '../apis/cairn/register.js';
 import type { AuditBackend } from '../auth/audit.js';
 import { parseCertificates } from '../auth/certificate-verifier.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import { ClusterAuthentication } from '../auth/cluster-authentication.js';
 import { defaultAuthorizer } from '../auth/default-authorizer.js';
+import { delegatingAuthorizer } from '../auth/delegating-authorizer.js';
+import { KubeApiClient } from '../auth/kube-api-client.js';
+import { defaultAlwaysAllowPaths } from '../auth/path-authorizer.js';
 import { RequestHeaderAuthenticator } from '../auth/request-header-authenticator.js';
+import { TokenReviewAuthenticator } from '../auth/token-review-authenticator.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { X509Authenticator } from '../auth/x509-authenticator.js';
 import { createCairnClient } from '../client/cairn-client.js';
@@ -19,11 +25,12 @@ import { loadKubeconfig } from '../client/kubeconfig.js';
 import { startController, type RunningController } from '../controller/controller.js';
 import { createApp } from '../http/app.js';
 import type { HealthCheck } from '../http/health.js';
+import { NamespaceLifecycle, type NamespaceLookup } from '../registry/namespace-lifecycle.js';
 import { Registry } from '../registry/registry.js';
 import type { Database } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { SqlObjectStore } from '../storage/sql-object-store.js';
-import type { RequestHeaderConfig, ServerConfig } from './config.js';
+import type { DelegationConfig, RequestHeaderConfig, ServerConfig } from './config.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { openDatabase } from './open-database.js';
 import { ensurePki, loadServingCertificate, type Pki } from './pki.js';
@@ -97,6 +104,58 @@ async function loadRequestHeaderCa(config: RequestHeaderConfig, clientCaPem: str
   return pem;
 }
 
+/** NamespaceLifecycle's view of the main API server: a namespace's phase, read with one GET. */
+function namespaceLookup(client: KubeApiClient): NamespaceLookup {
+  return async (name) => {
+    const answer = await client.request('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`, undefined, { timeoutMs: 10_000 });
+    if (answer.status === 404) return undefined;
+    if (answer.status !== 200) throw new Error(`GET namespace ${name}: HTTP ${answer.status}`);
+    return (answer.body as { status?: { phase?: string } }).status?.phase === 'Terminating' ? 'Terminating' : 'Active';
+  };
+}
+
+/** What delegation to the main API server adds: clients, the cluster's trust, and who authorizes. */
+interface Delegation {
+  readonly authenticationClient?: KubeApiClient;
+  readonly authorizationClient?: KubeApiClient;
+  readonly cluster?: ClusterAuthentication;
+  readonly authorizer: Authorizer;
+}
+
+/**
+ * Clients of the main API server from `--authentication-kubeconfig` and
+ * `--authorization-kubeconfig`, and the authorizer: SubjectAccessReview when delegated,
+ * the local policy otherwise.
+ */
+async function delegation(config: DelegationConfig, requestHeaderFromConfigMap: boolean, logger: Logger, onTrustChange: () => void): Promise<Delegation> {
+  const authenticationClient = config.authenticationKubeconfig === undefined ? undefined : await KubeApiClient.fromKubeconfig(config.authenticationKubeconfig);
+  const authorizationClient = config.authorizationKubeconfig === undefined ? undefined : await KubeApiClient.fromKubeconfig(config.authorizationKubeconfig);
+  const cluster =
+    authenticationClient &&
+    new ClusterAuthentication({
+      client: authenticationClient,
+      requestHeader: requestHeaderFromConfigMap,
+      onChange: (info) => {
+        logger.info(
+          { requestHeader: info.requestHeader !== undefined, allowedNames: info.requestHeader?.allowedNames },
+          'cluster authentication configuration loaded',
+        );
+        onTrustChange();
+      },
+      onError: (error) => logger.warn({ err: error }, 'reading kube-system/extension-apiserver-authentication'),
+    });
+  if (cluster) await cluster.start();
+  const authorizer = authorizationClient
+    ? delegatingAuthorizer({
+        client: authorizationClient,
+        authorizedTtlMs: config.authorizedCacheTtlMs,
+        unauthorizedTtlMs: config.unauthorizedCacheTtlMs,
+        alwaysAllowPaths: config.alwaysAllowPaths,
+      })
+    : defaultAuthorizer(config.alwaysAllowPaths ?? defaultAlwaysAllowPaths);
+  return { authenticationClient, authorizationClient, cluster, authorizer };
+}
+
 /** Starts the server described by `config`. */
 export async function startServer(config: ServerConfig, logger: Logger = pino({ level: config.logLevel }), seams: ServerSeams = {}): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
@@ -109,15 +168,27 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
 
   // Each authenticator verifies against its own CAs; the listener asks for certificates from all of them.
   const requestHeaderCaPem = await loadRequestHeaderCa(config.requestHeader, pki.clientCaPem);
-  const authenticators: Authenticator[] = [new X509Authenticator({ clientCaPems: [pki.clientCaPem] })];
-  // The front proxy comes first, as in kube's delegating authenticator: its certificate says nothing of the user, its headers do.
-  if (requestHeaderCaPem !== undefined) authenticators.unshift(new RequestHeaderAuthenticator({ ...config.requestHeader, clientCaPems: [requestHeaderCaPem] }));
-  const clientCaPems = [pki.clientCaPem, ...(requestHeaderCaPem !== undefined ? [requestHeaderCaPem] : [])];
+  // Set once the listener exists: a change of the cluster's trust gives it the new CAs.
+  let updateListenerCas = (): void => {};
+  // In a cluster, kube-system/extension-apiserver-authentication supplies whatever the --requestheader-* flags leave out.
+  const delegated: Delegation = await delegation(config.delegation, config.requestHeader.clientCaFile === undefined, logger, () => updateListenerCas());
+  const clientCaPems = () => [pki.clientCaPem, ...(requestHeaderCaPem !== undefined ? [requestHeaderCaPem] : []), ...(delegated.cluster?.clientCaPems() ?? [])];
+  // kube's delegating order: front proxy (its certificate says nothing of the user, its headers do), x509, bearer token.
+  const authenticators: Authenticator[] = [
+    ...(requestHeaderCaPem !== undefined ? [new RequestHeaderAuthenticator({ ...config.requestHeader, clientCaPems: [requestHeaderCaPem] })] : []),
+    ...(delegated.cluster ? [delegated.cluster.authenticators[0]] : []),
+    // Cairn's own client CA (the admin kubeconfig) is trusted standalone and in a cluster alike.
+    new X509Authenticator({ clientCaPems: [pki.clientCaPem] }),
+    ...(delegated.cluster ? delegated.cluster.authenticators.slice(1) : []),
+    ...(delegated.authenticationClient
+      ? [new TokenReviewAuthenticator({ client: delegated.authenticationClient, cacheTtlMs: config.delegation.tokenCacheTtlMs })]
+      : []),
+  ];
   const app = createApp({
     groups: servedGroups,
     registry: () => registry,
     authenticators,
-    authorizer: defaultAuthorizer(),
+    authorizer: delegated.authorizer,
     audit: seams.audit,
     livezChecks: [{ name: 'ping', check: () => true }],
     readyzChecks: [
@@ -129,13 +200,16 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     logger,
     shutdown: shutdown.signal,
     watchBookmarkIntervalMs: config.watchBookmarkIntervalMs,
+    // As kube's NamespaceLifecycle: in a cluster, namespaces are the main API server's.
+    admission: delegated.authenticationClient ? new NamespaceLifecycle(namespaceLookup(delegated.authenticationClient)) : undefined,
   });
   const listener: Listener = await listen(
     app.callback(),
-    { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems },
+    { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems: clientCaPems() },
     config.bindAddress,
     config.port,
   );
+  updateListenerCas = () => listener.setClientCas(clientCaPems());
   const url = `https://127.0.0.1:${listener.port}`;
   const kubeconfigPath = join(config.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, {
@@ -189,6 +263,9 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
       clearInterval(compaction);
       await store?.close();
+      await delegated.cluster?.stop();
+      delegated.authenticationClient?.close();
+      delegated.authorizationClient?.close();
       await listener.close(config.shutdownGraceMs);
       await database?.close();
     },

@@ -21,6 +21,8 @@ export interface ServingTls {
 /** A listening server. */
 export interface Listener {
   readonly port: number;
+  /** Asks new connections for certificates of these CAs instead (the cluster's trust changed). */
+  setClientCas(clientCaPems: readonly string[]): void;
   /** Stops accepting, lets requests in flight finish for `graceMs`, then cuts what is left. */
   close(graceMs: number): Promise<void>;
 }
@@ -66,6 +68,9 @@ export async function listen(handler: RequestListener, tls: ServingTls, host: st
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : port,
+    setClientCas(clientCaPems) {
+      server.setSecureContext({ cert: tls.certPem, key: tls.keyPem, ca: [...clientCaPems] });
+    },
     async close(graceMs) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();

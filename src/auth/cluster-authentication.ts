@@ -1,0 +1,212 @@
+/**
+ * Client-certificate and front-proxy trust read from the cluster, as k8s.io/apiserver's
+ * delegating authentication does when its flags leave them out
+ * (`pkg/server/options/authentication.go`, `lookupMissingConfigInCluster`, and
+ * `dynamiccertificates/configmap_cafile_content.go`): kube-apiserver publishes its
+ * `client-ca-file` and `requestheader-*` settings in the ConfigMap
+ * `kube-system/extension-apiserver-authentication`; this source reads it through
+ * `--authentication-kubeconfig`, builds an x509 and a request-header authenticator from
+ * it, and rebuilds them when the ConfigMap changes. It watches the ConfigMap and lists
+ * it again whenever a watch ends, at the latest every `resyncMs` (kube re-reads it every
+ * minute and on every watch event).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseCertificates } from './certificate-verifier.js';
+import type { KubeApiClient, KubeWatchEvent } from './kube-api-client.js';
+import { RequestHeaderAuthenticator, type RequestHeaderAuthenticatorOptions } from './request-header-authenticator.js';
+import type { AuthenticationRequest, Authenticator, RequestHeaders, UserInfo } from './user-info.js';
+import { X509Authenticator } from './x509-authenticator.js';
+
+/** Where kube-apiserver publishes its authentication settings. */
+export const authenticationConfigMapPath = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
+
+/** What the ConfigMap says, PEMs with LF line ends (kube republishes what node-forge writes with CRLF). */
+export interface ClusterAuthenticationInfo {
+  /** `client-ca-file`: the CAs of the cluster's x509 users. */
+  readonly clientCaPem?: string;
+  /** The front proxy's CA and header names; undefined when the cluster has none. */
+  readonly requestHeader?: RequestHeaderAuthenticatorOptions;
+}
+
+/** PEM text compared and used with LF line ends and no surrounding blank space. */
+function normalisedPem(pem: string | undefined): string | undefined {
+  const text = pem?.replaceAll('\r\n', '\n').trim();
+  return text ? `${text}\n` : undefined;
+}
+
+/** kube's `deserializeStrings`: a JSON array of strings; empty or absent is an empty list. */
+function strings(data: Readonly<Record<string, string>>, key: string): readonly string[] {
+  const text = data[key];
+  if (!text) return [];
+  const value: unknown = JSON.parse(text);
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new Error(`${key}: not a JSON array of strings`);
+  return value;
+}
+
+/** Reads the ConfigMap's data; throws on a field that cannot be read. */
+export function parseClusterAuthentication(data: Readonly<Record<string, string>>): ClusterAuthenticationInfo {
+  const clientCaPem = normalisedPem(data['client-ca-file']);
+  const requestHeaderCaPem = normalisedPem(data['requestheader-client-ca-file']);
+  if (clientCaPem !== undefined) parseCertificates(clientCaPem);
+  if (requestHeaderCaPem !== undefined) parseCertificates(requestHeaderCaPem);
+  return {
+    ...(clientCaPem !== undefined ? { clientCaPem } : {}),
+    ...(requestHeaderCaPem !== undefined
+      ? {
+          requestHeader: {
+            clientCaPems: [requestHeaderCaPem],
+            allowedNames: strings(data, 'requestheader-allowed-names'),
+            usernameHeaders: strings(data, 'requestheader-username-headers'),
+            uidHeaders: strings(data, 'requestheader-uid-headers'),
+            groupHeaders: strings(data, 'requestheader-group-headers'),
+            extraHeaderPrefixes: strings(data, 'requestheader-extra-headers-prefix'),
+          },
+        }
+      : {}),
+  };
+}
+
+/** Options of {@link ClusterAuthentication}. */
+export interface ClusterAuthenticationOptions {
+  readonly client: Pick<KubeApiClient, 'request' | 'watch'>;
+  /** Whether the front-proxy settings come from the ConfigMap (no `--requestheader-client-ca-file` given). */
+  readonly requestHeader: boolean;
+  /** Called after the trust changed, e.g. to give the listener the new CAs. */
+  readonly onChange?: (info: ClusterAuthenticationInfo) => void;
+  /** Told why a read or watch failed; the source keeps the last good settings and retries. */
+  readonly onError?: (error: Error) => void;
+  /** The longest a watch runs before the ConfigMap is read again; 60 s by default. */
+  readonly resyncMs?: number;
+  /** The wait after a failed read or watch; 1 s by default. */
+  readonly retryMs?: number;
+}
+
+/** The authenticators the current settings make. */
+interface Current {
+  readonly key: string;
+  readonly info: ClusterAuthenticationInfo;
+  readonly requestHeader?: RequestHeaderAuthenticator;
+  readonly x509?: X509Authenticator;
+}
+
+const none: Current = { key: '', info: {} };
+
+/**
+ * The cluster's trust, kept current. {@link authenticators} stay the same objects for the
+ * server's lifetime and ask whatever the ConfigMap says at the time of each request.
+ *
+ * @example
+ * const trust = new ClusterAuthentication({ client, requestHeader: true, onChange: () => listener.setClientCas(trust.clientCaPems()) });
+ * await trust.start();
+ */
+export class ClusterAuthentication {
+  readonly #options: ClusterAuthenticationOptions;
+  readonly #stopped = new AbortController();
+  #current: Current = none;
+  #loop: Promise<void> | undefined;
+
+  /** The front-proxy authenticator, then the x509 one, in kube's order. */
+  readonly authenticators: readonly Authenticator[];
+
+  constructor(options: ClusterAuthenticationOptions) {
+    this.#options = options;
+    this.authenticators = Object.freeze([
+      {
+        authenticate: (request: AuthenticationRequest): UserInfo | undefined => this.#current.requestHeader?.authenticate(request),
+        clearCredentials: (request: RequestHeaders): void => this.#current.requestHeader?.clearCredentials(request),
+      },
+      { authenticate: (request: AuthenticationRequest): UserInfo | undefined => this.#current.x509?.authenticate(request) },
+    ]);
+  }
+
+  /** The settings in force. */
+  get info(): ClusterAuthenticationInfo {
+    return this.#current.info;
+  }
+
+  /** Every CA the listener must ask client certificates of, for these authenticators. */
+  clientCaPems(): string[] {
+    const { clientCaPem, requestHeader } = this.#current.info;
+    return [...(clientCaPem !== undefined ? [clientCaPem] : []), ...(requestHeader?.clientCaPems ?? [])];
+  }
+
+  /**
+   * Reads the ConfigMap once, then keeps watching it until {@link stop}. When the first
+   * read fails, it is told to `onError` and retried in the background, as kube-apiserver
+   * goes on without the configuration; returns whether it was read.
+   */
+  async start(): Promise<boolean> {
+    let resourceVersion: string | undefined;
+    let read = true;
+    try {
+      resourceVersion = await this.#read();
+    } catch (error) {
+      this.#options.onError?.(error as Error);
+      read = false;
+    }
+    this.#loop = this.#watchLoop(resourceVersion);
+    return read;
+  }
+
+  /** Stops watching. */
+  async stop(): Promise<void> {
+    this.#stopped.abort();
+    await this.#loop;
+  }
+
+  /** GETs the ConfigMap and applies it; returns its resourceVersion. */
+  async #read(): Promise<string | undefined> {
+    const answer = await this.#options.client.request('GET', authenticationConfigMapPath, undefined, { timeoutMs: 10_000, signal: this.#stopped.signal });
+    if (answer.status !== 200) throw new Error(`GET ${authenticationConfigMapPath}: HTTP ${answer.status}`);
+    return this.#apply(answer.body);
+  }
+
+  /** Rebuilds the authenticators when the ConfigMap's settings differ from those in force. */
+  #apply(object: unknown): string | undefined {
+    const configMap = (object ?? {}) as { metadata?: { resourceVersion?: string }; data?: Record<string, string> };
+    const info = parseClusterAuthentication(configMap.data ?? {});
+    const useful: ClusterAuthenticationInfo = {
+      ...(info.clientCaPem !== undefined ? { clientCaPem: info.clientCaPem } : {}),
+      ...(this.#options.requestHeader && info.requestHeader !== undefined ? { requestHeader: info.requestHeader } : {}),
+    };
+    const key = JSON.stringify(useful);
+    if (key !== this.#current.key) {
+      this.#current = {
+        key,
+        info: useful,
+        ...(useful.requestHeader !== undefined ? { requestHeader: new RequestHeaderAuthenticator(useful.requestHeader) } : {}),
+        ...(useful.clientCaPem !== undefined ? { x509: new X509Authenticator({ clientCaPems: [useful.clientCaPem] }) } : {}),
+      };
+      this.#options.onChange?.(useful);
+    }
+    return configMap.metadata?.resourceVersion;
+  }
+
+  async #watchLoop(resourceVersion: string | undefined): Promise<void> {
+    const signal = this.#stopped.signal;
+    const resyncSeconds = Math.max(1, Math.round((this.#options.resyncMs ?? 60_000) / 1000));
+    const query = new URLSearchParams({ watch: '1', fieldSelector: 'metadata.name=extension-apiserver-authentication', timeoutSeconds: String(resyncSeconds) });
+    const collection = authenticationConfigMapPath.slice(0, authenticationConfigMapPath.lastIndexOf('/'));
+    while (!signal.aborted) {
+      try {
+        if (resourceVersion === undefined) resourceVersion = await this.#read();
+        if (signal.aborted) break;
+        if (resourceVersion !== undefined) query.set('resourceVersion', resourceVersion);
+        else query.delete('resourceVersion');
+        await this.#options.client.watch(`${collection}?${query.toString()}`, (event) => this.#onEvent(event), signal);
+        // The watch ran its time (or the server ended it): read the ConfigMap again, as a resync.
+        resourceVersion = undefined;
+      } catch (error) {
+        resourceVersion = undefined;
+        if (signal.aborted) break;
+        this.#options.onError?.(error as Error);
+        await sleep(this.#options.retryMs ?? 1000, undefined, { signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  #onEvent(event: KubeWatchEvent): void {
+    if (event.type === 'ADDED' || event.type === 'MODIFIED') this.#apply(event.object);
+    else if (event.type === 'ERROR') throw new Error(`watch of the authentication ConfigMap: ${JSON.stringify(event.object)}`);
+  }
+}
