@@ -116,12 +116,17 @@ describe('the typed client', () => {
 
     const stop = new AbortController();
     const followed: string[] = [];
+    let sawTail!: () => void;
+    const tailRead = new Promise<void>((resolve) => (sawTail = resolve));
     const following = (async () => {
       for await (const line of client.readLog(name, { follow: true, tailLines: 1, signal: stop.signal })) {
-        if (followed.push(line) === 2) stop.abort();
+        const count = followed.push(line);
+        if (count === 1) sawTail();
+        if (count === 2) stop.abort();
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Appended only once the follow has read its tail, so 'three' cannot land before the tail is taken.
+    await tailRead;
     await client.appendLog(name, { step: 'fetch', lines: ['three'] });
     await following;
     expect(followed).toEqual(['two', 'three']);
