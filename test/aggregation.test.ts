@@ -5,6 +5,10 @@
  * then kubectl 1.33 and @kubernetes/client-node talking only to kube-apiserver, which
  * proxies to Cairn with its front-proxy certificate and the user in `X-Remote-*` headers.
  *
+ * Cairn delegates authentication and authorization to kube-apiserver (TokenReview,
+ * SubjectAccessReview, NamespaceLifecycle), as in a cluster; the aggregator's own requests
+ * name a user in `system:masters`, whom Cairn allows without a review.
+ *
  * The cases run concurrently: the log follow has to outlast kube-apiserver's 60 s request
  * timeout, and the others fit inside it.
  */
@@ -20,6 +24,7 @@ import { kubectlAvailable, rows, waitFor, type RunResult } from './support/kubec
 import { pipeline } from './support/test-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
+const manifestsDir = join(import.meta.dirname, '..', 'apiservice');
 
 /** kube-apiserver's `--request-timeout`, which cuts every proxied request that is not long-running. */
 const KUBE_REQUEST_TIMEOUT_MS = 60_000;
@@ -42,7 +47,8 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
 
   beforeAll(async () => {
     plane = await startKubeControlPlane(inject('kubeBinaries'));
-    cairn = await startAggregatedCairn(plane);
+    // Short cache TTLs, so a new RoleBinding takes effect within a second or two.
+    cairn = await startAggregatedCairn(plane, { delegation: { cacheTtl: '500ms' } });
   }, 240_000);
 
   afterAll(async () => {
@@ -67,6 +73,15 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
     const file = join(plane.directory, `${name}.json`);
     await writeFile(file, JSON.stringify(object));
     return file;
+  };
+  /** Runs kubectl until `done` holds of its result or `timeoutMs` ran out; returns the last result. */
+  const kubectlUntil = async (done: (result: RunResult) => boolean, timeoutMs: number, ...args: string[]): Promise<RunResult> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const result = await kubectl(...args);
+      if (done(result) || Date.now() > deadline) return result;
+      await sleep(250);
+    }
   };
   /** Starts kubectl without a client-side request timeout, for a stream. */
   const streamKubectl = (...args: string[]): Streaming => {
@@ -127,6 +142,62 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
       },
       FOLLOW_MS + 45_000,
     );
+
+    it('impersonated with kubectl --as=bob: Forbidden naming bob, the verb and the resource until RoleBindings to cairn-view, then cairn-edit, grant it', async ({
+      expect,
+    }) => {
+      const namespace = 'bobs';
+      await kubectlOk('create', 'namespace', namespace);
+      // The ClusterRoles as written. No kube-controller-manager runs here to aggregate them into view and edit: bob is bound to them directly.
+      await kubectlOk('apply', '-f', join(manifestsDir, '13-aggregated-roles.yaml'));
+      const asBob = ['--as=bob', '-n', namespace];
+      const forbidden = (verb: string, prefix = '') =>
+        `Error from server (Forbidden): ${prefix}pipelines.cairn.dev is forbidden: User "bob" cannot ${verb} resource "pipelines" in API group "cairn.dev" in the namespace "${namespace}"`;
+
+      // kube-apiserver's own authorization filter, which runs before it proxies, gives this first 403 from the
+      // same RBAC; once bob is granted, the request reaches Cairn, which asks SubjectAccessReview about bob.
+      const refused = await kubectl(...asBob, 'get', 'pipelines');
+      expect(refused.code, refused.stdout).toBe(1);
+      expect(refused.stderr.trim()).toBe(forbidden('list'));
+
+      await kubectlOk('-n', namespace, 'create', 'rolebinding', 'bob-view', '--clusterrole=cairn-view', '--user=bob');
+      const listed = await kubectlUntil((result) => result.code === 0, 15_000, ...asBob, 'get', 'pipelines');
+      expect(listed.code, `${listed.stderr}\n${cairn.logTail()}`).toBe(0);
+      expect(listed.stderr.trim()).toBe(`No resources found in ${namespace} namespace.`);
+
+      // Reading is not writing.
+      const name = 'bobs-pipeline';
+      const file = await manifest(name, pipeline(name));
+      const notCreated = await kubectl(...asBob, 'create', '-f', file);
+      expect(notCreated.code, notCreated.stdout).toBe(1);
+      expect(notCreated.stderr.trim()).toBe(forbidden('create', `error when creating "${file}": `));
+
+      await kubectlOk('-n', namespace, 'create', 'rolebinding', 'bob-edit', '--clusterrole=cairn-edit', '--user=bob');
+      const created = await kubectlUntil((result) => result.code === 0, 15_000, ...asBob, 'create', '-f', file);
+      expect(created.code, `${created.stderr}\n${cairn.logTail()}`).toBe(0);
+      expect(created.stdout.trim()).toBe(`pipeline.cairn.dev/${name} created`);
+      expect(rows((await kubectlOk(...asBob, 'get', 'pipelines', '--no-headers')).stdout).map((row) => row[0])).toEqual([name]);
+      // Deleting is edit's too; getting the scale subresource is view's.
+      expect((await kubectlOk(...asBob, 'get', 'pipeline', name, '--subresource=scale', '-o', 'jsonpath={.spec.replicas}')).stdout).toBe('1');
+      expect((await kubectlOk(...asBob, 'delete', 'pipeline', name)).stdout.trim()).toBe(`pipeline.cairn.dev "${name}" deleted`);
+    });
+
+    it('refuses to create a Pipeline in a namespace the cluster does not have, as kube’s NamespaceLifecycle does, and creates it once the namespace exists', async ({
+      expect,
+    }) => {
+      const namespace = 'nowhere';
+      const name = 'homeless';
+      const file = await manifest(name, pipeline(name));
+      const refused = await kubectl('-n', namespace, 'create', '-f', file);
+      expect(refused.code, refused.stdout).toBe(1);
+      expect(refused.stderr.trim()).toBe(`Error from server (NotFound): error when creating "${file}": namespaces "${namespace}" not found`);
+      const none = await kubectl('-n', namespace, 'get', 'pipelines');
+      expect(none.stderr.trim()).toBe(`No resources found in ${namespace} namespace.`);
+
+      await kubectlOk('create', 'namespace', namespace);
+      expect((await kubectlOk('-n', namespace, 'create', '-f', file)).stdout.trim()).toBe(`pipeline.cairn.dev/${name} created`);
+      await kubectlOk('-n', namespace, 'delete', 'pipeline', name);
+    });
 
     it('shows the APIService Available, its Service an ExternalName, its caBundle the CA of Cairn’s certificate', async ({ expect }) => {
       const apiService = JSON.parse((await kubectlOk('get', 'apiservice', cairnApiService, '-o', 'json')).stdout);

@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ensurePki, issueClientCertificate } from '../src/server/pki.js';
+import { cairnDelegationKubeconfig } from './support/cairn-identity.js';
 import { startKubeControlPlane, type KubeControlPlane } from './support/kube-control-plane.js';
 import { kubectlAvailable, type RunResult } from './support/kubectl.js';
 import { pipeline, startTestServer, type RequestOptions, type TestResponse, type TestServer } from './support/test-server.js';
@@ -74,51 +75,8 @@ describe.runIf(kubectlAvailable)('delegated authentication and authorization aga
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cairn-delegated-'));
     plane = await startKubeControlPlane(inject('kubeBinaries'));
-    // Cairn's identity at kube-apiserver, with the bindings apiservice/11-auth-delegator.yaml and 12-auth-reader.yaml give its ServiceAccount.
-    const identity = issueClientCertificate(plane.clientCaPem, plane.clientCaKeyPem, { commonName: 'cairn' });
-    const base64 = (pem: string) => Buffer.from(pem).toString('base64');
-    const kubeconfig = join(dir, 'cairn.kubeconfig');
-    await writeFile(
-      kubeconfig,
-      stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'main', cluster: { server: plane.url, 'certificate-authority-data': base64(plane.servingCaPem) } }],
-        users: [{ name: 'cairn', user: { 'client-certificate-data': base64(identity.certPem), 'client-key-data': base64(identity.keyPem) } }],
-        contexts: [{ name: 'main', context: { cluster: 'main', user: 'cairn' } }],
-        'current-context': 'main',
-      }),
-    );
-    const rbac = 'rbac.authorization.k8s.io/v1';
-    await apply('cairn-delegation', [
-      {
-        apiVersion: rbac,
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'cairn:system:auth-delegator' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
-        subjects: [{ kind: 'User', name: 'cairn' }],
-      },
-      {
-        apiVersion: rbac,
-        kind: 'RoleBinding',
-        metadata: { name: 'cairn:extension-apiserver-authentication-reader', namespace: 'kube-system' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'extension-apiserver-authentication-reader' },
-        subjects: [{ kind: 'User', name: 'cairn' }],
-      },
-      {
-        apiVersion: rbac,
-        kind: 'ClusterRole',
-        metadata: { name: 'cairn:namespace-reader' },
-        rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }],
-      },
-      {
-        apiVersion: rbac,
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'cairn:namespace-reader' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cairn:namespace-reader' },
-        subjects: [{ kind: 'User', name: 'cairn' }],
-      },
-    ]);
+    // Cairn's identity at kube-apiserver, with the bindings apiservice/ gives its ServiceAccount.
+    const kubeconfig = await cairnDelegationKubeconfig(plane, dir);
     cairn = await startTestServer({
       backend: 'pglite',
       args: [

@@ -14,6 +14,7 @@ import { parse, stringify } from 'yaml';
 import { writeApiServiceCerts } from '../../src/server/apiservice-certs.js';
 import { parseConfig } from '../../src/server/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
+import { cairnDelegationKubeconfig } from './cairn-identity.js';
 import type { KubeControlPlane } from './kube-control-plane.js';
 import { testDatabaseUrl } from './test-database.js';
 
@@ -38,6 +39,13 @@ export interface AggregatedCairn {
 export interface AggregatedCairnOptions {
   /** How long the APIService and the aggregated discovery may take; 90 s by default. */
   readonly availableTimeoutMs?: number;
+  /**
+   * Delegate authentication and authorization to the control plane, as in a cluster:
+   * `--authentication-kubeconfig` and `--authorization-kubeconfig` with Cairn's own
+   * identity ({@link cairnDelegationKubeconfig}), with the given cache TTL for every
+   * TokenReview and SubjectAccessReview answer (a Go duration, e.g. `1s`). Off by default.
+   */
+  readonly delegation?: { readonly cacheTtl: string };
 }
 
 /**
@@ -85,6 +93,17 @@ export async function startAggregatedCairn(plane: KubeControlPlane, options: Agg
       `--requestheader-client-ca-file=${frontProxyCaFile}`,
       `--requestheader-allowed-names=${plane.allowedNames.join(',')}`,
     ];
+    if (options.delegation) {
+      const kubeconfig = await cairnDelegationKubeconfig(plane, dir);
+      const ttl = options.delegation.cacheTtl;
+      args.push(
+        `--authentication-kubeconfig=${kubeconfig}`,
+        `--authorization-kubeconfig=${kubeconfig}`,
+        `--authentication-token-webhook-cache-ttl=${ttl}`,
+        `--authorization-webhook-cache-authorized-ttl=${ttl}`,
+        `--authorization-webhook-cache-unauthorized-ttl=${ttl}`,
+      );
+    }
     server = await startServer(parseConfig(args, {}), pino({ level: 'info' }, sink));
     await server.ready;
 
