@@ -155,7 +155,7 @@ describe('the manifests in apiservice/', () => {
     expect(secret.stringData[env.valueFrom.secretKeyRef.key]).toMatch(/^postgres(ql)?:\/\//);
   });
 
-  it('bind the ServiceAccount to system:auth-delegator and, in kube-system, to extension-apiserver-authentication-reader', () => {
+  it('bind the ServiceAccount to system:auth-delegator, in kube-system to extension-apiserver-authentication-reader, and to get namespaces', () => {
     const subject = { kind: 'ServiceAccount', name: service, namespace };
     const delegator = objects.map(({ object }) => object).find((o) => o.kind === 'ClusterRoleBinding' && o.roleRef.name === 'system:auth-delegator');
     expect(delegator).toMatchObject({ roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole' }, subjects: [subject] });
@@ -165,6 +165,17 @@ describe('the manifests in apiservice/', () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role' },
       subjects: [subject],
     });
+    // NamespaceLifecycle's one GET per namespace.
+    const all = objects.map(({ object }) => object);
+    const readers = all
+      .filter(
+        (o) =>
+          o.kind === 'ClusterRole' &&
+          o.rules.some((rule: any) => rule.apiGroups.includes('') && rule.resources.includes('namespaces') && rule.verbs.includes('get')),
+      )
+      .map((role) => role.metadata.name);
+    const bound = all.find((o) => o.kind === 'ClusterRoleBinding' && readers.includes(o.roleRef.name));
+    expect(bound, `a ClusterRoleBinding to one of ${readers.join(', ')}`).toMatchObject({ roleRef: { kind: 'ClusterRole' }, subjects: [subject] });
   });
 
   it('give the default view role read access and edit and admin write access to cairn.dev', () => {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { Agent, request as httpsRequest } from 'node:https';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 
 /** A response of the main API server, its body parsed as JSON (undefined when it is not). */
@@ -40,6 +40,9 @@ interface Connection {
   /** A token file (`tokenFile`), re-read as it rotates (a projected ServiceAccount token). */
   readonly tokenFile?: string;
 }
+
+/** Where a pod's ServiceAccount token (`token`) and the cluster's CA (`ca.crt`) are mounted. */
+export const serviceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** How long a token read from a file is used before the file is read again, as client-go's cached token source. */
 const tokenFileRefreshMs = 60_000;
@@ -121,6 +124,27 @@ export class KubeApiClient {
   /** Reads a kubeconfig file; relative certificate paths are relative to it. */
   static async fromKubeconfig(path: string): Promise<KubeApiClient> {
     return new KubeApiClient(connectionOf(parse(await readFile(path, 'utf8')), dirname(resolve(path))));
+  }
+
+  /**
+   * The in-cluster config, as client-go's `rest.InClusterConfig`: `https://host:port` of the
+   * main API server's Service, the ServiceAccount token of `dir` (read again as it rotates;
+   * throws when it cannot be read) and its `ca.crt` (the system's CAs when that is missing,
+   * as client-go goes on without it).
+   *
+   * @example
+   * const client = KubeApiClient.inCluster({ host: env.KUBERNETES_SERVICE_HOST, port: env.KUBERNETES_SERVICE_PORT });
+   */
+  static inCluster(service: { readonly host: string; readonly port: string }, dir: string = serviceAccountDir): KubeApiClient {
+    let ca: string | undefined;
+    try {
+      ca = readFileSync(join(dir, 'ca.crt'), 'utf8');
+    } catch {
+      ca = undefined;
+    }
+    // net.JoinHostPort: an IPv6 address in brackets.
+    const host = service.host.includes(':') ? `[${service.host}]` : service.host;
+    return new KubeApiClient({ server: `https://${host}:${service.port}`, tls: { ca, rejectUnauthorized: true }, tokenFile: join(dir, 'token') });
   }
 
   /** The server's URL, for messages. */

@@ -135,3 +135,18 @@ describe('parseConfig: delegated authentication and authorization', () => {
       expect(() => parseConfig([`--authentication-token-webhook-cache-ttl=${bad}`], {})).toThrow(/invalid duration/);
   });
 });
+
+describe('parseConfig: the in-cluster config', () => {
+  it('is used in a pod, where KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are both set, and not standalone', () => {
+    const env = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };
+    expect(parseConfig([], env).delegation.inCluster).toEqual({ host: '10.96.0.1', port: '443' });
+    expect(parseConfig([], {}).delegation.inCluster).toBeUndefined();
+    expect(parseConfig([], { KUBERNETES_SERVICE_HOST: '10.96.0.1' }).delegation.inCluster).toBeUndefined();
+    expect(parseConfig([], { KUBERNETES_SERVICE_HOST: '', KUBERNETES_SERVICE_PORT: '443' }).delegation.inCluster).toBeUndefined();
+    // The kubeconfig flags are kept as given; the server prefers them.
+    expect(parseConfig(['--authentication-kubeconfig=/etc/kc'], env).delegation).toMatchObject({
+      authenticationKubeconfig: '/etc/kc',
+      inCluster: { host: '10.96.0.1' },
+    });
+  });
+});

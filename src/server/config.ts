@@ -33,6 +33,19 @@ export interface DelegationConfig {
   readonly unauthorizedCacheTtlMs: number;
   /** `--authorization-always-allow-paths` as given; undefined for the default (kube's `/healthz,/readyz,/livez` when delegating). */
   readonly alwaysAllowPaths?: readonly string[];
+  /**
+   * The main API server as a pod sees it, from `KUBERNETES_SERVICE_HOST` and
+   * `KUBERNETES_SERVICE_PORT` (both set, as client-go's `rest.InClusterConfig` requires);
+   * undefined outside a pod. When set, a kubeconfig flag left empty is replaced by the
+   * in-cluster config: this address, the pod's ServiceAccount token and CA.
+   */
+  readonly inCluster?: InClusterService;
+}
+
+/** The address of the main API server's Service inside the cluster. */
+export interface InClusterService {
+  readonly host: string;
+  readonly port: string;
 }
 
 /** Everything the server process is configured with. */
@@ -84,7 +97,9 @@ const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--
   [--authentication-token-webhook-cache-ttl DURATION] [--authorization-webhook-cache-authorized-ttl DURATION]
   [--authorization-webhook-cache-unauthorized-ttl DURATION] [--authorization-always-allow-paths PATH,...]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
-  COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS`;
+  COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS;
+  in a pod, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT: the kubeconfig flags left
+  empty default to the in-cluster config (the pod's ServiceAccount)`;
 
 function seconds(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback * 1000;
@@ -106,7 +121,7 @@ function goDuration(flag: string, value: string | undefined, fallbackMs: number)
   return parts.reduce((ms, [, amount, unit]) => ms + Number(amount) * goDurationUnits[unit], 0);
 }
 
-function delegationConfig(values: Record<string, string | string[] | boolean | undefined>): DelegationConfig {
+function delegationConfig(values: Record<string, string | string[] | boolean | undefined>, env: NodeJS.ProcessEnv): DelegationConfig {
   const file = (flag: string) => (typeof values[flag] === 'string' ? resolve(values[flag]) : undefined);
   const duration = (flag: string) => goDuration(flag, values[flag] as string | undefined, 10_000);
   const paths = values['authorization-always-allow-paths'] as string[] | undefined;
@@ -117,6 +132,8 @@ function delegationConfig(values: Record<string, string | string[] | boolean | u
     authorizedCacheTtlMs: duration('authorization-webhook-cache-authorized-ttl'),
     unauthorizedCacheTtlMs: duration('authorization-webhook-cache-unauthorized-ttl'),
     alwaysAllowPaths: paths === undefined ? undefined : stringSlice('authorization-always-allow-paths', paths, []),
+    inCluster:
+      env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT ? { host: env.KUBERNETES_SERVICE_HOST, port: env.KUBERNETES_SERVICE_PORT } : undefined,
   });
 }
 
@@ -216,6 +233,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     watchBookmarkIntervalMs: seconds('watch bookmark interval', values['watch-bookmark-interval'], 60),
     controller: !values['no-controller'],
     requestHeader: requestHeaderConfig(values),
-    delegation: delegationConfig(values),
+    delegation: delegationConfig(values, env),
   });
 }

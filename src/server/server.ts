@@ -14,7 +14,7 @@ import type { Authorizer } from '../auth/authorizer.js';
 import { ClusterAuthentication } from '../auth/cluster-authentication.js';
 import { defaultAuthorizer } from '../auth/default-authorizer.js';
 import { delegatingAuthorizer } from '../auth/delegating-authorizer.js';
-import { KubeApiClient } from '../auth/kube-api-client.js';
+import { KubeApiClient, serviceAccountDir } from '../auth/kube-api-client.js';
 import { defaultAlwaysAllowPaths } from '../auth/path-authorizer.js';
 import { RequestHeaderAuthenticator } from '../auth/request-header-authenticator.js';
 import { TokenReviewAuthenticator } from '../auth/token-review-authenticator.js';
@@ -91,6 +91,11 @@ async function servingPki(config: ServerConfig): Promise<Pki> {
 export interface ServerSeams {
   /** Where audit events go; nowhere by default. */
   readonly audit?: AuditBackend;
+  /**
+   * Where the in-cluster config's ServiceAccount token and CA are read from; the path
+   * kubelet mounts them at ({@link serviceAccountDir}) unless a test gives a directory.
+   */
+  readonly serviceAccountDir?: string;
 }
 
 /** The front-proxy CA bundle, when one is configured. */
@@ -127,9 +132,23 @@ interface Delegation {
  * `--authorization-kubeconfig`, and the authorizer: SubjectAccessReview when delegated,
  * the local policy otherwise.
  */
-async function delegation(config: DelegationConfig, requestHeaderFromConfigMap: boolean, logger: Logger, onTrustChange: () => void): Promise<Delegation> {
-  const authenticationClient = config.authenticationKubeconfig === undefined ? undefined : await KubeApiClient.fromKubeconfig(config.authenticationKubeconfig);
-  const authorizationClient = config.authorizationKubeconfig === undefined ? undefined : await KubeApiClient.fromKubeconfig(config.authorizationKubeconfig);
+async function delegation(
+  config: DelegationConfig,
+  requestHeaderFromConfigMap: boolean,
+  logger: Logger,
+  onTrustChange: () => void,
+  inClusterDir: string = serviceAccountDir,
+): Promise<Delegation> {
+  // As k8s.io/apiserver's delegating options: a kubeconfig flag, else the in-cluster config in a pod, else no delegation.
+  const client = async (kubeconfig: string | undefined, what: string): Promise<KubeApiClient | undefined> => {
+    if (kubeconfig !== undefined) return KubeApiClient.fromKubeconfig(kubeconfig);
+    if (config.inCluster === undefined) return undefined;
+    const inCluster = KubeApiClient.inCluster(config.inCluster, inClusterDir);
+    logger.info({ server: inCluster.server }, `${what} delegated through the in-cluster config`);
+    return inCluster;
+  };
+  const authenticationClient = await client(config.authenticationKubeconfig, 'authentication');
+  const authorizationClient = await client(config.authorizationKubeconfig, 'authorization');
   const cluster =
     authenticationClient &&
     new ClusterAuthentication({
@@ -171,7 +190,13 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
   // Set once the listener exists: a change of the cluster's trust gives it the new CAs.
   let updateListenerCas = (): void => {};
   // In a cluster, kube-system/extension-apiserver-authentication supplies whatever the --requestheader-* flags leave out.
-  const delegated: Delegation = await delegation(config.delegation, config.requestHeader.clientCaFile === undefined, logger, () => updateListenerCas());
+  const delegated: Delegation = await delegation(
+    config.delegation,
+    config.requestHeader.clientCaFile === undefined,
+    logger,
+    () => updateListenerCas(),
+    seams.serviceAccountDir,
+  );
   const clientCaPems = () => [pki.clientCaPem, ...(requestHeaderCaPem !== undefined ? [requestHeaderCaPem] : []), ...(delegated.cluster?.clientCaPems() ?? [])];
   // kube's delegating order: front proxy (its certificate says nothing of the user, its headers do), x509, bearer token.
   const authenticators: Authenticator[] = [

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { parseConfig } from '../../src/server/config.js';
-import { startServer, type RunningServer } from '../../src/server/server.js';
+import { startServer, type RunningServer, type ServerSeams } from '../../src/server/server.js';
 import { testDatabaseUrl } from './test-database.js';
 
 /** Which database a test server stores in. */
@@ -58,6 +58,10 @@ export interface TestServerOptions {
   /** Reuse a database (restart tests); a fresh one otherwise. */
   readonly databaseUrl?: string;
   readonly args?: readonly string[];
+  /** The environment Cairn's configuration reads (e.g. `KUBERNETES_SERVICE_HOST`); empty by default. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** What the server is given beside its configuration. */
+  readonly seams?: ServerSeams;
   /** Run the in-process sample controller, as `npm start` does; off by default, so tests see only their own writes. */
   readonly controller?: boolean;
 }
@@ -75,7 +79,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     ...(options.controller ? [] : ['--no-controller']),
     ...(options.args ?? []),
   ];
-  const server = await startServer(parseConfig(args, {}), pino({ level: process.env.CAIRN_TEST_LOG ?? 'silent' }));
+  const server = await startServer(parseConfig(args, options.env ?? {}), pino({ level: process.env.CAIRN_TEST_LOG ?? 'silent' }), options.seams);
   await server.ready;
   const request = (method: string, path: string, ro: RequestOptions = {}) => requestServer(server, method, path, ro);
   return Object.assign(Object.create(null) as object, server, {
