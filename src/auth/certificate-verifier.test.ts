@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensurePki, issueClientCertificate, type Pki } from '../server/pki.js';
 import { CertificateVerifier, parseCertificates } from './certificate-verifier.js';
 
@@ -12,8 +12,13 @@ describe('CertificateVerifier', () => {
   let theirs: Pki;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cairn-verifier-'));
-    // Two PKIs made in the same second give their client CAs the same subject name.
-    [ours, theirs] = await Promise.all([ensurePki(join(dir, 'ours'), { hosts: ['localhost'] }), ensurePki(join(dir, 'theirs'), { hosts: ['localhost'] })]);
+    // Two PKIs made in the same second give their client CAs the same subject name: hold the clock still so they are.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      [ours, theirs] = await Promise.all([ensurePki(join(dir, 'ours'), { hosts: ['localhost'] }), ensurePki(join(dir, 'theirs'), { hosts: ['localhost'] })]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
