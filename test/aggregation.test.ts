@@ -117,7 +117,8 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
           for (let i = 0; Date.now() - started < FOLLOW_MS; i++) {
             const line = `line ${i} at ${Math.round((Date.now() - started) / 1000)} s`;
             await kubectlOk('create', '--raw', logPath, '-f', await manifest(`${name}-append`, { step: 'fetch', lines: [line] }));
-            await waitFor(() => follower.stdout().includes(`${line}\n`) || follower.exitCode() !== undefined, 5_000, follower.shown);
+            // A bound for a loaded 2-core box, not a latency target: delivery takes milliseconds.
+            await waitFor(() => follower.stdout().includes(`${line}\n`) || follower.exitCode() !== undefined, 20_000, follower.shown);
             expect(follower.exitCode(), follower.shown()).toBeUndefined();
             await sleep(APPEND_EVERY_MS);
           }
@@ -125,7 +126,8 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
           expect(Date.now() - started).toBeGreaterThan(FOLLOW_MS);
           expect(follower.exitCode(), follower.shown()).toBeUndefined();
           const seen = follower.stdout().trimEnd().split('\n');
-          expect(seen.length).toBeGreaterThanOrEqual(Math.floor(FOLLOW_MS / (APPEND_EVERY_MS + 1_000)));
+          // However slowly kubectl ran, lines were appended before and after the request timeout.
+          expect(seen.length).toBeGreaterThanOrEqual(3);
           expect(
             seen.every((line, i) => line.startsWith(`line ${i} at `)),
             follower.shown(),
