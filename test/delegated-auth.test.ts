@@ -11,7 +11,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ensurePki, issueClientCertificate } from '../src/server/pki.js';
@@ -19,6 +18,7 @@ import { cairnDelegationKubeconfig } from './support/cairn-identity.js';
 import { startKubeControlPlane, type KubeControlPlane } from './support/kube-control-plane.js';
 import { kubectlAvailable, type RunResult } from './support/kubectl.js';
 import { pipeline, startTestServer, type RequestOptions, type TestResponse, type TestServer } from './support/test-server.js';
+import { bearer, eventually as eventuallyAnswers, kubectlOk } from './support/delegation.js';
 
 const pipelinesPath = (namespace: string) => `/apis/cairn.dev/v1/namespaces/${namespace}/pipelines`;
 
@@ -46,27 +46,14 @@ describe.runIf(kubectlAvailable)('delegated authentication and authorization aga
   let cairn: TestServer;
   let dir: string;
 
-  /** Runs kubectl as the cluster admin and fails the test unless it exits 0. */
-  const kubectl = async (...args: string[]): Promise<RunResult> => {
-    const result = await plane.kubectl(args);
-    if (result.code !== 0) expect.fail(`kubectl ${args.join(' ')} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
-    return result;
-  };
+  const kubectl = (...args: string[]): Promise<RunResult> => kubectlOk(plane, ...args);
   const apply = async (name: string, objects: readonly object[]) => {
     const file = join(dir, `${name}.yaml`);
     await writeFile(file, objects.map((o) => stringify(o)).join('---\n'));
     await kubectl('apply', '-f', file);
   };
-  /** Asks Cairn until `done` holds (the caches and the ConfigMap watch take a moment), then returns the last answer. */
-  const eventually = async (method: string, path: string, options: RequestOptions, done: (r: TestResponse) => boolean): Promise<TestResponse> => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const response = await cairn.request(method, path, options);
-      if (done(response) || Date.now() > deadline) return response;
-      await sleep(200);
-    }
-  };
-  const bearer = (token: string): RequestOptions => ({ clientCert: null, headers: { Authorization: `Bearer ${token}` } });
+  const eventually = (method: string, path: string, options: RequestOptions, done: (r: TestResponse) => boolean): Promise<TestResponse> =>
+    eventuallyAnswers(cairn, method, path, options, done);
   const asAlice = (cert: { certPem: string; keyPem: string }): RequestOptions => ({
     clientCert: cert,
     headers: { 'X-Remote-User': 'alice', 'X-Remote-Group': 'devs' },

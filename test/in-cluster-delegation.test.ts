@@ -9,11 +9,11 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startKubeControlPlane, type KubeControlPlane } from './support/kube-control-plane.js';
 import { kubectlAvailable, type RunResult } from './support/kubectl.js';
 import { pipeline, startTestServer, type RequestOptions, type TestResponse, type TestServer } from './support/test-server.js';
+import { bearer, eventually as eventuallyAnswers, kubectlOk } from './support/delegation.js';
 
 const manifestsDir = join(import.meta.dirname, '..', 'apiservice');
 /** The manifests that make Cairn's ServiceAccount and its bindings. */
@@ -25,22 +25,9 @@ describe.runIf(kubectlAvailable)('delegation through the in-cluster config (a Se
   let cairn: TestServer;
   let dir: string;
 
-  /** Runs kubectl as the cluster admin and fails the test unless it exits 0. */
-  const kubectl = async (...args: string[]): Promise<RunResult> => {
-    const result = await plane.kubectl(args);
-    if (result.code !== 0) expect.fail(`kubectl ${args.join(' ')} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
-    return result;
-  };
-  const bearer = (token: string): RequestOptions => ({ clientCert: null, headers: { Authorization: `Bearer ${token}` } });
-  /** Asks Cairn until `done` holds (the authorization cache's TTL), then returns the last answer. */
-  const eventually = async (method: string, path: string, options: RequestOptions, done: (r: TestResponse) => boolean): Promise<TestResponse> => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const response = await cairn.request(method, path, options);
-      if (done(response) || Date.now() > deadline) return response;
-      await sleep(200);
-    }
-  };
+  const kubectl = (...args: string[]): Promise<RunResult> => kubectlOk(plane, ...args);
+  const eventually = (method: string, path: string, options: RequestOptions, done: (r: TestResponse) => boolean): Promise<TestResponse> =>
+    eventuallyAnswers(cairn, method, path, options, done);
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cairn-in-cluster-'));
