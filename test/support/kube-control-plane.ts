@@ -10,7 +10,6 @@ import { generateKeyPairSync } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +17,7 @@ import { stringify } from 'yaml';
 import { ensurePki, issueClientCertificate, type IssuedCertificate } from '../../src/server/pki.js';
 import type { KubeBinaries } from './kube-binaries.js';
 import { kubectlMinors, kubectlOnPath, runKubectl, versionedKubectl, type RunResult } from './kubectl.js';
+import { freeLoopbackPort } from './free-port.js';
 
 /** A running etcd + kube-apiserver pair; {@link stop} ends both and removes their files. */
 export interface KubeControlPlane {
@@ -436,18 +436,5 @@ async function httpGet(url: string, tls?: TlsMaterial): Promise<HttpAnswer | und
     req.once('timeout', () => req.destroy());
     req.once('error', () => resolve(undefined));
     req.end();
-  });
-}
-
-/** Finds a free port by binding port 0 on 127.0.0.1 and releasing it. */
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('could not probe a free port'))));
-    });
   });
 }

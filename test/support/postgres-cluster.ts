@@ -2,11 +2,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { freeLoopbackPort } from './free-port.js';
 
 /** Options for {@link startPostgresCluster}. */
 export interface PostgresClusterOptions {
@@ -309,19 +309,6 @@ function run(program: string, args: readonly string[], cwd: string, asServerUser
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.once('error', (error) => reject(new Error(`cannot run ${[file, ...argv].join(' ')}: ${error.message}`)));
     child.once('close', (code, signal) => resolve({ code, signal, output }));
-  });
-}
-
-/** Finds a free port by binding port 0 on 127.0.0.1 and releasing it. */
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('could not probe a free port'))));
-    });
   });
 }
 
