@@ -15,7 +15,7 @@ describe('discovery, health and OpenAPI', () => {
     await server?.destroy();
   });
 
-  it('serves /api and /apis with v1 preferred', async () => {
+  it('serves /api and /apis with all three versions, v1 preferred', async () => {
     expect((await server.request('GET', '/api')).json).toMatchObject({ kind: 'APIVersions', versions: [] });
     const apis = await server.request('GET', '/apis');
     expect(apis.json).toEqual({
@@ -24,7 +24,7 @@ describe('discovery, health and OpenAPI', () => {
       groups: [
         {
           name: 'cairn.dev',
-          versions: [{ groupVersion: 'cairn.dev/v1', version: 'v1' }],
+          versions: ['v1', 'v1beta1', 'v1alpha1'].map((version) => ({ groupVersion: `cairn.dev/${version}`, version })),
           preferredVersion: { groupVersion: 'cairn.dev/v1', version: 'v1' },
         },
       ],
@@ -70,49 +70,50 @@ describe('discovery, health and OpenAPI', () => {
         items: [
           {
             metadata: { name: 'cairn.dev' },
-            versions: [
-              {
-                version: 'v1',
-                freshness: 'Current',
-                resources: [
-                  {
-                    resource: 'pipelines',
-                    responseKind: { group: 'cairn.dev', version: 'v1', kind: 'Pipeline' },
-                    scope: 'Namespaced',
-                    singularResource: 'pipeline',
-                    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-                    shortNames: ['pl'],
-                    categories: ['cairn'],
-                    subresources: expect.any(Array),
-                  },
-                  {
-                    resource: 'runnerclasses',
-                    responseKind: { group: 'cairn.dev', version: 'v1', kind: 'RunnerClass' },
-                    scope: 'Cluster',
-                    singularResource: 'runnerclass',
-                    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-                    shortNames: ['rc'],
-                    categories: ['cairn'],
-                    subresources: expect.any(Array),
-                  },
-                ],
-              },
-            ],
+            versions: ['v1', 'v1beta1', 'v1alpha1'].map((version) => ({
+              version,
+              freshness: 'Current',
+              resources: [
+                {
+                  resource: 'pipelines',
+                  responseKind: { group: 'cairn.dev', version, kind: 'Pipeline' },
+                  scope: 'Namespaced',
+                  singularResource: 'pipeline',
+                  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+                  shortNames: ['pl'],
+                  categories: ['cairn'],
+                  subresources: expect.any(Array),
+                },
+                {
+                  resource: 'runnerclasses',
+                  responseKind: { group: 'cairn.dev', version, kind: 'RunnerClass' },
+                  scope: 'Cluster',
+                  singularResource: 'runnerclass',
+                  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+                  shortNames: ['rc'],
+                  categories: ['cairn'],
+                  subresources: expect.any(Array),
+                },
+              ],
+            })),
           },
         ],
       });
     });
 
-    it('lists the same resources, verbs and subresources as the legacy APIResourceList', async () => {
-      const legacy = (await server.request('GET', '/apis/cairn.dev/v1')).json;
+    it('lists the same resources, verbs and subresources as the legacy APIResourceList, in every version', async () => {
       const res = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2') } });
-      const resources = res.json.items[0].versions[0].resources;
-      const fromAggregated = resources.flatMap((r: any) => [
-        { name: r.resource, kind: r.responseKind.kind, verbs: r.verbs },
-        ...r.subresources.map((s: any) => ({ name: `${r.resource}/${s.subresource}`, kind: s.responseKind.kind, verbs: s.verbs })),
-      ]);
-      const fromLegacy = legacy.resources.map((r: any) => ({ name: r.name, kind: r.kind, verbs: r.verbs }));
-      expect(fromAggregated).toEqual(fromLegacy);
+      for (const [i, version] of ['v1', 'v1beta1', 'v1alpha1'].entries()) {
+        const legacy = (await server.request('GET', `/apis/cairn.dev/${version}`)).json;
+        expect(legacy.groupVersion).toBe(`cairn.dev/${version}`);
+        const resources = res.json.items[0].versions[i].resources;
+        const fromAggregated = resources.flatMap((r: any) => [
+          { name: r.resource, kind: r.responseKind.kind, verbs: r.verbs },
+          ...r.subresources.map((s: any) => ({ name: `${r.resource}/${s.subresource}`, kind: s.responseKind.kind, verbs: s.verbs })),
+        ]);
+        const fromLegacy = legacy.resources.map((r: any) => ({ name: r.name, kind: r.kind, verbs: r.verbs }));
+        expect(fromAggregated).toEqual(fromLegacy);
+      }
     });
 
     it('serves v2beta1 when that is the best range the client accepts', async () => {

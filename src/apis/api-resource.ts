@@ -9,7 +9,7 @@ import type { JsonSchema } from '../machinery/json-schema.js';
 import type { ScalePaths } from '../machinery/types/scale.js';
 import type { TableColumn } from '../machinery/types/table.js';
 
-/** One printer column, as in a Table's columnDefinitions; its cell is read from an object of the storage version. */
+/** One printer column, as in a Table's columnDefinitions; its cell is read from an object of the version it belongs to. */
 export type PrinterColumn = TableColumn;
 
 /**
@@ -56,6 +56,15 @@ export interface ResourceVersion {
   readonly fromStorage?: (object: KubeObject) => KubeObject;
   /** The storage version's name of a field selector label of this version (kube's field label conversion); undefined when it has none. */
   readonly fieldLabel?: (label: string) => string | undefined;
+  /**
+   * Where a field the storage version's validation names is in this version (renamed,
+   * or in the annotation that carries it), so a 422 speaks the request's version.
+   */
+  readonly fieldPath?: (storagePath: string) => string;
+  /** The annotations `fromStorage` writes and `toStorage` consumes (what this version cannot express): never stored. */
+  readonly conversionAnnotations?: readonly string[];
+  /** The printer columns of objects of this version; the resource's when unset. */
+  readonly printerColumns?: readonly PrinterColumn[];
 }
 
 /**
@@ -101,6 +110,7 @@ export interface ApiResource {
   /** The version objects are stored and converted through (the hub). */
   readonly storageVersion: string;
   readonly strategy: Strategy;
+  /** The printer columns of the storage version, and of every version that has no columns of its own. */
   readonly printerColumns: readonly PrinterColumn[];
   /** Field selectors accepted besides `metadata.name` and `metadata.namespace`. */
   readonly selectableFields: readonly string[];

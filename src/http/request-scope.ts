@@ -6,7 +6,7 @@
  * version, field-label conversion, the field manager, and the REST object to call.
  */
 import { servedVersion, storageVersionOf, type ApiResource, type ResourceVersion } from '../apis/api-resource.js';
-import { badRequest } from '../machinery/errors.js';
+import { badRequest, invalid } from '../machinery/errors.js';
 import { dropNulls, unknownFields, type JsonSchema, type SchemaResolver } from '../machinery/json-schema.js';
 import { deepCopy, isPlainObject, type KubeObject } from '../machinery/meta/object.js';
 import { scaleSchemaName } from '../machinery/types/scale.js';
@@ -105,31 +105,49 @@ function strictError(kind: string, version: string, problems: readonly string[])
 
 const identity = (object: KubeObject): KubeObject => object;
 
-/** A store spoken to in one version: objects converted on the way in and out, writes recorded by the field manager. */
-function versionedREST(
-  store: Store,
-  fieldManager: FieldManager,
-  toStorage: (o: KubeObject) => KubeObject,
-  fromStorage: (o: KubeObject) => KubeObject,
-): EndpointREST {
+/** A shallow copy of `object` without the top-level `fields`. */
+function without(object: KubeObject, fields: readonly string[]): KubeObject {
+  const copy = { ...object };
+  for (const field of fields) delete copy[field];
+  return copy;
+}
+
+/** How a store is spoken to in one version. */
+interface VersionedStore {
+  readonly store: Store;
+  readonly fieldManager: FieldManager;
+  readonly toStorage: (object: KubeObject) => KubeObject;
+  readonly fromStorage: (object: KubeObject) => KubeObject;
+  /** Validates an object of the request's version before it is converted; 422 in that version's paths. */
+  readonly validate: (object: KubeObject) => void;
+  /** The request version's path of a field the storage version's validation names. */
+  readonly fieldPath?: (storagePath: string) => string;
+}
+
+/** A store spoken to in one version: objects validated and converted on the way in and out, writes recorded by the field manager. */
+function versionedREST({ store, fieldManager, toStorage, fromStorage, validate, fieldPath }: VersionedStore): EndpointREST {
   const record = (live: KubeObject | undefined, next: KubeObject, options: EndpointWriteOptions) =>
     options.manager === undefined ? next : fieldManager.update(live, next, options.manager);
+  const inStorage = (object: KubeObject): KubeObject => {
+    validate(object);
+    return toStorage(object);
+  };
   return {
     get: async (key) => fromStorage(await store.get(key)),
     async create(namespace, object, createValidation, options) {
-      return fromStorage(await store.create(namespace, toStorage(record(undefined, object, options)), createValidation, options));
+      return fromStorage(await store.create(namespace, inStorage(record(undefined, object, options)), createValidation, { ...options, fieldPath }));
     },
     async update(key, objInfo, createValidation, updateValidation, forceAllowCreate, options) {
       const outcome = await store.update(
         key,
         async (current) => {
           const live = current && fromStorage(current);
-          return toStorage(record(live, (await objInfo(live)) as KubeObject, options));
+          return inStorage(record(live, (await objInfo(live)) as KubeObject, options));
         },
         createValidation,
         updateValidation,
         forceAllowCreate,
-        options,
+        { ...options, fieldPath },
       );
       return { object: fromStorage(outcome.object), created: outcome.created };
     },
@@ -148,15 +166,27 @@ function objectScope(
   const store = subresource === 'status' ? storages.status! : storages.store;
   const schema = validator.schema(served.schemaName);
   const selectable = new Set(['metadata.name', ...(resource.namespaced ? ['metadata.namespace'] : []), ...resource.selectableFields]);
-  const toStorage = served.toStorage ?? identity;
+  const storage = storageVersionOf(resource);
   const fromStorage = served.fromStorage ?? identity;
-  const fieldManager = new FieldManager({
-    schema,
-    resolve: validator.resolve,
-    apiVersion,
-    subresource,
-    resetFields: store.strategy.resetFields()[apiVersion] ?? [],
-  });
+  // Defaults run in the request's version when decoding, and again on the hub after conversion.
+  const toStorage = served.toStorage
+    ? (object: KubeObject): KubeObject => {
+        const converted = served.toStorage!(object);
+        storage.defaults?.(converted);
+        return converted;
+      }
+    : identity;
+  const resetFields = store.strategy.resetFields()[apiVersion] ?? [];
+  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, subresource, resetFields });
+  // The store validates the storage version; another version's schema is checked before conversion, so its 422 names
+  // the fields the client sent. Fields the endpoint resets are left out: the stored ones replace them.
+  const validate =
+    served === storage
+      ? () => undefined
+      : (object: KubeObject): void => {
+          const errors = validator.validate(served.schemaName, without(object, resetFields));
+          if (errors.length) throw invalid(resource.kind, resource.group, object.metadata?.name ?? '', errors);
+        };
   return {
     resource,
     version: served.version,
@@ -164,10 +194,10 @@ function objectScope(
     apiVersion,
     kind: resource.kind,
     patchContentTypes,
-    tableColumns: resource.printerColumns,
+    tableColumns: served.printerColumns ?? resource.printerColumns,
     schema,
     resolve: validator.resolve,
-    rest: versionedREST(store, fieldManager, toStorage, fromStorage),
+    rest: versionedREST({ store, fieldManager, toStorage, fromStorage, validate, fieldPath: served.fieldPath }),
     fieldManager,
     checkKind: (value) => checkKind(value, resource.kind, apiVersion),
     decode(value, fieldValidation, duplicateFields) {

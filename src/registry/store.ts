@@ -16,6 +16,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/meta/
 import { StatusError } from '../machinery/status.js';
 import type { ListRequest, ResourceStorage, StorageWatcher } from '../storage/interfaces.js';
 import { StorageError } from '../storage/storage-error.js';
+import { conversionAnnotationErrors } from './conversion-annotations.js';
 import { deletionComplete, pendingDeletion } from './deletion.js';
 import { interpretStorageError } from './interpret-storage-error.js';
 import type { DeleteOptions, ListOptions, WatchOptions } from './request-options.js';
@@ -43,6 +44,11 @@ export type ValidateObjectUpdate = (object: KubeObject, old: StoredObject) => vo
 /** Options every write takes. */
 export interface StoreWriteOptions {
   readonly dryRun: boolean;
+  /**
+   * Where a field the storage version's validation names is in the request's version,
+   * when that is another: a 422 names the fields the client sent.
+   */
+  readonly fieldPath?: (storagePath: string) => string;
 }
 
 /** The result of an update: the object, and whether the update created it. */
@@ -164,10 +170,16 @@ export class Store {
   }
 
   /** Schema, ObjectMeta and strategy validation, as kube's BeforeCreate/BeforeUpdate run it; 422 naming every field. */
-  #validate(object: KubeObject, old: KubeObject | undefined): void {
+  #validate(object: KubeObject, old: KubeObject | undefined, options: StoreWriteOptions): void {
     const { schemaName } = storageVersionOf(this.resource);
-    let errors: FieldError[] = [...this.#validator.validate(schemaName, object), ...validateObjectMeta(object.metadata ?? {}, this.resource.namespaced)];
+    let errors: FieldError[] = [
+      ...this.#validator.validate(schemaName, object),
+      ...validateObjectMeta(object.metadata ?? {}, this.resource.namespaced),
+      ...conversionAnnotationErrors(this.resource, object),
+    ];
     if (errors.length === 0) errors = old ? this.strategy.validateUpdate(object, old) : this.strategy.validate(object);
+    const { fieldPath } = options;
+    if (fieldPath) errors = errors.map((error) => ({ ...error, field: fieldPath(error.field) }));
     if (errors.length) throw invalid(this.resource.kind, this.resource.group, object.metadata?.name ?? '', errors);
   }
 
@@ -175,7 +187,7 @@ export class Store {
    * kube's `rest.BeforeCreate`, in its order: system metadata, generateName, namespace,
    * prepareForCreate, validation. Returns the object to store.
    */
-  #beforeCreate(object: KubeObject, namespace: string, generate: boolean): KubeObject {
+  #beforeCreate(object: KubeObject, namespace: string, generate: boolean, options: StoreWriteOptions): KubeObject {
     this.#checkKey(object, namespace);
     const meta = { ...(object.metadata ?? {}) };
     delete meta.resourceVersion;
@@ -189,7 +201,7 @@ export class Store {
     if (this.resource.namespaced) meta.namespace = namespace;
     const prepared = this.strategy.prepareForCreate({ ...object, metadata: meta });
     prepared.metadata = compactObjectMeta(prepared.metadata!);
-    this.#validate(prepared, undefined);
+    this.#validate(prepared, undefined, options);
     return prepared;
   }
 
@@ -198,7 +210,7 @@ export class Store {
    * resourceVersion precondition, system metadata carried over, prepareForUpdate,
    * generation, validation. Returns the object to store.
    */
-  #beforeUpdate(next: KubeObject, current: StoredObject, key: ObjectKey): KubeObject {
+  #beforeUpdate(next: KubeObject, current: StoredObject, key: ObjectKey, options: StoreWriteOptions): KubeObject {
     // A changed name or namespace is a 422 on the field, as for the other immutable metadata, before the 400 of a mismatched URL.
     const immutable = validateObjectMetaUpdate(next.metadata ?? {}, current.metadata);
     if (immutable.length) throw invalid(this.resource.kind, this.resource.group, key.name, immutable);
@@ -224,7 +236,7 @@ export class Store {
       ...compactObjectMeta(prepared.metadata ?? {}),
       generation: this.strategy.generationChanged(prepared, current) ? generation + 1 : generation,
     };
-    this.#validate(prepared, current);
+    this.#validate(prepared, current, options);
     return prepared;
   }
 
@@ -232,7 +244,7 @@ export class Store {
   async create(namespace: string, object: KubeObject, createValidation: ValidateObject, options: StoreWriteOptions): Promise<StoredObject> {
     const generate = !object.metadata?.name && Boolean(object.metadata?.generateName);
     for (let attempt = 1; ; attempt++) {
-      const prepared = this.#beforeCreate(object, namespace, generate);
+      const prepared = this.#beforeCreate(object, namespace, generate, options);
       await createValidation(prepared);
       if (options.dryRun) return prepared as StoredObject;
       const name = prepared.metadata!.name!;
@@ -297,11 +309,11 @@ export class Store {
     const tryUpdate = async (current: StoredObject | undefined): Promise<KubeObject> => {
       if (current === undefined) {
         if (!forceAllowCreate) throw notFound(this.#gr, key.name);
-        const created = this.#beforeCreate(await objInfo(undefined), key.namespace, false);
+        const created = this.#beforeCreate(await objInfo(undefined), key.namespace, false, options);
         await createValidation(created);
         return created;
       }
-      const prepared = this.#beforeUpdate(await objInfo(current), current, key);
+      const prepared = this.#beforeUpdate(await objInfo(current), current, key, options);
       await updateValidation(prepared, current);
       if (deletionComplete(prepared)) throw new RemoveInstead(current.metadata.resourceVersion, prepared);
       return prepared;

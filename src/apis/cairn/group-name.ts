@@ -1,2 +1,5 @@
-/** The name of the API group Cairn serves. */
+/** The API group served. */
 export const groupName = 'cairn.dev';
+
+/** The version objects are stored in, and every other converts through (the hub). */
+export const storageVersion = 'v1';

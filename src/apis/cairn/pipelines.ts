@@ -3,12 +3,11 @@
  */
 import type { ApiResource } from '../api-resource.js';
 import { isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
-import { groupName } from './group-name.js';
-import { ageColumn, cellAt, nameColumn } from './printer-columns.js';
+import { groupName, storageVersion } from './group-name.js';
 import { kindStrategy } from './strategy.js';
-import { defaultPipeline } from './v1/defaults.js';
-import { pipelineSchema, v1SchemaNames } from './v1/schemas.js';
 import { validatePipeline } from './validation.js';
+import { v1 } from './v1/register.js';
+import { servedVersions } from './versions.js';
 
 const pipelineSelectableFields = ['spec.runnerClassName', 'status.phase'] as const;
 
@@ -29,23 +28,16 @@ export const pipelines: ApiResource = {
   namespaced: true,
   shortNames: ['pl'],
   categories: ['cairn'],
-  versions: [{ version: 'v1', schema: pipelineSchema, schemaName: v1SchemaNames.pipeline, defaults: defaultPipeline }],
-  preferredVersion: 'v1',
-  storageVersion: 'v1',
+  versions: servedVersions.map((v) => v.pipelines),
+  preferredVersion: servedVersions[0].version,
+  storageVersion,
   strategy: kindStrategy({
     validate: validatePipeline,
     namespaced: true,
     selectableFields: pipelineSelectableFields,
-    apiVersions: [`${groupName}/v1`],
+    apiVersions: servedVersions.map((v) => `${groupName}/${v.version}`),
   }),
-  printerColumns: [
-    nameColumn,
-    { name: 'RunnerClass', type: 'string', description: 'The RunnerClass of the Pipeline.', priority: 0, cell: cellAt('spec.runnerClassName') },
-    { name: 'Replicas', type: 'integer', description: 'Desired number of runners.', priority: 0, cell: cellAt('spec.replicas') },
-    { name: 'Ready', type: 'integer', description: 'Number of ready runners.', priority: 0, cell: cellAt('status.readyReplicas') },
-    { name: 'Phase', type: 'string', description: 'Phase of the Pipeline.', priority: 0, cell: cellAt('status.phase') },
-    ageColumn,
-  ],
+  printerColumns: v1.pipelines.printerColumns!,
   selectableFields: pipelineSelectableFields,
   subresources: {
     status: true,

@@ -1,15 +1,16 @@
 /**
  * The cairn.dev group: its resources and served versions. A kind is one file beside
- * this one and one line here.
+ * this one and one line here; a version is one folder and one line in `versions.ts`.
  */
 import type { ApiGroup } from '../api-resource.js';
 import { groupName } from './group-name.js';
 import { pipelines } from './pipelines.js';
 import { runnerClasses } from './runner-classes.js';
+import { servedVersions } from './versions.js';
 
 /** The cairn.dev group as served. */
 export const cairnGroup: ApiGroup = {
   name: groupName,
-  versions: ['v1'],
+  versions: servedVersions.map((v) => v.version),
   resources: [pipelines, runnerClasses],
 };

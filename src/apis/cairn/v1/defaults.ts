@@ -6,8 +6,8 @@ import type { KubeObject } from '../../../machinery/meta/object.js';
 import { isPlainObject } from '../../../machinery/meta/object.js';
 
 /**
- * Defaults a v1 Pipeline in place: `spec.replicas` is 1 when unset. A spec that is
- * not an object is left for validation to refuse, never replaced.
+ * Defaults a v1 (or v1beta1) Pipeline in place: `spec.replicas` is 1 when unset. A
+ * spec that is not an object is left for validation to refuse, never replaced.
  */
 export function defaultPipeline(object: KubeObject): void {
   if (object.spec === undefined) object.spec = {};

@@ -3,31 +3,13 @@
  * (`kubectl explain`) and carry the list semantics that patches and apply follow.
  */
 import type { JsonSchema } from '../../../machinery/json-schema.js';
-import { metaSchemaNames } from '../../../machinery/types/meta-schemas.js';
-
-const gvk = (kind: string) => [{ group: 'cairn.dev', version: 'v1', kind }];
-const objectMeta: JsonSchema = {
-  allOf: [{ $ref: `#/components/schemas/${metaSchemaNames.objectMeta}` }],
-  description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
-};
-const apiVersion: JsonSchema = { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' };
-const kindField: JsonSchema = { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' };
+import { apiVersion, condition, envVar, groupVersionKind, kindField, listMapByName, objectMeta, runnerClassSchemaOf } from '../schema-parts.js';
 
 /** Names of the v1 component schemas. */
 export const v1SchemaNames = {
   pipeline: 'dev.cairn.v1.Pipeline',
   runnerClass: 'dev.cairn.v1.RunnerClass',
 } as const;
-
-const envVar: JsonSchema = {
-  type: 'object',
-  description: 'An environment variable set for a step.',
-  required: ['name'],
-  properties: {
-    name: { type: 'string', minLength: 1, description: 'Name of the environment variable.' },
-    value: { type: 'string', description: 'Value of the environment variable.' },
-  },
-};
 
 const step: JsonSchema = {
   type: 'object',
@@ -46,25 +28,55 @@ const step: JsonSchema = {
       type: 'array',
       items: envVar,
       description: 'Environment variables of the step, one per name; patches and apply merge them by name.',
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['name'],
-      'x-kubernetes-patch-merge-key': 'name',
-      'x-kubernetes-patch-strategy': 'merge',
+      ...listMapByName,
     },
   },
 };
 
-const condition: JsonSchema = {
+/** A v1 PipelineSpec. */
+export const pipelineSpec: JsonSchema = {
   type: 'object',
-  description: 'Condition contains details for one aspect of the current state of this API Resource.',
-  required: ['type', 'status'],
+  description: 'PipelineSpec is the desired state of a Pipeline.',
   properties: {
-    type: { type: 'string', description: 'Type of condition in CamelCase, e.g. Ready.' },
-    status: { type: 'string', enum: ['True', 'False', 'Unknown'], description: 'Status of the condition, one of True, False, Unknown.' },
-    reason: { type: 'string', description: "A programmatic identifier indicating the reason for the condition's last transition." },
-    message: { type: 'string', description: 'A human readable message indicating details about the transition.' },
-    lastTransitionTime: { type: 'string', format: 'date-time', description: 'The last time the condition transitioned from one status to another.' },
-    observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The .metadata.generation that the condition was set based upon.' },
+    runnerClassName: { type: 'string', description: 'Name of the RunnerClass whose runners execute this Pipeline.' },
+    replicas: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      description: "Number of parallel runners, the scale subresource's spec.replicas. Defaults to 1.",
+    },
+    paused: { type: 'boolean', description: 'Paused stops the runners without deleting the Pipeline.' },
+    steps: {
+      type: 'array',
+      items: step,
+      description: 'Steps the runners execute, in order, one per name; patches and apply merge them by name.',
+      ...listMapByName,
+    },
+  },
+};
+
+/** A v1 PipelineStatus. */
+export const pipelineStatus: JsonSchema = {
+  type: 'object',
+  description: 'PipelineStatus is the observed state of a Pipeline.',
+  properties: {
+    phase: { type: 'string', enum: ['Pending', 'Running', 'Paused', 'Failed'], description: 'Phase: Pending, Running, Paused or Failed.' },
+    replicas: { type: 'integer', format: 'int32', minimum: 0, description: "Number of runners that exist, the scale subresource's status.replicas." },
+    readyReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Number of runners that are ready.' },
+    selector: {
+      type: 'string',
+      description: "Label selector of the runners in string form, the scale subresource's status.selector (a HorizontalPodAutoscaler reads it).",
+    },
+    observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The generation the controller last acted on.' },
+    conditions: {
+      type: 'array',
+      items: condition,
+      description: 'Conditions of the Pipeline, one per type; Ready tells whether every runner is ready.',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+      'x-kubernetes-patch-merge-key': 'type',
+      'x-kubernetes-patch-strategy': 'merge',
+    },
   },
 };
 
@@ -72,83 +84,9 @@ const condition: JsonSchema = {
 export const pipelineSchema: JsonSchema = {
   type: 'object',
   description: 'Pipeline is a long-running processing pipeline: N parallel runners execute its steps.',
-  properties: {
-    apiVersion,
-    kind: kindField,
-    metadata: objectMeta,
-    spec: {
-      type: 'object',
-      description: 'PipelineSpec is the desired state of a Pipeline.',
-      properties: {
-        runnerClassName: { type: 'string', description: 'Name of the RunnerClass whose runners execute this Pipeline.' },
-        replicas: {
-          type: 'integer',
-          format: 'int32',
-          minimum: 0,
-          description: "Number of parallel runners, the scale subresource's spec.replicas. Defaults to 1.",
-        },
-        paused: { type: 'boolean', description: 'Paused stops the runners without deleting the Pipeline.' },
-        steps: {
-          type: 'array',
-          items: step,
-          description: 'Steps the runners execute, in order, one per name; patches and apply merge them by name.',
-          'x-kubernetes-list-type': 'map',
-          'x-kubernetes-list-map-keys': ['name'],
-          'x-kubernetes-patch-merge-key': 'name',
-          'x-kubernetes-patch-strategy': 'merge',
-        },
-      },
-    },
-    status: {
-      type: 'object',
-      description: 'PipelineStatus is the observed state of a Pipeline.',
-      properties: {
-        phase: { type: 'string', enum: ['Pending', 'Running', 'Paused', 'Failed'], description: 'Phase: Pending, Running, Paused or Failed.' },
-        replicas: { type: 'integer', format: 'int32', minimum: 0, description: "Number of runners that exist, the scale subresource's status.replicas." },
-        readyReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Number of runners that are ready.' },
-        selector: {
-          type: 'string',
-          description: "Label selector of the runners in string form, the scale subresource's status.selector (a HorizontalPodAutoscaler reads it).",
-        },
-        observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The generation the controller last acted on.' },
-        conditions: {
-          type: 'array',
-          items: condition,
-          description: 'Conditions of the Pipeline, one per type; Ready tells whether every runner is ready.',
-          'x-kubernetes-list-type': 'map',
-          'x-kubernetes-list-map-keys': ['type'],
-          'x-kubernetes-patch-merge-key': 'type',
-          'x-kubernetes-patch-strategy': 'merge',
-        },
-      },
-    },
-  },
-  'x-kubernetes-group-version-kind': gvk('Pipeline'),
+  properties: { apiVersion, kind: kindField, metadata: objectMeta, spec: pipelineSpec, status: pipelineStatus },
+  'x-kubernetes-group-version-kind': groupVersionKind('v1', 'Pipeline'),
 };
 
 /** The v1 RunnerClass schema. */
-export const runnerClassSchema: JsonSchema = {
-  type: 'object',
-  description: 'RunnerClass is a cluster-scoped class of runners that Pipelines reference by name.',
-  properties: {
-    apiVersion,
-    kind: kindField,
-    metadata: objectMeta,
-    spec: {
-      type: 'object',
-      description: 'RunnerClassSpec describes a class of runners.',
-      properties: {
-        image: { type: 'string', description: 'Default image of the runners of this class.' },
-        maxReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Upper bound of replicas for Pipelines of this class.' },
-      },
-    },
-    status: {
-      type: 'object',
-      description: 'RunnerClassStatus is the observed state of a RunnerClass.',
-      properties: {
-        pipelines: { type: 'integer', format: 'int32', minimum: 0, description: 'Number of Pipelines using this class.' },
-      },
-    },
-  },
-  'x-kubernetes-group-version-kind': gvk('RunnerClass'),
-};
+export const runnerClassSchema: JsonSchema = runnerClassSchemaOf('v1');
