@@ -28,6 +28,8 @@ export interface InProcessResponse {
 /** An app serving `groups` and how to call it. */
 export interface InProcessApp {
   readonly registry: Registry;
+  /** Where the app listens (`http://127.0.0.1:<port>`), for streams that `request` would wait out (watches). */
+  readonly url: string;
   request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<InProcessResponse>;
 }
 
@@ -60,6 +62,7 @@ export function inProcessApp(groups: readonly ApiGroup[]): () => InProcessApp {
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     app = {
       registry,
+      url: base,
       async request(method, path, options = {}) {
         const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
         const response = await fetch(`${base}${path}`, {

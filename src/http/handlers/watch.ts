@@ -3,6 +3,8 @@ import { randomInt } from 'node:crypto';
 import { internal } from '../../machinery/errors.js';
 import { isStatusError } from '../../machinery/status.js';
 import { allowWatchBookmarksParam, listOptions } from '../request/list-options.js';
+import { serializerOf } from '../serializers/serializers.js';
+import { WatchEncoder } from '../streaming/watch-encoder.js';
 import { WatchStream } from '../streaming/watch-stream.js';
 import type { ResourceContext } from './resource-context.js';
 
@@ -17,31 +19,32 @@ export async function watchHandler(rc: ResourceContext): Promise<void> {
   const options = listOptions(rc.query, rc.scope, true, rc.request.name);
   const timeoutSeconds = options.timeoutSeconds ?? minRequestTimeoutSeconds + randomInt(minRequestTimeoutSeconds);
   const bookmarks = allowWatchBookmarksParam(rc.query);
+  const encoder = new WatchEncoder(rc.scope, rc.representation, serializerOf(rc.output.format));
   // Starting the watch before answering lets a 410 or 400 go out as a plain Status.
   const { initial, initialEventsEnd, watcher } = await rc.storages.store.watch(rc.request.namespace, {
     ...options,
     bookmarkIntervalMs: bookmarks ? rc.bookmarkIntervalMs : undefined,
   });
   rc.ctx.respond = false;
-  const stream = new WatchStream(rc.ctx.res);
+  const stream = new WatchStream(rc.ctx.res, encoder.mediaType);
   stream.open();
   // Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer timeout would fire at once.
   const timer = setTimeout(() => watcher.stop(), Math.min(timeoutSeconds * 1000, 2 ** 31 - 1));
   const stop = (): void => watcher.stop();
   rc.shutdown.addEventListener('abort', stop, { once: true });
   void stream.closed.then(stop);
-  const representation = rc.representation;
   try {
-    for (const object of initial) await stream.send({ type: 'ADDED', object: representation.watchObject(rc.scope.fromStorage(object)) });
+    for (const object of initial) await stream.send(encoder.objectEvent('ADDED', object));
     if (initialEventsEnd !== undefined && bookmarks) {
-      await stream.send({ type: 'BOOKMARK', object: representation.bookmark(initialEventsEnd, { [initialEventsEndAnnotation]: 'true' }) });
+      await stream.send(encoder.bookmark(initialEventsEnd, { [initialEventsEndAnnotation]: 'true' }));
     }
+    // The watch cache hands every watcher the same object: what is made of it for this watch is made once for all alike.
     for await (const event of watcher) {
-      if (event.type === 'BOOKMARK') await stream.send({ type: 'BOOKMARK', object: representation.bookmark(event.resourceVersion) });
-      else await stream.send({ type: event.type, object: representation.watchObject(rc.scope.fromStorage(event.object)) });
+      if (event.type === 'BOOKMARK') await stream.send(encoder.bookmark(event.resourceVersion));
+      else await stream.send(encoder.sharedObjectEvent(event.type, event.object));
     }
   } catch (error) {
-    await stream.sendError(isStatusError(error) ? error.status : internal('the watch failed').status);
+    await stream.send(encoder.error(isStatusError(error) ? error.status : internal('the watch failed').status));
   } finally {
     clearTimeout(timer);
     rc.shutdown.removeEventListener('abort', stop);

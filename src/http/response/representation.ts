@@ -68,6 +68,19 @@ export class Representation {
     }
   }
 
+  /**
+   * Names what `watchObject` makes of an object when the object alone decides it, so
+   * watchers whose representations share the name may share their events' encodings
+   * (`WatchEncoder`). A Table has none: its date cells are ages measured when it is
+   * made, which a watcher catching up later must not read from an earlier one, and
+   * only a watcher's first event carries the column definitions.
+   */
+  get watchIdentifier(): string | undefined {
+    const transform = this.#target.transform;
+    if (transform === undefined) return 'object';
+    return transform.as === 'Table' ? undefined : `${transform.as}.meta.k8s.io/${transform.version}`;
+  }
+
   /** The object of one watch event: a one-row Table carries column definitions only in the first event, as kube does. */
   watchObject(object: KubeObject): unknown {
     if (this.#target.transform?.as !== 'Table') return this.object(object);

@@ -14,8 +14,16 @@ function renamed(object: KubeObject, apiVersion: string, from: string, to: strin
 /** A v2 Widget as the v1 hub holds it. */
 export const toStorage = (object: KubeObject): KubeObject => renamed(object, 'widgets.test/v1', 'replicas', 'size');
 
+let fromStorageCalls = 0;
+
+/** How many objects `fromStorage` has converted so far: tests of the watch count conversions with it. */
+export const fromStorageCount = (): number => fromStorageCalls;
+
 /** A v1 Widget in v2. */
-export const fromStorage = (object: KubeObject): KubeObject => renamed(object, 'widgets.test/v2', 'size', 'replicas');
+export const fromStorage = (object: KubeObject): KubeObject => {
+  fromStorageCalls++;
+  return renamed(object, 'widgets.test/v2', 'size', 'replicas');
+};
 
 /** v2's field selector labels in v1; v1's `spec.size` is no label of v2. */
 export const fieldLabel = (label: string): string | undefined => (label === 'spec.replicas' ? 'spec.size' : label === 'spec.size' ? undefined : label);

@@ -1,0 +1,95 @@
+/**
+ * kube's watchEncoder: one watch's events as the frames its stream writes — each object
+ * converted to the request's version, put in the negotiated representation, encoded and
+ * framed by a serializer that streams.
+ */
+import type { KubeObject } from '../../machinery/meta/object.js';
+import type { Status } from '../../machinery/status.js';
+import type { RequestScope } from '../request-scope.js';
+import { cacheEncode, type Identifier } from '../response/caching-object.js';
+import type { Representation } from '../response/representation.js';
+import type { Serializer, StreamFramer } from '../serializers/serializer.js';
+
+/** A watch event on the wire. */
+interface WireEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  readonly object: unknown;
+}
+
+/** The type of an event that carries an object. */
+export type ObjectEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One encoded and framed event. */
+export type Frame = string | Uint8Array;
+
+// A shared frame is kept as bytes: a string is encoded to UTF-8 again by every socket it
+// is written to. TextEncoder gives each frame its own buffer, where a pooled Buffer.from
+// slice would hold a whole 8 KiB pool for as long as the watch cache holds the event.
+const utf8 = new TextEncoder();
+
+/** Encodes the events of one watch. */
+export class WatchEncoder {
+  readonly #fromStorage: (object: KubeObject) => KubeObject;
+  readonly #representation: Representation;
+  readonly #serializer: Serializer;
+  readonly #framer: StreamFramer;
+  readonly #conversion: Identifier;
+  /** Per event type, what names this watch's frames among all watchers'; none when the representation is this watch's own (Table). */
+  readonly #frames: Readonly<Record<ObjectEventType, Identifier>> | undefined;
+
+  /** `serializer` must stream (have a framer): negotiation offers watches no other. */
+  constructor(scope: Pick<RequestScope, 'apiVersion' | 'fromStorage'>, representation: Representation, serializer: Serializer) {
+    if (!serializer.streamFramer) throw new Error(`${serializer.mediaType} cannot carry a watch stream`);
+    this.#fromStorage = scope.fromStorage;
+    this.#representation = representation;
+    this.#serializer = serializer;
+    this.#framer = serializer.streamFramer;
+    this.#conversion = `convert ${scope.apiVersion}`;
+    const shown = representation.watchIdentifier;
+    // The type is part of the name: a selector turns one change into MODIFIED for some watchers and ADDED or DELETED for others.
+    const frame = (type: ObjectEventType) => `watch ${type} ${scope.apiVersion} ${shown} ${serializer.mediaType}`;
+    this.#frames = shown === undefined ? undefined : { ADDED: frame('ADDED'), MODIFIED: frame('MODIFIED'), DELETED: frame('DELETED') };
+  }
+
+  /** The media type of the stream. */
+  get mediaType(): string {
+    return this.#serializer.mediaType;
+  }
+
+  /** An object's event made for this watch alone: the objects of its initial list are no other watch's. */
+  objectEvent(type: ObjectEventType, object: KubeObject): Frame {
+    return this.#frame({ type, object: this.#representation.watchObject(this.#fromStorage(object)) });
+  }
+
+  /**
+   * An object's event from storage's watch, whose object other watches may be handed
+   * too: the conversion is made once per version, and the frame once per event type,
+   * version, representation and media type (`caching-object.ts`). A Table shares the
+   * conversion only.
+   */
+  sharedObjectEvent(type: ObjectEventType, object: KubeObject): Frame {
+    if (this.#frames === undefined) return this.#frame({ type, object: this.#representation.watchObject(this.#sharedConversion(object)) });
+    return cacheEncode(object, this.#frames[type], (o) => {
+      const frame = this.#frame({ type, object: this.#representation.watchObject(this.#sharedConversion(o)) });
+      return typeof frame === 'string' ? utf8.encode(frame) : frame;
+    });
+  }
+
+  /** A BOOKMARK at `resourceVersion`. */
+  bookmark(resourceVersion: string, annotations?: Readonly<Record<string, string>>): Frame {
+    return this.#frame({ type: 'BOOKMARK', object: this.#representation.bookmark(resourceVersion, annotations) });
+  }
+
+  /** An ERROR event carrying `status`. */
+  error(status: Status): Frame {
+    return this.#frame({ type: 'ERROR', object: status });
+  }
+
+  #sharedConversion(object: KubeObject): KubeObject {
+    return cacheEncode(object, this.#conversion, this.#fromStorage);
+  }
+
+  #frame(event: WireEvent): Frame {
+    return this.#framer.frame(this.#serializer.encode(event));
+  }
+}
