@@ -2,22 +2,16 @@
  * Discovery, health, version, OpenAPI and authentication, as kubectl, client-node
  * and kube-apiserver's aggregation layer read them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { issueClientCertificate } from '../src/server/pki.js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { sharedTestServer } from './support/test-server.js';
 
 describe('discovery, health and OpenAPI', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ backend: 'pglite' });
-  });
-  afterAll(async () => {
-    await server?.destroy();
-  });
+  const server = sharedTestServer({ backend: 'pglite' });
 
   it('serves /api and /apis with all three versions, v1 preferred', async () => {
-    expect((await server.request('GET', '/api')).json).toMatchObject({ kind: 'APIVersions', versions: [] });
-    const apis = await server.request('GET', '/apis');
+    expect((await server().request('GET', '/api')).json).toMatchObject({ kind: 'APIVersions', versions: [] });
+    const apis = await server().request('GET', '/apis');
     expect(apis.json).toEqual({
       kind: 'APIGroupList',
       apiVersion: 'v1',
@@ -29,13 +23,13 @@ describe('discovery, health and OpenAPI', () => {
         },
       ],
     });
-    const group = await server.request('GET', '/apis/cairn.dev');
+    const group = await server().request('GET', '/apis/cairn.dev');
     expect(group.json).toMatchObject({ kind: 'APIGroup', apiVersion: 'v1', name: 'cairn.dev', preferredVersion: { version: 'v1' } });
   });
 
   it('serves the APIResourceList the availability probe and clients read', async () => {
     // The aggregator's probe sends no Accept header.
-    const res = await server.request('GET', '/apis/cairn.dev/v1');
+    const res = await server().request('GET', '/apis/cairn.dev/v1');
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'cairn.dev/v1' });
     const byName = Object.fromEntries(res.json.resources.map((r: any) => [r.name, r]));
@@ -49,8 +43,8 @@ describe('discovery, health and OpenAPI', () => {
       categories: ['cairn'],
     });
     expect(byName.runnerclasses).toMatchObject({ namespaced: false, kind: 'RunnerClass', shortNames: ['rc'], categories: ['cairn'] });
-    expect((await server.request('GET', '/apis/cairn.dev/v2')).status).toBe(404);
-    expect((await server.request('GET', '/apis/other.dev')).status).toBe(404);
+    expect((await server().request('GET', '/apis/cairn.dev/v2')).status).toBe(404);
+    expect((await server().request('GET', '/apis/other.dev')).status).toBe(404);
   });
 
   describe('aggregated discovery', () => {
@@ -59,7 +53,7 @@ describe('discovery, health and OpenAPI', () => {
     const kubectlAccept = `${aggregated('v2')},${aggregated('v2beta1')},application/json`;
 
     it('serves an APIGroupDiscoveryList v2 with its exact Content-Type to kubectl 1.30+', async () => {
-      const res = await server.request('GET', '/apis', { headers: { Accept: kubectlAccept } });
+      const res = await server().request('GET', '/apis', { headers: { Accept: kubectlAccept } });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe(aggregated('v2'));
       expect(res.headers['vary']).toBe('Accept');
@@ -102,9 +96,9 @@ describe('discovery, health and OpenAPI', () => {
     });
 
     it('lists the same resources, verbs and subresources as the legacy APIResourceList, in every version', async () => {
-      const res = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2') } });
+      const res = await server().request('GET', '/apis', { headers: { Accept: aggregated('v2') } });
       for (const [i, version] of ['v1', 'v1beta1', 'v1alpha1'].entries()) {
-        const legacy = (await server.request('GET', `/apis/cairn.dev/${version}`)).json;
+        const legacy = (await server().request('GET', `/apis/cairn.dev/${version}`)).json;
         expect(legacy.groupVersion).toBe(`cairn.dev/${version}`);
         const resources = res.json.items[0].versions[i].resources;
         const fromAggregated = resources.flatMap((r: any) => [
@@ -127,7 +121,7 @@ describe('discovery, health and OpenAPI', () => {
         [`application/json;as=Table;v=v1;g=meta.k8s.io,${aggregated('v2beta1')}`, 'v2beta1'],
       ];
       for (const [accept, version] of cases) {
-        const res = await server.request('GET', '/apis', { headers: { Accept: accept } });
+        const res = await server().request('GET', '/apis', { headers: { Accept: accept } });
         expect(res.status, accept).toBe(200);
         expect(res.headers['content-type'], accept).toBe(aggregated(version));
         expect(res.json.apiVersion, accept).toBe(`apidiscovery.k8s.io/${version}`);
@@ -139,24 +133,24 @@ describe('discovery, health and OpenAPI', () => {
     });
 
     it('answers a matching If-None-Match with 304 and no body', async () => {
-      const first = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2') } });
+      const first = await server().request('GET', '/apis', { headers: { Accept: aggregated('v2') } });
       const etag = first.headers['etag'] as string;
       expect(etag).toMatch(/^"[0-9A-F]{128}"$/);
       // The ETag is stable while the content is.
-      expect((await server.request('GET', '/apis', { headers: { Accept: aggregated('v2') } })).headers['etag']).toBe(etag);
+      expect((await server().request('GET', '/apis', { headers: { Accept: aggregated('v2') } })).headers['etag']).toBe(etag);
 
-      const cached = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2'), 'If-None-Match': etag } });
+      const cached = await server().request('GET', '/apis', { headers: { Accept: aggregated('v2'), 'If-None-Match': etag } });
       expect(cached.status).toBe(304);
       expect(cached.text).toBe('');
       expect(cached.headers['etag']).toBe(etag);
       expect(cached.headers['vary']).toBe('Accept');
 
-      const stale = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2'), 'If-None-Match': '"0123"' } });
+      const stale = await server().request('GET', '/apis', { headers: { Accept: aggregated('v2'), 'If-None-Match': '"0123"' } });
       expect(stale.status).toBe(200);
       expect(stale.json.kind).toBe('APIGroupDiscoveryList');
 
       // Another representation has another ETag: a v2 validator does not revalidate v2beta1.
-      const beta = await server.request('GET', '/apis', { headers: { Accept: aggregated('v2beta1'), 'If-None-Match': etag } });
+      const beta = await server().request('GET', '/apis', { headers: { Accept: aggregated('v2beta1'), 'If-None-Match': etag } });
       expect(beta.status).toBe(200);
       expect(beta.headers['etag']).toMatch(/^"[0-9A-F]{128}"$/);
       expect(beta.headers['etag']).not.toBe(etag);
@@ -173,12 +167,12 @@ describe('discovery, health and OpenAPI', () => {
       ];
       for (const accept of accepts) {
         const headers: Record<string, string> = accept === undefined ? {} : { Accept: accept };
-        const apis = await server.request('GET', '/apis', { headers });
+        const apis = await server().request('GET', '/apis', { headers });
         expect(apis.status, accept).toBe(200);
         expect(apis.headers['content-type'], accept).toMatch(/^application\/json(; charset=utf-8)?$/);
         expect(apis.json.kind, accept).toBe('APIGroupList');
         expect(apis.headers['etag'], accept).toBeUndefined();
-        const api = await server.request('GET', '/api', { headers });
+        const api = await server().request('GET', '/api', { headers });
         expect(api.headers['content-type'], accept).toMatch(/^application\/json(; charset=utf-8)?$/);
         expect(api.json.kind, accept).toBe('APIVersions');
       }
@@ -186,7 +180,7 @@ describe('discovery, health and OpenAPI', () => {
 
     it('serves /api as an aggregated list with no groups, since Cairn has no core group', async () => {
       for (const version of ['v2', 'v2beta1']) {
-        const res = await server.request('GET', '/api', { headers: { Accept: kubectlAccept.replace(aggregated('v2'), aggregated(version)) } });
+        const res = await server().request('GET', '/api', { headers: { Accept: kubectlAccept.replace(aggregated('v2'), aggregated(version)) } });
         expect(res.status).toBe(200);
         expect(res.headers['content-type']).toBe(aggregated(version));
         expect(res.json).toEqual({ kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: [] });
@@ -195,14 +189,14 @@ describe('discovery, health and OpenAPI', () => {
     });
 
     it('answers 406 to an Accept asking only for a discovery version it does not serve', async () => {
-      const res = await server.request('GET', '/apis', { headers: { Accept: aggregated('v3') } });
+      const res = await server().request('GET', '/apis', { headers: { Accept: aggregated('v3') } });
       expect(res.status).toBe(406);
       expect(res.json).toMatchObject({ kind: 'Status', reason: 'NotAcceptable', code: 406 });
     });
   });
 
   it('serves /version with the Kubernetes minor kubectl dispatches on', async () => {
-    const res = await server.request('GET', '/version', { clientCert: null });
+    const res = await server().request('GET', '/version', { clientCert: null });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ major: '1', minor: expect.stringMatching(/^\d+$/) });
     expect(res.json.gitVersion).toMatch(/^v1\.\d+\.\d+/);
@@ -210,21 +204,21 @@ describe('discovery, health and OpenAPI', () => {
 
   it('answers health checks as kube-apiserver does, without credentials', async () => {
     for (const path of ['/healthz', '/livez', '/readyz']) {
-      const res = await server.request('GET', path, { clientCert: null });
+      const res = await server().request('GET', path, { clientCert: null });
       expect(res.status).toBe(200);
       expect(res.text).toBe('ok');
     }
-    const verbose = await server.request('GET', '/readyz?verbose', { clientCert: null });
+    const verbose = await server().request('GET', '/readyz?verbose', { clientCert: null });
     expect(verbose.text).toBe('[+]ping ok\n[+]migrations ok\n[+]database ok\n[+]shutdown ok\nreadyz check passed\n');
-    expect((await server.request('GET', '/readyz/database', { clientCert: null })).text).toBe('ok');
-    expect((await server.request('GET', '/readyz/nope', { clientCert: null })).status).toBe(404);
+    expect((await server().request('GET', '/readyz/database', { clientCert: null })).text).toBe('ok');
+    expect((await server().request('GET', '/readyz/nope', { clientCert: null })).status).toBe(404);
   });
 
   it('publishes OpenAPI v3 that kubectl validates and patches with', async () => {
-    const root = await server.request('GET', '/openapi/v3');
+    const root = await server().request('GET', '/openapi/v3');
     const entry = root.json.paths['apis/cairn.dev/v1'];
     expect(entry.serverRelativeURL).toMatch(/^\/openapi\/v3\/apis\/cairn\.dev\/v1\?hash=[0-9A-F]+$/);
-    const doc = await server.request('GET', entry.serverRelativeURL);
+    const doc = await server().request('GET', entry.serverRelativeURL);
     expect(doc.status).toBe(200);
     expect(doc.headers['cache-control']).toContain('immutable');
     const item = doc.json.paths['/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}'];
@@ -255,16 +249,20 @@ describe('discovery, health and OpenAPI', () => {
     for (const ref of refs) expect(schemas[ref], ref).toBeDefined();
   });
 
-  it('serves Prometheus metrics to authenticated clients', async () => {
-    const res = await server.request('GET', '/metrics');
+  it('serves Prometheus metrics to authenticated clients, labelled with the version requested', async () => {
+    await server().request('GET', '/apis/cairn.dev/v1alpha1/namespaces/metrics/pipelines');
+    const res = await server().request('GET', '/metrics');
     expect(res.status).toBe(200);
-    expect(res.text).toContain('apiserver_request_total');
+    const labels = 'verb="LIST",dry_run="",group="cairn.dev",version="v1alpha1",resource="pipelines",subresource="",scope="namespace",component="apiserver"';
+    expect(res.text).toMatch(new RegExp(`^apiserver_request_total\\{${labels},code="200"\\} [1-9]\\d*$`, 'm'));
+    expect(res.text).toMatch(new RegExp(`^apiserver_request_duration_seconds_bucket\\{le="60",${labels}\\} [1-9]\\d*$`, 'm'));
+    expect(res.text).toMatch(new RegExp(`^apiserver_request_duration_seconds_count\\{${labels}\\} [1-9]\\d*$`, 'm'));
   });
 
   describe('authentication', () => {
     it('refuses requests without a client certificate with a 401 Status', async () => {
       for (const path of ['/apis', '/apis/cairn.dev/v1', '/apis/cairn.dev/v1/namespaces/default/pipelines', '/openapi/v3', '/metrics']) {
-        const res = await server.request('GET', path, { clientCert: null });
+        const res = await server().request('GET', path, { clientCert: null });
         expect(res.status, path).toBe(401);
         expect(res.json).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
       }
@@ -273,13 +271,13 @@ describe('discovery, health and OpenAPI', () => {
     it('refuses a certificate from another CA', async () => {
       const { issueOtherCa } = await import('./support/other-ca.js');
       const stranger = await issueOtherCa();
-      const res = await server.request('GET', '/apis', { clientCert: stranger });
+      const res = await server().request('GET', '/apis', { clientCert: stranger });
       expect(res.status).toBe(401);
     });
 
     it('accepts any certificate from the local client CA', async () => {
-      const other = issueClientCertificate(server.pki.clientCaPem, server.pki.clientCaKeyPem, { commonName: 'jane', organizations: ['devs'] });
-      const res = await server.request('GET', '/apis/cairn.dev/v1/namespaces/default/pipelines', { clientCert: other });
+      const other = issueClientCertificate(server().pki.clientCaPem, server().pki.clientCaKeyPem, { commonName: 'jane', organizations: ['devs'] });
+      const res = await server().request('GET', '/apis/cairn.dev/v1/namespaces/default/pipelines', { clientCert: other });
       expect(res.status).toBe(200);
     });
   });
