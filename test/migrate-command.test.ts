@@ -22,7 +22,7 @@ it('migrates a PostgreSQL database with the migrate command, idempotently', asyn
       env,
     });
   try {
-    expect((await run()).stdout).toContain('"migrations":["0001-object-store","0002-event-prior-state","0003-pipeline-logs"]');
+    expect((await run()).stdout).toContain('"migrations":["0001-object-store","0002-event-prior-state","0003-pipeline-logs","0004-object-api-version"]');
     expect((await run()).stdout).toContain('up to date');
     const client = new pg.Client({ connectionString: url });
     await client.connect();

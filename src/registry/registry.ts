@@ -8,6 +8,7 @@ import { metaSchemas } from '../machinery/types/meta-schemas.js';
 import { scaleSchemas } from '../machinery/types/scale.js';
 import type { ObjectStore } from '../storage/interfaces.js';
 import { LogREST } from './log-rest.js';
+import { resourceStorage } from './resource-storage.js';
 import { ScaleREST } from './scale-rest.js';
 import { SchemaValidator } from './schema-validator.js';
 import { statusStrategy } from './status-strategy.js';
@@ -46,7 +47,7 @@ export class Registry {
     this.validator = new SchemaValidator(componentSchemas(groups));
     for (const group of groups) {
       for (const resource of group.resources) {
-        const storage = objectStore.forResource(`${resource.plural}.${resource.group}`, (o) => resource.strategy.selectableFields(o));
+        const storage = resourceStorage(objectStore, resource);
         const store = new Store({ resource, strategy: resource.strategy, storage, validator: this.validator });
         const { subresources } = resource;
         this.#resources.set(`${resource.group}/${resource.plural}`, {

@@ -10,7 +10,8 @@ export class CoalescedNotify {
   readonly #database: Database;
   readonly #channel: string;
   readonly #onError: (error: unknown) => void;
-  #notifying = false;
+  /** The NOTIFY loop, while one runs. */
+  #sending: Promise<void> | undefined;
   #again = false;
   #closed = false;
 
@@ -24,26 +25,32 @@ export class CoalescedNotify {
   wake(): void {
     // A backend with one process has nobody to wake.
     if (this.#closed || this.#database.backend === 'pglite') return;
-    if (this.#notifying) {
+    if (this.#sending) {
       this.#again = true;
       return;
     }
-    this.#notifying = true;
-    void (async () => {
-      do {
-        this.#again = false;
-        try {
-          await this.#database.notify(this.#channel);
-        } catch (error) {
-          this.#onError(error);
-        }
-      } while (this.#again && !this.#closed);
-      this.#notifying = false;
-    })();
+    this.#sending = this.#send();
   }
 
-  /** Sends nothing more. */
-  close(): void {
+  async #send(): Promise<void> {
+    do {
+      this.#again = false;
+      try {
+        await this.#database.notify(this.#channel);
+      } catch (error) {
+        this.#onError(error);
+      }
+    } while (this.#again);
+    this.#sending = undefined;
+  }
+
+  /**
+   * Sends nothing more, once the wake-up owed to commits so far is sent: a process
+   * that exits right after writing (`npm run storage-migrate`) still wakes the others
+   * at once, rather than at their next safety poll.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
+    await this.#sending;
   }
 }

@@ -4,6 +4,7 @@
  * selectors with kube's watch-cache semantics (an object that stops matching is
  * DELETED for this watcher, one that starts matching is ADDED).
  */
+import type { StoredObject } from '../machinery/meta/object.js';
 import { matchesFields } from '../machinery/selectors/field-selector.js';
 import { matchesLabels } from '../machinery/selectors/label-selector.js';
 import type { Database } from './database.js';
@@ -21,6 +22,8 @@ export interface LogWatcherOptions {
   readonly predicate: SelectionPredicate;
   /** Events after this resourceVersion are delivered. */
   readonly from: bigint;
+  /** The object of a delivered event as receivers get it (in the storage version); frozen, as the event's. */
+  readonly decode: (object: StoredObject) => StoredObject;
   /** Milliseconds between BOOKMARK events; none when undefined. */
   readonly bookmarkIntervalMs?: number;
   readonly database: Database;
@@ -110,15 +113,18 @@ export class EventLogWatcher implements StorageWatcher {
   #filter(event: EventLogEntry): StorageObjectEvent | undefined {
     if (event.resource !== this.#o.resource) return undefined;
     if (this.#o.namespace !== undefined && event.namespace !== this.#o.namespace) return undefined;
-    const resourceVersion = event.rv.toString();
-    if (event.type !== 'MODIFIED') {
-      return this.#matches(event.labels, event.fields) ? { type: event.type, object: event.object, resourceVersion } : undefined;
-    }
+    const type = this.#typeFor(event);
+    return type && { type, object: this.#o.decode(event.object), resourceVersion: event.rv.toString() };
+  }
+
+  /** The event's type as this watcher sees it; undefined when it does not concern it. */
+  #typeFor(event: EventLogEntry): StorageObjectEvent['type'] | undefined {
+    if (event.type !== 'MODIFIED') return this.#matches(event.labels, event.fields) ? event.type : undefined;
     const now = this.#matches(event.labels, event.fields);
     const before = this.#matches(event.prevLabels, event.prevFields);
-    if (now && before) return { type: 'MODIFIED', object: event.object, resourceVersion };
-    if (now) return { type: 'ADDED', object: event.object, resourceVersion };
-    if (before) return { type: 'DELETED', object: event.object, resourceVersion };
+    if (now && before) return 'MODIFIED';
+    if (now) return 'ADDED';
+    if (before) return 'DELETED';
     return undefined;
   }
 }

@@ -199,15 +199,41 @@ export interface ResourceStorage {
   ): Promise<StorageWatcher>;
   /** The logs of this resource's objects (the `log` subresource). */
   readonly logs: LogStorage;
+  /**
+   * The keys of the objects whose rows are encoded in another version than the
+   * storage version, in key order: at most `limit`, after `after`. None without
+   * {@link StorageVersioning}. Rewriting such an object (a guaranteedUpdate that
+   * changes nothing does) takes it out of the next page's reach.
+   */
+  staleKeys(after: StorageKey | undefined, limit: number): Promise<readonly StorageKey[]>;
+  /** How many objects' rows are encoded in another version than the storage version. */
+  countStale(): Promise<number>;
 }
 
 /** How storage learns a kind's selectable fields (`spec.runnerClassName`, …) for SQL selection. */
 export type FieldsOf = (object: KubeObject) => StringMap;
 
+/**
+ * A resource's storage version and the way to it from its other versions. A row keeps
+ * the version it was written in, so rows written before the storage version changed
+ * are in an older one: storage converts them on every read (get, list, watch, the
+ * current object of an update), and rewrites them in the storage version, even when
+ * an update changes nothing else, as etcd3's GuaranteedUpdate does with a stale object.
+ */
+export interface StorageVersioning {
+  /** The apiVersion objects are stored in (`cairn.dev/v1`). */
+  readonly apiVersion: string;
+  /** Converts an object of another version to the storage version: a copy, apiVersion included. Throws for a version it cannot convert. */
+  readonly toStorage: (object: KubeObject) => KubeObject;
+}
+
 /** The database-wide store: one resource storage per registered resource. */
 export interface ObjectStore {
-  /** Storage for `resource` (a qualified resource such as `pipelines.cairn.dev`). */
-  forResource(resource: string, fieldsOf: FieldsOf): ResourceStorage;
+  /**
+   * Storage for `resource` (a qualified resource such as `pipelines.cairn.dev`);
+   * without `versioning`, objects are read as they were written and none is stale.
+   */
+  forResource(resource: string, fieldsOf: FieldsOf, versioning?: StorageVersioning): ResourceStorage;
   /** The newest committed resourceVersion. */
   currentResourceVersion(): Promise<string>;
   /** Drops events older than the retention window; returns the new compacted resourceVersion. */

@@ -5,6 +5,7 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely/migrati
 import * as objectStore from '../../migrations/0001-object-store.js';
 import * as eventPriorState from '../../migrations/0002-event-prior-state.js';
 import * as pipelineLogs from '../../migrations/0003-pipeline-logs.js';
+import * as objectApiVersion from '../../migrations/0004-object-api-version.js';
 import type { Database } from './database.js';
 
 // Listed here rather than read from disk so the same code runs from source and from a build.
@@ -12,6 +13,7 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-object-store': objectStore,
   '0002-event-prior-state': eventPriorState,
   '0003-pipeline-logs': pipelineLogs,
+  '0004-object-api-version': objectApiVersion,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };

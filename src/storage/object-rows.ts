@@ -3,10 +3,11 @@
  * resourceVersion it read: the row changes only while it is still at that version
  * (compare-and-swap), and the caller starts over when it is not.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { StoredObject } from '../machinery/meta/object.js';
+import type { StorageKey } from './interfaces.js';
 import type { StorageSchema, StringMap } from './schema.js';
-import { encodeJsonb, encodeText } from './stored-text.js';
+import { decodeText, encodeJsonb, encodeText } from './stored-text.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
@@ -64,6 +65,7 @@ export async function insertObject(trx: Transaction<StorageSchema>, at: ObjectRo
       name: encodeText(at.name),
       uid: String(values.object.metadata.uid),
       resource_version: values.rv.toString(),
+      api_version: encodeText(values.object.apiVersion),
       labels: encodeJsonb(values.labels),
       fields: encodeJsonb(values.fields),
       object: encodeJsonb(values.object),
@@ -80,6 +82,7 @@ export async function updateObject(trx: Transaction<StorageSchema>, at: ObjectRo
     .updateTable('cairn_objects')
     .set({
       resource_version: values.rv.toString(),
+      api_version: encodeText(values.object.apiVersion),
       labels: encodeJsonb(values.labels),
       fields: encodeJsonb(values.fields),
       object: encodeJsonb(values.object),
@@ -102,4 +105,24 @@ export async function deleteObject(trx: Transaction<StorageSchema>, at: ObjectRo
     .where('resource_version', '=', expected)
     .executeTakeFirst();
   return deleted.numDeletedRows > 0n;
+}
+
+/** Up to `limit` keys of `resource`'s rows not encoded in `apiVersion`, in key order, after `after`. */
+export async function readStaleKeys(db: Queryable, resource: string, apiVersion: string, after: StorageKey | undefined, limit: number): Promise<StorageKey[]> {
+  let query = db.selectFrom('cairn_objects').select(['namespace', 'name']).where('resource', '=', resource).where('api_version', '<>', encodeText(apiVersion));
+  // Spelled with the resource in front so the primary key index serves the range.
+  if (after) query = query.where(sql<boolean>`(resource, namespace, name) > (${resource}, ${encodeText(after.namespace)}, ${encodeText(after.name)})`);
+  const rows = await query.orderBy('namespace').orderBy('name').limit(limit).execute();
+  return rows.map((row) => ({ namespace: decodeText(row.namespace), name: decodeText(row.name) }));
+}
+
+/** How many of `resource`'s rows are not encoded in `apiVersion`. */
+export async function countStaleRows(db: Queryable, resource: string, apiVersion: string): Promise<number> {
+  const row = await db
+    .selectFrom('cairn_objects')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('resource', '=', resource)
+    .where('api_version', '<>', encodeText(apiVersion))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }

@@ -17,6 +17,8 @@ export interface ObjectsTable {
   name: string;
   uid: string;
   resource_version: Int8;
+  /** The apiVersion `object` is encoded in: the storage version when it was written. */
+  api_version: string;
   labels: Json<StringMap>;
   fields: Json<StringMap>;
   object: Json<unknown>;

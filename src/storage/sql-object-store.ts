@@ -7,7 +7,7 @@ import { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
 import { compactEvents, readCurrentResourceVersion, readEvents } from './event-log.js';
 import { LogWakeups } from './log-wakeups.js';
-import type { FieldsOf, ObjectStore, ResourceStorage } from './interfaces.js';
+import type { FieldsOf, ObjectStore, ResourceStorage, StorageVersioning } from './interfaces.js';
 import { SqlResourceStorage } from './sql-resource-storage.js';
 import { classifyDatabaseError } from './storage-error.js';
 import { WatchCache } from './watch-cache.js';
@@ -69,12 +69,13 @@ export class SqlObjectStore implements ObjectStore {
     return store;
   }
 
-  forResource(resource: string, fieldsOf: FieldsOf): ResourceStorage {
+  forResource(resource: string, fieldsOf: FieldsOf, versioning?: StorageVersioning): ResourceStorage {
     let storage = this.#storages.get(resource);
     if (!storage) {
       storage = new SqlResourceStorage({
         resource,
         fieldsOf,
+        versioning,
         database: this.#database,
         cache: this.#cache,
         afterCommit: () => this.#afterCommit(),
@@ -108,8 +109,7 @@ export class SqlObjectStore implements ObjectStore {
     this.#closed = true;
     clearInterval(this.#safetyTimer);
     clearTimeout(this.#retryTimer);
-    this.#eventsNotify.close();
-    this.#logsNotify.close();
+    await Promise.all([this.#eventsNotify.close(), this.#logsNotify.close()]);
     await Promise.all(this.#unlisten.map((unlisten) => unlisten()));
     for (const storage of this.#storages.values()) storage.stopWatchers();
     this.#cache.close();

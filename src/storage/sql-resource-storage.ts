@@ -11,7 +11,7 @@ import type { Database } from './database.js';
 import { appendEvent, nextResourceVersion, readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
 import { deleteLogLines } from './log-lines.js';
 import type { LogWakeups } from './log-wakeups.js';
-import { deleteObject, insertObject, lockObject, readObject, updateObject, type ObjectRowKey } from './object-rows.js';
+import { countStaleRows, deleteObject, insertObject, lockObject, readObject, readStaleKeys, updateObject, type ObjectRowKey } from './object-rows.js';
 import type {
   DeletePrecondition,
   FieldsOf,
@@ -22,6 +22,7 @@ import type {
   ResourceStorage,
   SelectionPredicate,
   StorageKey,
+  StorageVersioning,
   StorageWatcher,
   StorageWatchOptions,
   TryUpdate,
@@ -33,11 +34,14 @@ import { classifyDatabaseError, keyExists, keyNotFound, StorageError, tooLarge, 
 import type { WatchCache } from './watch-cache.js';
 import { EventLogWatcher } from './event-log-watcher.js';
 import { SqlLogStorage } from './sql-log-storage.js';
+import { VersionDecoder } from './version-decoder.js';
 
 /** What a SqlResourceStorage is made of. */
 export interface SqlResourceStorageOptions {
   readonly resource: string;
   readonly fieldsOf: FieldsOf;
+  /** The storage version rows are read in; rows are read as written when undefined. */
+  readonly versioning?: StorageVersioning;
   readonly database: Database;
   readonly cache: WatchCache;
   /** Called after every committed write. */
@@ -64,11 +68,13 @@ function withoutResourceVersion(object: KubeObject): KubeObject {
 /** ResourceStorage on SQL tables. */
 export class SqlResourceStorage implements ResourceStorage {
   readonly #o: SqlResourceStorageOptions;
+  readonly #decoder: VersionDecoder;
   readonly #watchers = new Set<EventLogWatcher>();
   readonly logs: LogStorage;
 
   constructor(options: SqlResourceStorageOptions) {
     this.#o = options;
+    this.#decoder = new VersionDecoder(options.versioning);
     this.logs = new SqlLogStorage({
       database: options.database,
       lockObject: (trx, key) => this.#lockCurrent(trx, key),
@@ -102,11 +108,11 @@ export class SqlResourceStorage implements ResourceStorage {
   async #lockCurrent(trx: Transaction<StorageSchema>, key: StorageKey): Promise<StoredObject> {
     const current = await lockObject(trx, this.#at(key));
     if (!current) throw keyNotFound(this.#describe(key));
-    return current;
+    return this.#decoder.decode(current);
   }
 
-  /** The current object, or undefined: one query, no transaction, no lock. */
-  async #read(key: StorageKey): Promise<StoredObject | undefined> {
+  /** The current object as its row holds it (maybe in an older version), or undefined: one query, no transaction, no lock. */
+  async #readRow(key: StorageKey): Promise<StoredObject | undefined> {
     try {
       return await this.#o.database.run((db) => readObject(db, this.#at(key)));
     } catch (error) {
@@ -128,22 +134,23 @@ export class SqlResourceStorage implements ResourceStorage {
   }
 
   async get(key: StorageKey): Promise<StoredObject> {
-    const current = await this.#read(key);
-    if (!current) throw keyNotFound(this.#describe(key));
-    return current;
+    const row = await this.#readRow(key);
+    if (!row) throw keyNotFound(this.#describe(key));
+    return this.#decoder.decode(row);
   }
 
   async guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate, options: GuaranteedUpdateOptions = {}): Promise<UpdateResult> {
     // As etcd3's GuaranteedUpdate: read, compute with nothing held (tryUpdate may wait on a
     // webhook), then write only if the object is still as read; otherwise compute again from
     // the newer object, for as long as it takes.
-    let current = await this.#read(key);
+    let row = await this.#readRow(key);
     for (;;) {
-      if (!current && !options.ignoreNotFound) throw keyNotFound(this.#describe(key));
+      if (!row && !options.ignoreNotFound) throw keyNotFound(this.#describe(key));
+      const current = row && this.#decoder.decode(row);
       const next = await tryUpdate(current && deepCopy(current));
-      const written = current ? await this.#replace(key, current, next) : await this.#createIfAbsent(key, next);
+      const written = row && current ? await this.#replace(key, current, next, this.#decoder.isStale(row)) : await this.#createIfAbsent(key, next);
       if (written) return written;
-      current = await this.#read(key);
+      row = await this.#readRow(key);
     }
   }
 
@@ -157,9 +164,14 @@ export class SqlResourceStorage implements ResourceStorage {
     }
   }
 
-  /** Replaces `current` with `next`; undefined when the object changed (or went) since `current` was read. */
-  async #replace(key: StorageKey, current: StoredObject, next: KubeObject): Promise<UpdateResult | undefined> {
-    if (jsonEqual(withoutResourceVersion(next), withoutResourceVersion(current))) {
+  /**
+   * Replaces `current` with `next`; undefined when the object changed (or went) since
+   * `current` was read. A `stale` row (in an older version) is written even when nothing
+   * else changes, as etcd3's GuaranteedUpdate rewrites a stale object: that is what
+   * moves it to the storage version.
+   */
+  async #replace(key: StorageKey, current: StoredObject, next: KubeObject, stale: boolean): Promise<UpdateResult | undefined> {
+    if (!stale && jsonEqual(withoutResourceVersion(next), withoutResourceVersion(current))) {
       return { object: current, changed: false, created: false };
     }
     const at = this.#at(key);
@@ -192,8 +204,9 @@ export class SqlResourceStorage implements ResourceStorage {
   async delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject> {
     // Optimistic as guaranteedUpdate: the precondition (validating admission) runs with nothing held.
     for (;;) {
-      const current = await this.#read(key);
-      if (!current) throw keyNotFound(this.#describe(key));
+      const row = await this.#readRow(key);
+      if (!row) throw keyNotFound(this.#describe(key));
+      const current = this.#decoder.decode(row);
       await precondition?.(deepCopy(current));
       const deleted = await this.#remove(key, current);
       if (deleted) return deleted;
@@ -249,7 +262,7 @@ export class SqlResourceStorage implements ResourceStorage {
             limit: request.limit,
             countRemaining: request.countRemaining,
           });
-          return { ...page, resourceVersion: rv.toString() };
+          return { ...page, items: page.items.map((item) => this.#decoder.decode(item)), resourceVersion: rv.toString() };
         },
         { snapshot: true },
       );
@@ -287,6 +300,7 @@ export class SqlResourceStorage implements ResourceStorage {
       namespace,
       predicate,
       from,
+      decode: (object) => this.#decoder.decodeShared(object),
       bookmarkIntervalMs: options.bookmarkIntervalMs,
       database: this.#o.database,
       cache: this.#o.cache,
@@ -294,6 +308,26 @@ export class SqlResourceStorage implements ResourceStorage {
     });
     this.#watchers.add(watcher);
     return watcher;
+  }
+
+  async staleKeys(after: StorageKey | undefined, limit: number): Promise<readonly StorageKey[]> {
+    const apiVersion = this.#decoder.apiVersion;
+    if (apiVersion === undefined) return [];
+    try {
+      return await this.#o.database.run((db) => readStaleKeys(db, this.#o.resource, apiVersion, after, limit));
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+  }
+
+  async countStale(): Promise<number> {
+    const apiVersion = this.#decoder.apiVersion;
+    if (apiVersion === undefined) return 0;
+    try {
+      return await this.#o.database.run((db) => countStaleRows(db, this.#o.resource, apiVersion));
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
   }
 
   /** Ends every watch of this resource (shutdown). */

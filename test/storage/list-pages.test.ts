@@ -70,8 +70,8 @@ describe.each(['pglite', 'postgres'] as const)('paged list of 10,000 objects on 
     // Rows written in one statement: this test is about reading.
     await database.run(async (db) => {
       await sql`
-        INSERT INTO cairn_objects (resource, namespace, name, uid, resource_version, labels, fields, object)
-        SELECT 'many.test', 'ns', 'obj-' || lpad(i::text, 5, '0'), 'uid-' || i, 1, '{}'::jsonb, '{}'::jsonb,
+        INSERT INTO cairn_objects (resource, namespace, name, uid, resource_version, api_version, labels, fields, object)
+        SELECT 'many.test', 'ns', 'obj-' || lpad(i::text, 5, '0'), 'uid-' || i, 1, 'test/v1', '{}'::jsonb, '{}'::jsonb,
                jsonb_build_object('apiVersion', 'test/v1', 'kind', 'Thing',
                  'metadata', jsonb_build_object('name', 'obj-' || lpad(i::text, 5, '0'), 'namespace', 'ns', 'uid', 'uid-' || i, 'resourceVersion', '1'),
                  'spec', jsonb_build_object('payload', repeat('x', 1000)))
