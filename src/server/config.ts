@@ -48,14 +48,18 @@ export interface InClusterService {
   readonly port: string;
 }
 
-/** Everything the server process is configured with. */
-export interface ServerConfig {
-  readonly command: 'start' | 'migrate';
-  readonly port: number;
-  readonly bindAddress: string;
+/** Where the database is. */
+export interface DatabaseLocation {
   readonly dataDir: string;
   /** A PostgreSQL URL; PGlite under the data directory when unset. */
   readonly databaseUrl?: string;
+}
+
+/** Everything the server process is configured with. */
+export interface ServerConfig extends DatabaseLocation {
+  readonly command: 'start' | 'migrate';
+  readonly port: number;
+  readonly bindAddress: string;
   /** How long the event log keeps history, in ms (kube's default etcd compaction window is 5 min; ours is 15). */
   readonly eventRetentionMs: number;
   readonly compactionIntervalMs: number;
@@ -165,6 +169,11 @@ function requestHeaderConfig(values: Record<string, string | string[] | boolean 
   });
 }
 
+/** The database every command of the process uses, from `--data-dir`/`DATA_DIR` and `--database-url`/`DATABASE_URL`. */
+export function databaseLocation(flags: { readonly 'data-dir'?: string; readonly 'database-url'?: string }, env: NodeJS.ProcessEnv): DatabaseLocation {
+  return { dataDir: resolve(flags['data-dir'] ?? env.DATA_DIR ?? '.data'), databaseUrl: flags['database-url'] ?? (env.DATABASE_URL || undefined) };
+}
+
 /** Parses argv and the environment; throws with the usage on bad input. */
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServerConfig {
   const { values, positionals } = parseArgs({
@@ -213,8 +222,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     command,
     port,
     bindAddress: values['bind-address'] ?? env.BIND_ADDRESS ?? '127.0.0.1',
-    dataDir: resolve(values['data-dir'] ?? env.DATA_DIR ?? '.data'),
-    databaseUrl: values['database-url'] ?? (env.DATABASE_URL || undefined),
+    ...databaseLocation(values, env),
     eventRetentionMs: seconds('event retention', values['event-retention'] ?? env.EVENT_RETENTION_SECONDS, 15 * 60),
     compactionIntervalMs: seconds('compaction interval', values['compaction-interval'] ?? env.COMPACTION_INTERVAL_SECONDS, 60),
     tlsSans: Object.freeze([

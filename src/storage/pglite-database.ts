@@ -4,6 +4,7 @@
  */
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect } from 'kysely';
+import { lockDataDir } from './data-dir-lock.js';
 import type { Database, DatabaseWork, TransactionWork } from './database.js';
 import type { StorageSchema } from './schema.js';
 import { SerialQueue } from './serial-queue.js';
@@ -15,18 +16,26 @@ export class PGliteDatabase implements Database {
   readonly #pglite: PGlite;
   readonly #db: Kysely<StorageSchema>;
   readonly #queue = new SerialQueue();
+  readonly #unlock: () => Promise<void>;
 
-  private constructor(pglite: PGlite) {
+  private constructor(pglite: PGlite, unlock: () => Promise<void>) {
     this.#pglite = pglite;
     this.#db = new Kysely<StorageSchema>({ dialect: new PGliteDialect({ pglite }) });
+    this.#unlock = unlock;
   }
 
-  /** Opens (or creates) the database in `dataDir`; in memory when it is undefined. */
+  /** Opens (or creates) the database in `dataDir`; in memory when it is undefined. Throws when another process has `dataDir` open. */
   static async open(dataDir?: string): Promise<PGliteDatabase> {
     const options = { parsers: { [jsonbOid]: decodeJsonb } };
-    const pglite = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
-    await pglite.waitReady;
-    return new PGliteDatabase(pglite);
+    const unlock = dataDir ? await lockDataDir(dataDir) : async () => {};
+    try {
+      const pglite = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
+      await pglite.waitReady;
+      return new PGliteDatabase(pglite, unlock);
+    } catch (error) {
+      await unlock();
+      throw error;
+    }
   }
 
   run<T>(work: DatabaseWork<T>): Promise<T> {
@@ -51,5 +60,6 @@ export class PGliteDatabase implements Database {
 
   async close(): Promise<void> {
     await this.#queue.run(() => this.#db.destroy());
+    await this.#unlock();
   }
 }
