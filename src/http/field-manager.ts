@@ -7,7 +7,7 @@
 import { applyPatch } from '../machinery/managed-fields/apply.js';
 import { fieldPath } from '../machinery/managed-fields/field-path.js';
 import { FieldSet } from '../machinery/managed-fields/field-set.js';
-import { withManagedFields } from '../machinery/managed-fields/managed-fields.js';
+import { withManagedFields, type VersionConverter } from '../machinery/managed-fields/managed-fields.js';
 import { updateManagedFields } from '../machinery/managed-fields/update.js';
 import type { JsonSchema, SchemaResolver } from '../machinery/json-schema.js';
 import type { KubeObject } from '../machinery/meta/object.js';
@@ -24,6 +24,11 @@ export interface FieldManagerOptions {
   readonly subresource?: string;
   /** The top-level fields the endpoint resets (`status` on the main resource). */
   readonly resetFields: readonly string[];
+  /**
+   * The kind's other served versions, so that each manager's fields are compared in
+   * the apiVersion it wrote them in; without it, every entry is read as `apiVersion`.
+   */
+  readonly converter?: VersionConverter;
 }
 
 /** Records field ownership for one endpoint. */
@@ -37,8 +42,8 @@ export class FieldManager {
   }
 
   #context(manager: string) {
-    const { schema, resolve, apiVersion, subresource } = this.#options;
-    return { schema, resolve, apiVersion, subresource, manager, now: now(), resetFields: this.#resetFields };
+    const { schema, resolve, apiVersion, subresource, converter } = this.#options;
+    return { schema, resolve, apiVersion, subresource, converter, manager, now: now(), resetFields: this.#resetFields };
   }
 
   /** `updated` with managedFields recording that `manager` changed what differs from `live` (undefined on create). */

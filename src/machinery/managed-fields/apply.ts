@@ -9,13 +9,15 @@ import { badRequest } from '../errors.js';
 import { deepCopy, type KubeObject } from '../meta/object.js';
 import type { StatusError } from '../status.js';
 import { capUpdateOwners } from './cap.js';
-import { compareObjects, withoutFields, type Comparison } from './compare.js';
+import type { Comparison } from './compare.js';
 import { formatPath } from './field-path.js';
 import { fieldSetOf } from './field-set-of.js';
 import { FieldSet } from './field-set.js';
 import { decodeManagedFields, encodeManagedFields, ownerIdentity, strippedFields, withManagedFields, type OwnershipContext } from './managed-fields.js';
 import { mergeApplied } from './merge.js';
+import { ObjectVersions } from './object-versions.js';
 import { releaseChangedFields } from './ownership.js';
+import { pruneOwnership } from './prune-ownership.js';
 import { removeDisowned } from './prune.js';
 import type { Problem } from './schema-shape.js';
 
@@ -47,7 +49,12 @@ export interface ApplyResult {
  * 3. compares the result with the live object: a changed field owned by another
  *    manager is a conflict (409 Conflict unless `force`, which takes it from them); a
  *    field set to the value it has is shared;
- * 4. records the fields of `applied` as `manager`'s Apply entry, time `now`.
+ * 4. records the fields of `applied` as `manager`'s Apply entry, time `now`, in
+ *    `apiVersion` whichever version it applied in before.
+ *
+ * With a `converter`, steps 2 and 3 read every manager's fields (the applier's
+ * previous ones too) in the apiVersion they were written in, as kube does; a manager
+ * of a version no longer served is dropped.
  *
  * Throws 400 BadRequest for a configuration kube refuses: one carrying
  * managedFields, of another apiVersion, or with list items that cannot be identified.
@@ -74,20 +81,26 @@ export function applyPatch(request: ApplyRequest): ApplyResult {
   const others = owners.filter((owner) => owner !== previous);
 
   const live: KubeObject = request.live ? withManagedFields(request.live, []) : {};
-  let object = mergeApplied(live, applied, schema, resolve);
-  if (previous) {
-    const owned = others.reduce((set, owner) => set.union(owner.fields), fields);
-    object = removeDisowned(object, schema, resolve, previous.fields, owned);
-  }
-  const changes = withoutFields(compareObjects(live, object, schema, resolve), resetFields);
-  // kube's managedFieldsUpdater: an apply that changes neither the object nor what the
-  // manager owns keeps the live object and its entry's time, so nothing is written.
-  if (request.live && previous && isUnchanged(changes) && fields.equals(previous.fields)) {
+  const versions = new ObjectVersions(request);
+  let object = mergeApplied(live, applied, schema, resolve) as KubeObject;
+  const ownership = previous && pruneOwnership(object, previous, [...others, { apiVersion, fields }], versions, schema, resolve);
+  if (ownership) object = removeDisowned(object, schema, resolve, ownership) as KubeObject;
+  const changesIn = versions.changes(live, object);
+  // The request's own version is always there to compare in.
+  const changes = changesIn(apiVersion)!;
+  // kube's managedFieldsUpdater: an apply that changes nothing (not the object, not
+  // what the managers own, not the version of the applier's entry, and drops no owner
+  // of a version no longer served) keeps the live object and its entry's time, so
+  // nothing is written.
+  const ownsAsBefore = previous && versions.isRequestVersion(previous.apiVersion) && fields.equals(previous.fields);
+  if (request.live && ownsAsBefore && isUnchanged(changes) && others.every((owner) => changesIn(owner.apiVersion))) {
     const object = deepCopy(request.live);
     return { object, managedFields: object.metadata?.managedFields ?? [] };
   }
-  const managedFields = encodeManagedFields(capUpdateOwners([...releaseChangedFields(others, changes, request.force), { ...self, time: request.now, fields }]));
-  return { object: withManagedFields(deepCopy(object as KubeObject), managedFields), managedFields };
+  const managedFields = encodeManagedFields(
+    capUpdateOwners([...releaseChangedFields(others, changesIn, request.force), { ...self, time: request.now, fields }]),
+  );
+  return { object: withManagedFields(deepCopy(object), managedFields), managedFields };
 }
 
 function isUnchanged({ added, modified, removed }: Comparison): boolean {

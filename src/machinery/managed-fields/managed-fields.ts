@@ -23,6 +23,20 @@ export interface OwnershipContext {
   readonly subresource?: string;
   /** Fields the endpoint's strategy resets (`.status` on the main resource): owned by nobody through it, never in conflict. */
   readonly resetFields?: FieldSet;
+  /** The other versions the kind is served in; without it, every entry is read as if written in `apiVersion`. */
+  readonly converter?: VersionConverter;
+}
+
+/**
+ * The kind's other served versions, as kube's field manager converts objects into
+ * them (`fieldmanager.versionConverter`): a manager's fields are paths of the
+ * apiVersion it wrote them in, so a write is compared with them there.
+ */
+export interface VersionConverter {
+  /** `object` (without managedFields) converted from the request's apiVersion into `apiVersion`, leaving `object` unchanged; undefined when that version is not served. */
+  convert(object: KubeObject, apiVersion: string): KubeObject | undefined;
+  /** The kind's schema in `apiVersion`, undefined when not served. */
+  schema(apiVersion: string): JsonSchema | undefined;
 }
 
 /** One manager's fields, from one managedFields entry. */

@@ -13,17 +13,25 @@ export interface Conflict {
   readonly path: Path;
 }
 
+/** A write's changes as the managers of `apiVersion` see them; undefined when that version is not served. */
+export type ChangesIn = (apiVersion: string) => Comparison | undefined;
+
 /**
  * Takes the fields a write added or modified away from `owners` (the managers other
- * than the writer), and forgets the fields it removed; owners left with nothing are
- * dropped. An unforced write (an apply without `force`) that would take a field
- * throws the 409 Conflict kube-apiserver answers instead. A field whose value did not
- * change is not taken: its owners share it with the writer.
+ * than the writer), and forgets the fields it removed, each owner seeing the write in
+ * its own apiVersion; owners left with nothing, and owners of a version no longer
+ * served, are dropped, as kube drops them. An unforced write (an apply without
+ * `force`) that would take a field throws the 409 Conflict kube-apiserver answers
+ * instead. A field whose value did not change is not taken: its owners share it with
+ * the writer.
  */
-export function releaseChangedFields(owners: readonly FieldOwner[], changes: Comparison, force: boolean): FieldOwner[] {
-  const changed = changes.added.union(changes.modified);
+export function releaseChangedFields(owners: readonly FieldOwner[], changesIn: ChangesIn, force: boolean): FieldOwner[] {
+  const seen = owners.flatMap((owner) => {
+    const changes = changesIn(owner.apiVersion);
+    return changes ? [{ owner, changes, changed: changes.added.union(changes.modified) }] : [];
+  });
   if (!force) {
-    const conflicts = owners.flatMap((owner) =>
+    const conflicts = seen.flatMap(({ owner, changed }) =>
       owner.fields
         .intersection(changed)
         .paths()
@@ -31,7 +39,9 @@ export function releaseChangedFields(owners: readonly FieldOwner[], changes: Com
     );
     if (conflicts.length > 0) throw applyConflict(conflicts);
   }
-  return owners.map((owner) => ({ ...owner, fields: owner.fields.difference(changed).difference(changes.removed) })).filter((owner) => !owner.fields.isEmpty);
+  return seen
+    .map(({ owner, changes, changed }) => ({ ...owner, fields: owner.fields.difference(changed).difference(changes.removed) }))
+    .filter((owner) => !owner.fields.isEmpty);
 }
 
 /**

@@ -5,7 +5,6 @@
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { isPlainObject, type KubeObject } from '../meta/object.js';
 import { capUpdateOwners } from './cap.js';
-import { compareObjects, withoutFields } from './compare.js';
 import { FieldSet } from './field-set.js';
 import {
   decodeManagedFields,
@@ -16,6 +15,7 @@ import {
   type FieldOwner,
   type OwnershipContext,
 } from './managed-fields.js';
+import { ObjectVersions } from './object-versions.js';
 import { releaseChangedFields } from './ownership.js';
 
 /** One write that is not an apply. */
@@ -30,22 +30,25 @@ export interface UpdateRequest extends OwnershipContext {
  * The managedFields of `updated`: the fields the write added or modified become
  * `manager`'s (one Update entry per manager, apiVersion and subresource, merged with
  * its earlier one, time `now`) and leave every other manager; the fields it removed
- * leave everyone; managers left with nothing are dropped. Store the result with
- * `withManagedFields(updated, entries)`.
+ * leave everyone; managers left with nothing are dropped. Every other manager sees
+ * the write in the apiVersion of its entry, through `converter`. Store the result
+ * with `withManagedFields(updated, entries)`.
  *
  * The starting ownership is, as in kube: the client's managedFields when it sent valid,
  * non-empty ones to the main resource (so they can be edited), none when it sent `[]`
  * or `[{}]` (a reset), and the stored ones otherwise.
  */
 export function updateManagedFields(request: UpdateRequest): ManagedFieldsEntry[] {
-  const { old, updated, schema, resolve } = request;
+  const { old, updated, apiVersion } = request;
   const before = old ? withManagedFields(old, []) : {};
   const after = withManagedFields(updated, []);
-  const changes = withoutFields(compareObjects(before, after, schema, resolve), request.resetFields ?? FieldSet.empty);
-  const owners = releaseChangedFields(startingOwners(request), changes, true);
+  const changesIn = new ObjectVersions(request).changes(before, after);
+  // The request's own version is always there to compare in.
+  const changes = changesIn(apiVersion)!;
+  const owners = releaseChangedFields(startingOwners(request), changesIn, true);
   const taken = changes.added.union(changes.modified).difference(strippedFields);
   if (taken.isEmpty) return encodeManagedFields(capUpdateOwners(owners));
-  const self = { manager: request.manager, operation: 'Update', apiVersion: request.apiVersion, subresource: request.subresource } as const;
+  const self = { manager: request.manager, operation: 'Update', apiVersion, subresource: request.subresource } as const;
   const previous = owners.find((owner) => ownerIdentity(owner) === ownerIdentity(self));
   const fields = taken.union(previous?.fields ?? FieldSet.empty);
   return encodeManagedFields(capUpdateOwners([...owners.filter((owner) => owner !== previous), { ...self, time: request.now, fields }]));

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { componentResolver, type JsonSchema } from '../machinery/json-schema.js';
+import type { VersionConverter } from '../machinery/managed-fields/managed-fields.js';
+import type { KubeObject } from '../machinery/meta/object.js';
+import { statusErrorOf } from '../../test/support/status-error.js';
+import { FieldManager } from './field-manager.js';
+
+// v1's `spec.replicas` is v2's `spec.size`.
+const v1 = 'example.dev/v1';
+const v2 = 'example.dev/v2';
+const specOf = (field: string): JsonSchema => ({ type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'integer' } } } } });
+const schemas: Readonly<Record<string, JsonSchema>> = { [v1]: specOf('replicas'), [v2]: specOf('size') };
+const fromV2: VersionConverter = {
+  schema: (apiVersion) => schemas[apiVersion],
+  convert: ({ spec, ...object }, apiVersion) => {
+    if (apiVersion !== v1) return apiVersion === v2 ? { ...object, spec } : undefined;
+    const { size, ...rest } = (spec ?? {}) as Record<string, unknown>;
+    return { ...object, apiVersion, spec: { ...rest, ...(size !== undefined ? { replicas: size } : {}) } };
+  },
+};
+
+const live: KubeObject = {
+  apiVersion: v2,
+  kind: 'Widget',
+  metadata: {
+    name: 'w',
+    managedFields: [{ manager: 'hpa', operation: 'Update', apiVersion: v1, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }],
+  },
+  spec: { size: 2 },
+};
+const applied: KubeObject = { apiVersion: v2, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3 } };
+
+describe('FieldManager', () => {
+  const options = { schema: schemas[v2], resolve: componentResolver({}), apiVersion: v2, resetFields: [] };
+
+  it('compares each manager in its version through the converter it is given', () => {
+    const error = statusErrorOf(() => new FieldManager({ ...options, converter: fromV2 }).apply(live, applied, 'kubectl', false));
+    expect(error.status.message).toBe('Apply failed with 1 conflict: conflict with "hpa" using example.dev/v1: .spec.replicas');
+  });
+
+  it("reads every entry as if written in the request's version without one", () => {
+    const object = new FieldManager(options).apply(live, applied, 'kubectl', false);
+    expect(object.metadata?.managedFields?.map((entry) => entry.manager)).toEqual(['kubectl', 'hpa']);
+  });
+});
