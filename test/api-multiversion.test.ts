@@ -268,6 +268,51 @@ describe('three served versions', () => {
       expect((await server().request('GET', `${collection('v1')}/bad`)).status).toBe(404);
     });
 
+    it('records the apiVersion of each manager and finds apply conflicts after conversion', async () => {
+      const entryOf = (object: any, manager: string) => object.metadata.managedFields.find((e: any) => e.manager === manager);
+      const applyIn = (version: Version, manager: string, spec: Record<string, unknown>, force = false) =>
+        server().request('PATCH', `${collection(version)}/owned?fieldManager=${manager}${force ? '&force=true' : ''}`, {
+          body: { apiVersion: `cairn.dev/${version}`, kind: 'Pipeline', metadata: { name: 'owned' }, spec },
+          headers: apply,
+        });
+      const created = await server().request('POST', `${collection('v1')}?fieldManager=creator`, { body: pipelineIn('v1', 'owned') });
+      expect(entryOf(created.json, 'creator')).toMatchObject({ operation: 'Update', apiVersion: 'cairn.dev/v1' });
+
+      const conflict = await applyIn('v1alpha1', 'alpha', { parallelism: 4 });
+      expect(conflict.status, conflict.text).toBe(409);
+      expect(conflict.json.message).toBe('Apply failed with 1 conflict: conflict with "creator" using cairn.dev/v1: .spec.replicas');
+      expect(conflict.json.details.causes).toEqual([
+        { reason: 'FieldManagerConflict', message: 'conflict with "creator" using cairn.dev/v1', field: '.spec.replicas' },
+      ]);
+      // The value creator set, applied in v1alpha1's words, is shared rather than taken.
+      const shared = await applyIn('v1alpha1', 'alpha', { parallelism: 2 });
+      expect(shared.status, shared.text).toBe(200);
+      expect(entryOf(shared.json, 'alpha')).toMatchObject({
+        operation: 'Apply',
+        apiVersion: 'cairn.dev/v1alpha1',
+        fieldsV1: { 'f:spec': { 'f:parallelism': {} } },
+      });
+      expect(entryOf(shared.json, 'creator').fieldsV1['f:spec']).toHaveProperty(['f:replicas']);
+
+      const forced = await applyIn('v1alpha1', 'alpha', { parallelism: 4 }, true);
+      expect(forced.status, forced.text).toBe(200);
+      expect(entryOf(forced.json, 'creator').fieldsV1['f:spec']).not.toHaveProperty(['f:replicas']);
+      expect((await stored('owned')).spec.replicas).toBe(4);
+
+      // The v1alpha1 applier now owns what v1beta1 calls spec.replicas.
+      const beta = await applyIn('v1beta1', 'beta', { replicas: 6 });
+      expect(beta.status, beta.text).toBe(409);
+      expect(beta.json.details.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "alpha"', field: '.spec.parallelism' }]);
+      // An update through v1beta1 takes it from the applier, as any update does.
+      const current = (await server().request('GET', `${collection('v1beta1')}/owned`)).json;
+      const put = await server().request('PUT', `${collection('v1beta1')}/owned?fieldManager=editor`, {
+        body: { ...current, spec: { ...current.spec, replicas: 7 } },
+      });
+      expect(put.status, put.text).toBe(200);
+      expect(entryOf(put.json, 'alpha')).toBeUndefined();
+      expect(entryOf(put.json, 'editor')).toMatchObject({ operation: 'Update', apiVersion: 'cairn.dev/v1beta1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } });
+    });
+
     it('defaults in the request version and again on the hub', async () => {
       const created = await server().request('POST', collection('v1alpha1'), {
         body: { apiVersion: 'cairn.dev/v1alpha1', kind: 'Pipeline', metadata: { name: 'defaulted' }, spec: { runnerClass: 'standard' } },

@@ -15,6 +15,7 @@ import type { FieldValidation } from '../registry/request-options.js';
 import type { ResourceStorages } from '../registry/registry.js';
 import type { SchemaValidator } from '../registry/schema-validator.js';
 import type { ObjectKey, Store, StoreWriteOptions, ValidateObject, ValidateObjectUpdate } from '../registry/store.js';
+import type { VersionConverter } from '../machinery/managed-fields/managed-fields.js';
 import { FieldManager } from './field-manager.js';
 import { patchContentTypes, patchTypes } from '../machinery/patch/patch.js';
 
@@ -105,6 +106,26 @@ function strictError(kind: string, version: string, problems: readonly string[])
 
 const identity = (object: KubeObject): KubeObject => object;
 
+/**
+ * Converts objects of `from` into the resource's other served versions, for the field
+ * manager to compare a write with each manager's fields in the version it wrote them in.
+ */
+function versionConverter(resource: ApiResource, from: ResourceVersion, validator: SchemaValidator): VersionConverter {
+  const served = (apiVersion: string) => resource.versions.find((v) => `${resource.group}/${v.version}` === apiVersion);
+  return {
+    convert(object, apiVersion) {
+      const target = served(apiVersion);
+      if (!target) return undefined;
+      if (target === from) return object;
+      return (target.fromStorage ?? identity)((from.toStorage ?? identity)(object));
+    },
+    schema: (apiVersion) => {
+      const target = served(apiVersion);
+      return target && validator.schema(target.schemaName);
+    },
+  };
+}
+
 /** A shallow copy of `object` without the top-level `fields`. */
 function without(object: KubeObject, fields: readonly string[]): KubeObject {
   const copy = { ...object };
@@ -177,7 +198,8 @@ function objectScope(
       }
     : identity;
   const resetFields = store.strategy.resetFields()[apiVersion] ?? [];
-  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, subresource, resetFields });
+  const converter = versionConverter(resource, served, validator);
+  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, subresource, resetFields, converter });
   // The store validates the storage version; another version's schema is checked before conversion, so its 422 names
   // the fields the client sent. Fields the endpoint resets are left out: the stored ones replace them.
   const validate =
@@ -231,6 +253,7 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
     apiVersion,
     subresource: 'scale',
     resetFields: ['status', 'metadata'],
+    converter: versionConverter(resource, storage, validator),
   });
   return {
     resource,
