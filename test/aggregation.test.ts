@@ -1,7 +1,8 @@
 /**
  * End to end through the aggregation layer: Cairn registered with a real kube-apiserver
- * 1.34 (APIService `v1.cairn.dev`, an ExternalName Service to the loopback host, the
- * serving certificate verified for `cairn-apiserver.cairn-system.svc` with the caBundle),
+ * 1.34 (APIServices `v1.cairn.dev`, `v1beta1.cairn.dev` and `v1alpha1.cairn.dev`, an
+ * ExternalName Service to the loopback host, the serving certificate verified for
+ * `cairn-apiserver.cairn-system.svc` with the caBundle),
  * then kubectl 1.33 and @kubernetes/client-node talking only to kube-apiserver, which
  * proxies to Cairn with its front-proxy certificate and the user in `X-Remote-*` headers.
  *
@@ -18,7 +19,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomObjectsApi, KubeConfig, KubernetesObjectApi, Watch, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
-import { cairnApiService, cairnNamespace, cairnService, startAggregatedCairn, type AggregatedCairn } from './support/aggregated-cairn.js';
+import { cairnGroup } from '../src/apis/cairn/register.js';
+import { cairnApiService, cairnApiServices, cairnNamespace, cairnService, startAggregatedCairn, type AggregatedCairn } from './support/aggregated-cairn.js';
 import { controlPlaneKubectl, startKubeControlPlane, type KubeControlPlane } from './support/kube-control-plane.js';
 import { kubectlAvailable, rows, waitFor, type RunResult } from './support/kubectl.js';
 import { pipeline } from './support/test-server.js';
@@ -201,7 +203,7 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
       await kubectlOk('-n', namespace, 'delete', 'pipeline', name);
     });
 
-    it('shows the APIService Available, its Service an ExternalName, its caBundle the CA of Cairn’s certificate', async ({ expect }) => {
+    it('shows the APIServices Available, their Service an ExternalName, their caBundle the CA of Cairn’s certificate', async ({ expect }) => {
       const apiService = JSON.parse((await kubectlOk('get', 'apiservice', cairnApiService, '-o', 'json')).stdout);
       expect(apiService.spec).toMatchObject({
         group: 'cairn.dev',
@@ -211,9 +213,17 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
       expect(apiService.spec.insecureSkipTLSVerify).toBeUndefined();
       expect(Buffer.from(apiService.spec.caBundle, 'base64').toString('utf8').trim()).toBe(cairn.server.pki.servingCaPem.trim());
       expect(apiService.status.conditions).toEqual([expect.objectContaining({ type: 'Available', status: 'True', reason: 'Passed' })]);
-      const table = rows((await kubectlOk('get', 'apiservice', cairnApiService)).stdout);
+      // One per served version, each on the same Service with the same caBundle, each probed and Available on its own.
+      const table = rows((await kubectlOk('get', 'apiservices', ...cairnApiServices)).stdout);
       expect(table[0]).toEqual(['NAME', 'SERVICE', 'AVAILABLE', 'AGE']);
-      expect(table[1].slice(0, 3)).toEqual([cairnApiService, `${cairnNamespace}/${cairnService}`, 'True']);
+      expect(
+        table
+          .slice(1)
+          .map((row) => row.slice(0, 3))
+          .sort(),
+      ).toEqual([...cairnApiServices].sort().map((name) => [name, `${cairnNamespace}/${cairnService}`, 'True']));
+      const all = JSON.parse((await kubectlOk('get', 'apiservices', ...cairnApiServices, '-o', 'json')).stdout) as { items: { spec: { caBundle: string } }[] };
+      expect(new Set(all.items.map((item) => item.spec.caBundle))).toEqual(new Set([apiService.spec.caBundle]));
       const service = JSON.parse((await kubectlOk('-n', cairnNamespace, 'get', 'service', cairnService, '-o', 'json')).stdout);
       expect(service.spec).toMatchObject({ type: 'ExternalName', externalName: 'localhost' });
     });
@@ -227,7 +237,28 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
       ]);
       const categories = rows((await kubectlOk('api-resources', '--categories=cairn', '-o', 'name')).stdout).flat();
       expect(categories.sort()).toEqual(['pipelines.cairn.dev', 'runnerclasses.cairn.dev']);
-      expect((await kubectlOk('api-versions')).stdout.split('\n')).toContain('cairn.dev/v1');
+      expect((await kubectlOk('api-versions')).stdout.split('\n')).toEqual(expect.arrayContaining(cairnGroup.versions.map((v) => `cairn.dev/${v}`)));
+      // kube-apiserver builds /apis/cairn.dev from the APIServices: versions by versionPriority, v1 preferred.
+      const group = JSON.parse((await kubectlOk('get', '--raw', '/apis/cairn.dev')).stdout);
+      expect(group.versions.map((v: { version: string }) => v.version)).toEqual([...cairnGroup.versions]);
+      expect(group.preferredVersion).toEqual({ groupVersion: 'cairn.dev/v1', version: 'v1' });
+    });
+
+    it('serves v1alpha1 (kubectl get pipelines.v1alpha1.cairn.dev, its columns and fields) and v1beta1 through kube-apiserver', async ({ expect }) => {
+      const name = 'versions';
+      await kubectlOk('create', '-f', await manifest(name, pipeline(name, { replicas: 2 })));
+      // The v1alpha1 Table: its printer columns read spec.runnerClass and spec.parallelism.
+      const table = rows((await kubectlOk('get', 'pipelines.v1alpha1.cairn.dev', name)).stdout);
+      expect(table[0]).toEqual(['NAME', 'RUNNERCLASS', 'REPLICAS', 'READY', 'PHASE', 'AGE']);
+      expect(table[1].slice(0, 3)).toEqual([name, 'standard', '2']);
+      const alpha = JSON.parse((await kubectlOk('get', 'pipelines.v1alpha1.cairn.dev', name, '-o', 'json')).stdout);
+      expect(alpha.apiVersion).toBe('cairn.dev/v1alpha1');
+      expect(alpha.spec).toEqual({ runnerClass: 'standard', parallelism: 2, steps: [{ name: 'fetch', image: 'alpine:3.20', run: 'echo hi' }] });
+      // The v1beta1 path, proxied like the others.
+      const beta = JSON.parse((await kubectlOk('get', '--raw', `/apis/cairn.dev/v1beta1/namespaces/default/pipelines/${name}`)).stdout);
+      expect(beta).toMatchObject({ apiVersion: 'cairn.dev/v1beta1', kind: 'Pipeline', metadata: { name, uid: alpha.metadata.uid } });
+      expect(beta.spec).toMatchObject({ runnerClassName: 'standard', replicas: 2 });
+      await kubectlOk('delete', 'pipeline', name);
     });
 
     it('explains pipelines.spec.steps (aggregated OpenAPI v3)', async ({ expect }) => {

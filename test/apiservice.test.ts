@@ -84,8 +84,9 @@ describe('the manifests in apiservice/', () => {
     expect(objects[0].object).toMatchObject({ kind: 'Namespace', metadata: { name: namespace } });
   });
 
-  it('register every served version of cairn.dev with the Service, the preferred one first by priority', () => {
+  it('register every served version of cairn.dev with the Service, one APIService each, v1 the highest priority', () => {
     const apiServices = objects.filter(({ object }) => object.kind === 'APIService').map(({ object }) => object);
+    // One per served version, none for a version Cairn does not serve: the aggregator proxies a version only through its APIService.
     expect(apiServices.map((a) => a.metadata.name).sort()).toEqual(cairnGroup.versions.map((v) => `${v}.${cairnGroup.name}`).sort());
     const svc = only(objects, 'Service', service);
     for (const apiService of apiServices) {
@@ -96,9 +97,16 @@ describe('the manifests in apiservice/', () => {
         service: { name: svc.metadata.name, namespace: svc.metadata.namespace, port: svc.spec.ports[0].port },
       });
       expect(apiService.spec.insecureSkipTLSVerify).toBeUndefined();
+      expect(Number.isInteger(apiService.spec.versionPriority) && apiService.spec.versionPriority > 0, apiService.metadata.name).toBe(true);
     }
+    // kube-apiserver orders a group by groupPriorityMinimum of its APIServices: one value, or the group's rank would depend on the version.
+    expect(new Set(apiServices.map((a) => a.spec.groupPriorityMinimum))).toEqual(new Set([apiServices[0].spec.groupPriorityMinimum]));
+    // Its discovery lists a group's versions by versionPriority, highest first, and the first is the preferred one: the order
+    // Cairn serves them in (v1, v1beta1, v1alpha1), with no ties (a tie falls back to kube's version-name order).
     const byPriority = [...apiServices].sort((a, b) => b.spec.versionPriority - a.spec.versionPriority);
-    expect(byPriority[0].spec.version).toBe(cairnGroup.versions[0]);
+    expect(byPriority.map((a) => a.spec.version)).toEqual([...cairnGroup.versions]);
+    expect(byPriority[0].spec.version).toBe('v1');
+    expect(new Set(apiServices.map((a) => a.spec.versionPriority)).size).toBe(apiServices.length);
   });
 
   it('run two replicas as the ServiceAccount, probing /readyz and /livez over HTTPS on the port Cairn listens on', () => {
@@ -230,7 +238,9 @@ describe('npm run certs', () => {
     secret = only(objects, 'Secret', servingCertSecretName);
     leaf = new X509Certificate(fromBase64(secret.data['tls.crt']));
     const bundles = objects.filter(({ object }) => object.kind === 'APIService').map(({ object }) => object.spec.caBundle);
-    expect(bundles.length).toBeGreaterThan(0);
+    // Every APIService, in whichever file: one without a caBundle would never become Available.
+    expect(bundles).toHaveLength(cairnGroup.versions.length);
+    expect(bundles.every((bundle) => typeof bundle === 'string' && bundle !== '')).toBe(true);
     expect(new Set(bundles).size).toBe(1);
     caBundlePem = fromBase64(bundles[0]);
   });
@@ -266,12 +276,20 @@ describe('npm run certs', () => {
   });
 
   it('leaves the manifests formatted as prettier formats them, and keeps the CA and certificate on a second run', async () => {
-    const before = await readFile(join(dir, 'apiservice', '40-apiservice-v1.yaml'), 'utf8');
-    const options = await prettier.resolveConfig(join(manifestsDir, '40-apiservice-v1.yaml'));
-    expect(await prettier.check(before, { ...options, parser: 'yaml' })).toBe(true);
-    expect(before.startsWith((await readFile(join(manifestsDir, '40-apiservice-v1.yaml'), 'utf8')).trimEnd())).toBe(true);
+    const apiServiceFiles = [...new Set((await readManifests(manifestsDir)).filter(({ object }) => object.kind === 'APIService').map(({ file }) => file))];
+    expect(apiServiceFiles).toHaveLength(cairnGroup.versions.length);
+    const written = async (file: string): Promise<string> => readFile(join(dir, 'apiservice', file), 'utf8');
+    const before = new Map<string, string>();
+    for (const file of apiServiceFiles) {
+      const text = await written(file);
+      const options = await prettier.resolveConfig(join(manifestsDir, file));
+      expect(await prettier.check(text, { ...options, parser: 'yaml' }), file).toBe(true);
+      // The file as committed, comments included, with only the caBundle added at the end.
+      expect(text.startsWith((await readFile(join(manifestsDir, file), 'utf8')).trimEnd()), file).toBe(true);
+      before.set(file, text);
+    }
     expect((await certs('--service', service, '--namespace', namespace)).code).toBe(0);
-    expect(await readFile(join(dir, 'apiservice', '40-apiservice-v1.yaml'), 'utf8')).toBe(before);
+    for (const file of apiServiceFiles) expect(await written(file), file).toBe(before.get(file));
     const again = only(await readManifests(join(dir, 'apiservice'), { generated: true }), 'Secret', servingCertSecretName);
     expect(again.data).toEqual(secret.data);
   });

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
+import { cairnGroup } from '../src/apis/cairn/register.js';
 import { controlPlaneKubectl, startKubeControlPlane, type KubeControlPlane } from './support/kube-control-plane.js';
 import { kubectlAvailable, kubectlOnPath, type RunResult } from './support/kubectl.js';
 
@@ -136,8 +137,9 @@ describe.runIf(kubectlAvailable)('test control plane: etcd + kube-apiserver (nee
       'serviceaccount/cairn-apiserver',
       'deployment.apps/cairn-apiserver',
       'service/cairn-apiserver',
-      'apiservice.apiregistration.k8s.io/v1.cairn.dev',
       'secret/cairn-serving-cert',
+      // One APIService per served version.
+      ...cairnGroup.versions.map((version) => `apiservice.apiregistration.k8s.io/${version}.${cairnGroup.name}`),
     ]) {
       expect(applied.stdout, `${expected} among ${files.join(', ')}`).toContain(expected);
     }

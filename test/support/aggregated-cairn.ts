@@ -2,15 +2,17 @@
  * Cairn registered behind a real kube-apiserver ({@link startKubeControlPlane}) as the
  * aggregated deployment registers it: the serving certificate `npm run certs` issues for
  * `cairn-apiserver.cairn-system.svc`, the front-proxy trust of kube-apiserver's
- * `--requestheader-*` flags, and the APIService `v1.cairn.dev` with its `caBundle`.
+ * `--requestheader-*` flags, and the APIServices of apiservice/ (one per served version of
+ * cairn.dev) with their `caBundle`.
  */
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
-import { parse, stringify } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
+import { cairnGroup } from '../../src/apis/cairn/register.js';
 import { writeApiServiceCerts } from '../../src/server/apiservice-certs.js';
 import { parseConfig } from '../../src/server/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
@@ -18,10 +20,12 @@ import { cairnDelegationKubeconfig } from './cairn-identity.js';
 import type { KubeControlPlane } from './kube-control-plane.js';
 import { testDatabaseUrl } from './test-database.js';
 
-/** The Service and namespace the manifests in apiservice/ name, and the APIService. */
+/** The Service and namespace the manifests in apiservice/ name, and the APIService of the preferred version. */
 export const cairnService = 'cairn-apiserver';
 export const cairnNamespace = 'cairn-system';
-export const cairnApiService = 'v1.cairn.dev';
+export const cairnApiService = `${cairnGroup.versions[0]}.${cairnGroup.name}`;
+/** The APIService of every served version, preferred first: `v1.cairn.dev`, `v1beta1.cairn.dev`, `v1alpha1.cairn.dev`. */
+export const cairnApiServices: readonly string[] = cairnGroup.versions.map((version) => `${version}.${cairnGroup.name}`);
 
 const manifestsDir = join(import.meta.dirname, '..', '..', 'apiservice');
 const LOG_LINES = 200;
@@ -51,10 +55,10 @@ export interface AggregatedCairnOptions {
 /**
  * Issues Cairn's serving CA and certificate with `npm run certs`' function, starts Cairn on
  * PostgreSQL trusting the control plane's front proxy, applies the Namespace, an
- * ExternalName Service and the APIService `v1.cairn.dev` (the one in apiservice/, with the
- * caBundle and Cairn's port), then waits until the APIService is `Available=True` and
- * kube-apiserver's aggregated discovery and OpenAPI v3 list the group. Throws with the APIService's
- * conditions and both servers' logs when it does not get there.
+ * ExternalName Service and every APIService in apiservice/ (with the caBundle and Cairn's
+ * port), then waits until each is `Available=True` and kube-apiserver's aggregated discovery
+ * and OpenAPI v3 list every version. Throws with the APIServices' conditions and both
+ * servers' logs when it does not get there.
  */
 export async function startAggregatedCairn(plane: KubeControlPlane, options: AggregatedCairnOptions = {}): Promise<AggregatedCairn> {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-aggregated-'));
@@ -74,10 +78,12 @@ export async function startAggregatedCairn(plane: KubeControlPlane, options: Agg
   };
 
   try {
-    // The manifests this needs, copied so `writeApiServiceCerts` can write their caBundle.
+    // The manifests this needs, copied so `writeApiServiceCerts` can write their caBundle: the
+    // Namespace and every file holding an APIService, whatever it is called.
     const manifests = join(dir, 'apiservice');
     await mkdir(manifests);
-    for (const file of ['00-namespace.yaml', '40-apiservice-v1.yaml']) await copyFile(join(manifestsDir, file), join(manifests, file));
+    const apiServiceFiles = await filesHoldingApiServices();
+    for (const file of ['00-namespace.yaml', ...apiServiceFiles]) await copyFile(join(manifestsDir, file), join(manifests, file));
     const certs = await writeApiServiceCerts({ service: cairnService, namespace: cairnNamespace, manifestsDir: manifests, certsDir: join(dir, 'certs') });
     const frontProxyCaFile = join(dir, 'front-proxy-ca.crt');
     await writeFile(frontProxyCaFile, plane.frontProxyCaPem);
@@ -107,8 +113,18 @@ export async function startAggregatedCairn(plane: KubeControlPlane, options: Agg
     server = await startServer(parseConfig(args, {}), pino({ level: 'info' }, sink));
     await server.ready;
 
-    const apiService = parse(await readFile(join(manifests, '40-apiservice-v1.yaml'), 'utf8'));
-    apiService.spec.service.port = server.port;
+    const apiServices: { metadata: { name: string }; spec: { service: { port: number } } }[] = [];
+    for (const file of apiServiceFiles) {
+      for (const document of parseAllDocuments(await readFile(join(manifests, file), 'utf8'))) {
+        const object = document.toJS() as { kind?: string; metadata: { name: string }; spec: { service: { port: number } } };
+        if (object.kind === 'APIService') apiServices.push(object);
+      }
+    }
+    const names = apiServices.map((apiService) => apiService.metadata.name).sort();
+    if (names.join() !== [...cairnApiServices].sort().join()) {
+      throw new Error(`apiservice/ registers ${names.join(', ')}; Cairn serves ${cairnApiServices.join(', ')}`);
+    }
+    for (const apiService of apiServices) apiService.spec.service.port = server.port;
     const objects = [
       parse(await readFile(join(manifests, '00-namespace.yaml'), 'utf8')),
       // Not apiservice/31-service.yaml: a ClusterIP Service routes only through kube-proxy,
@@ -121,7 +137,7 @@ export async function startAggregatedCairn(plane: KubeControlPlane, options: Agg
         metadata: { name: cairnService, namespace: cairnNamespace },
         spec: { type: 'ExternalName', externalName: 'localhost' },
       },
-      apiService,
+      ...apiServices,
     ];
     const file = join(dir, 'register.yaml');
     await writeFile(file, objects.map((object) => stringify(object)).join('---\n'));
@@ -129,34 +145,60 @@ export async function startAggregatedCairn(plane: KubeControlPlane, options: Agg
     if (applied.code !== 0) throw new Error(`kubectl apply exited ${applied.code}: ${applied.stderr}`);
 
     const timeoutMs = options.availableTimeoutMs ?? 90_000;
-    const explain = async (what: string): Promise<string> => {
-      const current = await plane.kubectl(['get', 'apiservice', cairnApiService, '-o', 'jsonpath={.status.conditions}']);
-      return `${what}\nAPIService ${cairnApiService} conditions: ${current.stdout}${current.stderr}\n${await plane.logTail()}\n${logTail()}`;
+    /** Each of the APIServices' conditions, by name. */
+    const conditions = async (): Promise<Map<string, readonly { type: string; status: string }[]>> => {
+      const got = await plane.kubectl(['get', 'apiservices', ...cairnApiServices, '-o', 'json']);
+      const list = JSON.parse(got.stdout) as { items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] };
+      return new Map(list.items.map((item) => [item.metadata.name, item.status?.conditions ?? []]));
     };
+    const explain = async (what: string): Promise<string> => {
+      const current = await conditions().catch((error: unknown) => String(error));
+      const shown = typeof current === 'string' ? current : JSON.stringify(Object.fromEntries(current));
+      return `${what}\nAPIService conditions: ${shown}\n${await plane.logTail()}\n${logTail()}`;
+    };
+    // Each version is its own APIService, probed on its own (GET /apis/cairn.dev/<version>): every one must pass.
     const available = await poll(timeoutMs, async () => {
-      const got = await plane.kubectl(['get', 'apiservice', cairnApiService, '-o', 'jsonpath={.status.conditions[?(@.type=="Available")].status}']);
-      return got.stdout.trim() === 'True';
+      const current = await conditions();
+      return cairnApiServices.every((name) => current.get(name)?.some((c) => c.type === 'Available' && c.status === 'True'));
     });
-    if (!available) throw new Error(await explain(`APIService ${cairnApiService} not Available=True within ${timeoutMs} ms`));
-    // The aggregator refetches discovery on the status update; a minute at worst.
+    if (!available) throw new Error(await explain(`APIServices ${cairnApiServices.join(', ')} not all Available=True within ${timeoutMs} ms`));
+    // The aggregator refetches discovery on the status update; a minute at worst. api-versions lists every version discovered.
     const discovered = await poll(timeoutMs, async () => {
-      const got = await plane.kubectl(['api-resources', '--api-group=cairn.dev', '--no-headers']);
-      return got.code === 0 && /^pipelines\s/m.test(got.stdout);
+      const resources = await plane.kubectl(['api-resources', '--api-group=cairn.dev', '--no-headers']);
+      const versions = await plane.kubectl(['api-versions']);
+      const listed = versions.stdout.split('\n');
+      return (
+        resources.code === 0 &&
+        /^pipelines\s/m.test(resources.stdout) &&
+        cairnGroup.versions.every((version) => listed.includes(`${cairnGroup.name}/${version}`))
+      );
     });
-    if (!discovered) throw new Error(await explain(`kube-apiserver's discovery did not list cairn.dev within ${timeoutMs} ms`));
+    if (!discovered) throw new Error(await explain(`kube-apiserver's discovery did not list every version of cairn.dev within ${timeoutMs} ms`));
     // kubectl's default validation reads the group's OpenAPI v3 before create and apply; the
-    // aggregator downloads it a second after the APIService changes.
+    // aggregator downloads it a second after an APIService changes.
     const documented = await poll(timeoutMs, async () => {
       const got = await plane.kubectl(['get', '--raw', '/openapi/v3']);
-      return got.code === 0 && 'apis/cairn.dev/v1' in (JSON.parse(got.stdout) as { paths: object }).paths;
+      if (got.code !== 0) return false;
+      const { paths } = JSON.parse(got.stdout) as { paths: object };
+      return cairnGroup.versions.every((version) => `apis/${cairnGroup.name}/${version}` in paths);
     });
-    if (!documented) throw new Error(await explain(`kube-apiserver's /openapi/v3 did not list apis/cairn.dev/v1 within ${timeoutMs} ms`));
+    if (!documented) throw new Error(await explain(`kube-apiserver's /openapi/v3 did not list every version of cairn.dev within ${timeoutMs} ms`));
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
   }
   const running = server;
   return { server: running, logTail, stop };
+}
+
+/** The files of apiservice/ holding an APIService, in name order. */
+async function filesHoldingApiServices(): Promise<string[]> {
+  const files: string[] = [];
+  for (const file of (await readdir(manifestsDir)).filter((name) => /\.ya?ml$/.test(name)).sort()) {
+    const documents = parseAllDocuments(await readFile(join(manifestsDir, file), 'utf8'));
+    if (documents.some((document) => (document.toJS() as { kind?: unknown } | null)?.kind === 'APIService')) files.push(file);
+  }
+  return files;
 }
 
 /** Calls `check` every second until it holds (true) or `timeoutMs` ran out (false). */
