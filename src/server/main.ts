@@ -7,6 +7,7 @@ import { migrateToLatest } from '../storage/migrate.js';
 import { parseConfig } from './config.js';
 import { openDatabase } from './open-database.js';
 import { startServer } from './server.js';
+import { startBanner } from './start-banner.js';
 
 async function main(): Promise<void> {
   let config;
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
     return;
   }
   const server = await startServer(config, logger);
+  // For the person at the terminal, beside the JSON log on stdout.
+  server.ready.then((storage) => process.stderr.write(startBanner(server.url, server.kubeconfigPath, storage))).catch(() => undefined);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -8,6 +8,9 @@ import type { Database } from '../storage/database.js';
 import { PGliteDatabase } from '../storage/pglite-database.js';
 import { PostgresDatabase } from '../storage/postgres-database.js';
 
+/** Where PGlite keeps its files under the data directory. */
+export const pgliteDirectory = (dataDir: string): string => join(dataDir, 'pglite');
+
 /** Opens the database of `config`. */
 export async function openDatabase(config: { databaseUrl?: string; dataDir: string }, logger: Logger): Promise<Database> {
   if (config.databaseUrl) {
@@ -16,5 +19,5 @@ export async function openDatabase(config: { databaseUrl?: string; dataDir: stri
       onBackgroundError: (error) => logger.warn({ err: error }, 'database connection error'),
     });
   }
-  return PGliteDatabase.open(join(config.dataDir, 'pglite'));
+  return PGliteDatabase.open(pgliteDirectory(config.dataDir));
 }

@@ -28,11 +28,13 @@ import type { HealthCheck } from '../http/health.js';
 import { NamespaceLifecycle, type NamespaceLookup } from '../registry/namespace-lifecycle.js';
 import { Registry } from '../registry/registry.js';
 import type { Database } from '../storage/database.js';
+import { fsyncEnabled } from '../storage/durability.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { SqlObjectStore } from '../storage/sql-object-store.js';
 import type { DelegationConfig, RequestHeaderConfig, ServerConfig } from './config.js';
 import { writeKubeconfig } from './kubeconfig.js';
-import { openDatabase } from './open-database.js';
+import { openDatabase, pgliteDirectory } from './open-database.js';
+import { redactedDatabaseUrl, type StorageDescription } from './start-banner.js';
 import { ensurePki, loadServingCertificate, type Pki } from './pki.js';
 import { listen, type Listener } from './serving.js';
 
@@ -46,8 +48,8 @@ export interface RunningServer {
   readonly url: string;
   readonly pki: Pki;
   readonly kubeconfigPath: string;
-  /** Resolves once storage is migrated and the API can serve. */
-  readonly ready: Promise<void>;
+  /** Resolves once storage is migrated and the API can serve, with what that storage is. */
+  readonly ready: Promise<StorageDescription>;
   /** Graceful shutdown: readyz fails, watches end, connections close, the database closes. */
   close(): Promise<void>;
 }
@@ -250,7 +252,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
 
   let compaction: NodeJS.Timeout | undefined;
   // The listener answers discovery and health at once; the API serves once storage is up.
-  const ready = (async () => {
+  const ready = (async (): Promise<StorageDescription> => {
+    let storage: StorageDescription;
     for (;;) {
       try {
         database ??= await openDatabase(config, logger);
@@ -259,6 +262,11 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
         migrated = true;
         store = await SqlObjectStore.open(database, { onBackgroundError: (error) => logger.warn({ err: error }, 'event log') });
         registry = new Registry(servedGroups, store);
+        storage = {
+          backend: database.backend,
+          location: config.databaseUrl ? redactedDatabaseUrl(config.databaseUrl) : pgliteDirectory(config.dataDir),
+          fsync: await fsyncEnabled(database),
+        };
         break;
       } catch (error) {
         if (shutdown.signal.aborted) throw error;
@@ -270,8 +278,11 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       store?.compact(config.eventRetentionMs).catch((error: unknown) => logger.warn({ err: error }, 'compaction failed'));
     }, config.compactionIntervalMs);
     compaction.unref();
+    if (!storage.fsync)
+      logger.warn({ backend: storage.backend, fsync: 'off' }, 'the database does not flush commits to disk: a machine crash can lose acknowledged writes');
     logger.info('ready');
     if (controllerClient && !shutdown.signal.aborted) controller = startController(controllerClient, { logger: logger.child({ component: 'controller' }) });
+    return storage;
   })();
   ready.catch(() => undefined);
 
