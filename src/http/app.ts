@@ -41,6 +41,8 @@ export interface AppOptions {
   readonly watchBookmarkIntervalMs: number;
   /** The admission chain writes go through (NamespaceLifecycle in a cluster); none when undefined. */
   readonly admission?: Admission;
+  /** The metrics `/metrics` answers with, when the server reports more than the app's own (storage, compaction). */
+  readonly metrics?: ApiMetrics;
 }
 
 function json(ctx: Context, value: unknown): void {
@@ -51,7 +53,7 @@ function json(ctx: Context, value: unknown): void {
 /** Builds the application. */
 export function createApp(options: AppOptions): Koa {
   const app = new Koa();
-  const metrics = new ApiMetrics(options.groups);
+  const metrics = options.metrics ?? new ApiMetrics(options.groups);
   const openapi = openApiEndpoints(openApiDocuments(options.groups));
 
   const router = new Router();
@@ -86,6 +88,7 @@ export function createApp(options: AppOptions): Koa {
       shutdown: options.shutdown,
       bookmarkIntervalMs: options.watchBookmarkIntervalMs,
       admission: options.admission,
+      watchEvents: metrics.watchEvents,
     }),
   );
 

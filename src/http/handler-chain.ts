@@ -35,6 +35,7 @@ export function buildHandlerChain<C extends DefaultContext>(config: HandlerChain
     // Every error thrown below becomes a Status, in the serializer the client accepts.
     errorMiddleware(config.logger),
     withRequestInfo(),
+    config.metrics.inFlight(),
     withAuthentication(config.authenticators),
     withAudit(config.audit),
     withAuthorization(config.authorizer),

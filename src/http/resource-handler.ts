@@ -23,6 +23,7 @@ import { isWatch } from './request/query.js';
 import { Representation } from './response/representation.js';
 import { parseResourcePath, type ResourceRequest } from './request/request-info.js';
 import { requestScope } from './request-scope.js';
+import type { WatchEventMetrics } from './filters/metrics.js';
 
 type Handler = (rc: ResourceContext) => Promise<void>;
 
@@ -68,6 +69,8 @@ export interface ResourceHandlerOptions {
   readonly shutdown: AbortSignal;
   /** Milliseconds between BOOKMARK events of watches that allow them. */
   readonly bookmarkIntervalMs: number;
+  /** Where watches record the events they send. */
+  readonly watchEvents: WatchEventMetrics;
   /** The admission chain writes go through; none when undefined. */
   readonly admission?: Admission;
 }
@@ -107,5 +110,6 @@ export async function handleResource(ctx: Context, group: string, version: strin
     representation: new Representation(resource, version, output, query, scope.tableColumns),
     shutdown: options.shutdown,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
+    watchEvents: options.watchEvents,
   });
 }

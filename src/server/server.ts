@@ -34,6 +34,7 @@ import { SqlObjectStore } from '../storage/sql-object-store.js';
 import type { DelegationConfig, RequestHeaderConfig, ServerConfig } from './config.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { openDatabase, pgliteDirectory } from './open-database.js';
+import { serverMetrics } from './server-metrics.js';
 import { redactedDatabaseUrl, type StorageDescription } from './start-banner.js';
 import { ensurePki, loadServingCertificate, type Pki } from './pki.js';
 import { listen, type Listener } from './serving.js';
@@ -211,8 +212,10 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       ? [new TokenReviewAuthenticator({ client: delegated.authenticationClient, cacheTtlMs: config.delegation.tokenCacheTtlMs })]
       : []),
   ];
+  const metrics = serverMetrics(servedGroups, () => (migrated ? database : undefined));
   const app = createApp({
     groups: servedGroups,
+    metrics: metrics.api,
     registry: () => registry,
     authenticators,
     authorizer: delegated.authorizer,
@@ -275,7 +278,13 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       }
     }
     compaction = setInterval(() => {
-      store?.compact(config.eventRetentionMs).catch((error: unknown) => logger.warn({ err: error }, 'compaction failed'));
+      store?.compact(config.eventRetentionMs).then(
+        () => metrics.compactionRun('success'),
+        (error: unknown) => {
+          metrics.compactionRun('failure');
+          logger.warn({ err: error }, 'compaction failed');
+        },
+      );
     }, config.compactionIntervalMs);
     compaction.unref();
     if (!storage.fsync)

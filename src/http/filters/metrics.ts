@@ -1,12 +1,15 @@
 /**
  * Prometheus metrics as kube-apiserver names and labels them:
  * `apiserver_request_total{verb,dry_run,group,version,resource,subresource,scope,component,code}`
- * and the `apiserver_request_duration_seconds` histogram (the same labels but code).
+ * and the `apiserver_request_duration_seconds` histogram (the same labels but code);
+ * `apiserver_current_inflight_requests{request_kind}` and `apiserver_longrunning_requests`;
+ * `apiserver_watch_events_total` and `apiserver_watch_events_sizes{group,version,kind}`;
+ * `apiserver_storage_objects{resource}`.
  * Each request is counted once its answer is final (the Status of an error, the end of
  * a watch), with kube's verb (`LIST`, `WATCH`, `APPLY`, …) and scope.
  */
 import type { Context, Next } from 'koa';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiGroup } from '../../apis/api-resource.js';
 import { applyPatchType } from '../../machinery/patch/patch.js';
 import { discoveredResources } from '../discovery/discovery.js';
@@ -35,6 +38,26 @@ const reportedVerbs: ReadonlySet<string> = new Set([
   'WATCH',
   'WATCHLIST',
 ]);
+
+/** kube's `apiserver_watch_events_sizes` buckets: 1 KiB doubling to 128 KiB. */
+const watchEventSizeBuckets = Array.from({ length: 8 }, (_, i) => 1024 * 2 ** i);
+
+/** What kube's `BasicLongRunningRequestCheck` counts as long-running: watches, and logs (as `pods/log`). */
+function isLongRunning(info: RequestInfo | undefined): boolean {
+  return info?.isResourceRequest === true && (info.verb === 'watch' || info.subresource === 'log' || info.subresource === 'logs');
+}
+
+/** kube's in-flight request kinds: reads and everything else. */
+const readOnlyVerbs: ReadonlySet<string> = new Set(['get', 'list', 'watch']);
+
+/** Counts of stored objects by resource (`pipelines.cairn.dev`), read when scraped. */
+export type ObjectCounts = () => Promise<ReadonlyMap<string, number>>;
+
+/** Records the events a watch sends, as kube's watch handler does. */
+export interface WatchEventMetrics {
+  /** One event of `group/version` `kind` of `bytes` on the wire. */
+  record(group: string, version: string, kind: string, bytes: number): void;
+}
 
 /** kube-apiserver's buckets for `apiserver_request_duration_seconds`. */
 const durationBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
@@ -88,13 +111,69 @@ export class ApiMetrics {
   readonly registry = new Registry();
   readonly #requests: Counter<RequestLabel | 'code'>;
   readonly #duration: Histogram<RequestLabel>;
+  readonly #inFlight: Gauge<'request_kind'>;
+  readonly #longRunning: Gauge<Exclude<RequestLabel, 'dry_run'>>;
   readonly #served: ReadonlySet<string>;
+  /** What watch handlers record their events with. */
+  readonly watchEvents: WatchEventMetrics;
 
-  /** `groups`: what the server serves; requests for anything else are counted without their resource labels. */
-  constructor(groups: readonly ApiGroup[]) {
+  /**
+   * `groups`: what the server serves; requests for anything else are counted without
+   * their resource labels. `objectCounts`: where `apiserver_storage_objects` is read
+   * from; not reported without.
+   */
+  constructor(groups: readonly ApiGroup[], objectCounts?: ObjectCounts) {
     this.#served = servedKeys(groups);
     collectDefaultMetrics({ register: this.registry });
     const labelNames: RequestLabel[] = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
+    this.#inFlight = new Gauge({
+      name: 'apiserver_current_inflight_requests',
+      help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+      labelNames: ['request_kind'],
+      registers: [this.registry],
+    });
+    // Both kinds are reported from the start, as kube does, so a dashboard sees zeros rather than nothing.
+    for (const kind of ['readOnly', 'mutating']) this.#inFlight.set({ request_kind: kind }, 0);
+    this.#longRunning = new Gauge({
+      name: 'apiserver_longrunning_requests',
+      help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.',
+      labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+      registers: [this.registry],
+    });
+    const events = new Counter({
+      name: 'apiserver_watch_events_total',
+      help: 'Number of events sent in watch clients',
+      labelNames: ['group', 'version', 'kind'],
+      registers: [this.registry],
+    });
+    const sizes = new Histogram({
+      name: 'apiserver_watch_events_sizes',
+      help: 'Watch event size distribution in bytes',
+      labelNames: ['group', 'version', 'kind'],
+      buckets: watchEventSizeBuckets,
+      registers: [this.registry],
+    });
+    this.watchEvents = {
+      record(group, version, kind, bytes) {
+        events.inc({ group, version, kind });
+        sizes.observe({ group, version, kind }, bytes);
+      },
+    };
+    if (objectCounts) {
+      new Gauge({
+        name: 'apiserver_storage_objects',
+        help: 'Number of stored objects at the time of last check split by kind.',
+        labelNames: ['resource'],
+        registers: [this.registry],
+        async collect() {
+          // While the database cannot answer, the last counts stand rather than failing the whole scrape.
+          const counts = await objectCounts().catch(() => undefined);
+          if (!counts) return;
+          this.reset();
+          for (const [resource, count] of counts) this.set({ resource }, count);
+        },
+      });
+    }
     this.#requests = new Counter({
       name: 'apiserver_request_total',
       help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
@@ -147,6 +226,34 @@ export class ApiMetrics {
         const labels = this.#labels(ctx, (ctx.state as { requestInfo?: RequestInfo }).requestInfo);
         this.#duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
         this.#requests.inc({ ...labels, code: String(ctx.status) });
+      }
+    };
+  }
+
+  /**
+   * Tracks requests while they are served, once their RequestInfo is known: long-running
+   * ones (watches, logs) in `apiserver_longrunning_requests`, the others in
+   * `apiserver_current_inflight_requests` by kind, as kube's max-in-flight filter counts them.
+   */
+  inFlight() {
+    return async (ctx: Context, next: Next): Promise<void> => {
+      const info = (ctx.state as { requestInfo?: RequestInfo }).requestInfo;
+      if (isLongRunning(info)) {
+        const { dry_run: _, ...labels } = this.#labels(ctx, info);
+        this.#longRunning.inc(labels);
+        try {
+          await next();
+        } finally {
+          this.#longRunning.dec(labels);
+        }
+        return;
+      }
+      const kind = { request_kind: info && !readOnlyVerbs.has(info.verb) ? 'mutating' : 'readOnly' };
+      this.#inFlight.inc(kind);
+      try {
+        await next();
+      } finally {
+        this.#inFlight.dec(kind);
       }
     };
   }

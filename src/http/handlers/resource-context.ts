@@ -13,6 +13,7 @@ import type { Representation } from '../response/representation.js';
 import type { RequestScope } from '../request-scope.js';
 import type { ResourceRequest } from '../request/request-info.js';
 import { respond } from '../response/respond.js';
+import type { WatchEventMetrics } from '../filters/metrics.js';
 
 /** A resource request resolved to its scope and storages. */
 export interface ResourceContext {
@@ -34,6 +35,8 @@ export interface ResourceContext {
   readonly shutdown: AbortSignal;
   /** Milliseconds between BOOKMARK events of watches that allow them. */
   readonly bookmarkIntervalMs: number;
+  /** Where watches record the events they send. */
+  readonly watchEvents: WatchEventMetrics;
 }
 
 /** The namespace of the request's objects ('' for cluster-scoped resources). */

@@ -4,7 +4,7 @@ import { internal } from '../../machinery/errors.js';
 import { isStatusError } from '../../machinery/status.js';
 import { allowWatchBookmarksParam, listOptions } from '../request/list-options.js';
 import { serializerOf } from '../serializers/serializers.js';
-import { WatchEncoder } from '../streaming/watch-encoder.js';
+import { WatchEncoder, type Frame } from '../streaming/watch-encoder.js';
 import { WatchStream } from '../streaming/watch-stream.js';
 import type { ResourceContext } from './resource-context.js';
 
@@ -28,20 +28,25 @@ export async function watchHandler(rc: ResourceContext): Promise<void> {
   rc.ctx.respond = false;
   const stream = new WatchStream(rc.ctx.res, encoder.mediaType);
   stream.open();
+  const [group, version] = [rc.resource.group, rc.scope.version];
+  const send = (frame: Frame): Promise<void> => {
+    rc.watchEvents.record(group, version, rc.scope.kind, typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength);
+    return stream.send(frame);
+  };
   // Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer timeout would fire at once.
   const timer = setTimeout(() => watcher.stop(), Math.min(timeoutSeconds * 1000, 2 ** 31 - 1));
   const stop = (): void => watcher.stop();
   rc.shutdown.addEventListener('abort', stop, { once: true });
   void stream.closed.then(stop);
   try {
-    for (const object of initial) await stream.send(encoder.objectEvent('ADDED', object));
+    for (const object of initial) await send(encoder.objectEvent('ADDED', object));
     if (initialEventsEnd !== undefined && bookmarks) {
-      await stream.send(encoder.bookmark(initialEventsEnd, { [initialEventsEndAnnotation]: 'true' }));
+      await send(encoder.bookmark(initialEventsEnd, { [initialEventsEndAnnotation]: 'true' }));
     }
     // The watch cache hands every watcher the same object: what is made of it for this watch is made once for all alike.
     for await (const event of watcher) {
-      if (event.type === 'BOOKMARK') await stream.send(encoder.bookmark(event.resourceVersion));
-      else await stream.send(encoder.sharedObjectEvent(event.type, event.object));
+      if (event.type === 'BOOKMARK') await send(encoder.bookmark(event.resourceVersion));
+      else await send(encoder.sharedObjectEvent(event.type, event.object));
     }
   } catch (error) {
     await stream.send(encoder.error(isStatusError(error) ? error.status : internal('the watch failed').status));
