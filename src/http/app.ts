@@ -41,9 +41,17 @@ export interface AppOptions {
   readonly watchBookmarkIntervalMs: number;
   /** The admission chain writes go through (NamespaceLifecycle in a cluster); none when undefined. */
   readonly admission?: Admission;
+  /** How long a watch waits for its client to read an event before ending the watch; 10 s by default. */
+  readonly unresponsiveWatcherTimeoutMs?: number;
   /** The metrics `/metrics` answers with, when the server reports more than the app's own (storage, compaction). */
   readonly metrics?: ApiMetrics;
 }
+
+/**
+ * A client that has not taken an event for this long is stuck, not slow: a watch over a
+ * congested link still drains a socket buffer in far less.
+ */
+const defaultUnresponsiveWatcherTimeoutMs = 10_000;
 
 function json(ctx: Context, value: unknown): void {
   ctx.type = 'application/json';
@@ -89,6 +97,7 @@ export function createApp(options: AppOptions): Koa {
       bookmarkIntervalMs: options.watchBookmarkIntervalMs,
       admission: options.admission,
       watchEvents: metrics.watchEvents,
+      unresponsiveWatcherTimeoutMs: options.unresponsiveWatcherTimeoutMs ?? defaultUnresponsiveWatcherTimeoutMs,
     }),
   );
 

@@ -71,6 +71,8 @@ export interface ResourceHandlerOptions {
   readonly bookmarkIntervalMs: number;
   /** Where watches record the events they send. */
   readonly watchEvents: WatchEventMetrics;
+  /** How long a watch waits for its client to read before ending it. */
+  readonly unresponsiveWatcherTimeoutMs: number;
   /** The admission chain writes go through; none when undefined. */
   readonly admission?: Admission;
 }
@@ -111,5 +113,6 @@ export async function handleResource(ctx: Context, group: string, version: strin
     shutdown: options.shutdown,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     watchEvents: options.watchEvents,
+    unresponsiveWatcherTimeoutMs: options.unresponsiveWatcherTimeoutMs,
   });
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { ApiGroup } from '../../src/apis/api-resource.js';
 import { defaultAuthorizer } from '../../src/auth/default-authorizer.js';
 import type { Authenticator } from '../../src/auth/user-info.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp, type AppOptions } from '../../src/http/app.js';
 import { Registry } from '../../src/registry/registry.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
@@ -36,8 +36,8 @@ export interface InProcessApp {
 /** The one user every in-process request is made as. */
 const admin: Authenticator = { authenticate: () => ({ name: 'test-admin', groups: ['system:masters', 'system:authenticated'] }) };
 
-/** Starts the app for the enclosing `describe` block and stops it after. */
-export function inProcessApp(groups: readonly ApiGroup[]): () => InProcessApp {
+/** Starts the app for the enclosing `describe` block and stops it after; `options` override the app's defaults. */
+export function inProcessApp(groups: readonly ApiGroup[], options: Pick<AppOptions, 'unresponsiveWatcherTimeoutMs'> = {}): () => InProcessApp {
   let app: InProcessApp | undefined;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
@@ -56,6 +56,7 @@ export function inProcessApp(groups: readonly ApiGroup[]): () => InProcessApp {
       logger: pino({ level: process.env.CAIRN_TEST_LOG ?? 'silent' }),
       shutdown: shutdown.signal,
       watchBookmarkIntervalMs: 60_000,
+      ...options,
     });
     const server: Server = createServer(koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

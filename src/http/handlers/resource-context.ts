@@ -37,6 +37,8 @@ export interface ResourceContext {
   readonly bookmarkIntervalMs: number;
   /** Where watches record the events they send. */
   readonly watchEvents: WatchEventMetrics;
+  /** How long a watch waits for its client to read before ending it. */
+  readonly unresponsiveWatcherTimeoutMs: number;
 }
 
 /** The namespace of the request's objects ('' for cluster-scoped resources). */

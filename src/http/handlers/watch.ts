@@ -28,10 +28,10 @@ export async function watchHandler(rc: ResourceContext): Promise<void> {
   rc.ctx.respond = false;
   const stream = new WatchStream(rc.ctx.res, encoder.mediaType);
   stream.open();
-  const [group, version] = [rc.resource.group, rc.scope.version];
-  const send = (frame: Frame): Promise<void> => {
-    rc.watchEvents.record(group, version, rc.scope.kind, typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength);
-    return stream.send(frame);
+  /** Sends a frame; false when the client did not take it in time and the watch must end. */
+  const send = (frame: Frame): Promise<boolean> => {
+    rc.watchEvents.record(rc.resource.group, rc.scope.version, rc.scope.kind, typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength);
+    return stream.send(frame, rc.unresponsiveWatcherTimeoutMs);
   };
   // Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer timeout would fire at once.
   const timer = setTimeout(() => watcher.stop(), Math.min(timeoutSeconds * 1000, 2 ** 31 - 1));
@@ -39,17 +39,19 @@ export async function watchHandler(rc: ResourceContext): Promise<void> {
   rc.shutdown.addEventListener('abort', stop, { once: true });
   void stream.closed.then(stop);
   try {
-    for (const object of initial) await send(encoder.objectEvent('ADDED', object));
+    for (const object of initial) if (!(await send(encoder.objectEvent('ADDED', object)))) return;
     if (initialEventsEnd !== undefined && bookmarks) {
-      await send(encoder.bookmark(initialEventsEnd, { [initialEventsEndAnnotation]: 'true' }));
+      if (!(await send(encoder.bookmark(initialEventsEnd, { [initialEventsEndAnnotation]: 'true' })))) return;
     }
     // The watch cache hands every watcher the same object: what is made of it for this watch is made once for all alike.
     for await (const event of watcher) {
-      if (event.type === 'BOOKMARK') await send(encoder.bookmark(event.resourceVersion));
-      else await send(encoder.sharedObjectEvent(event.type, event.object));
+      const frame = event.type === 'BOOKMARK' ? encoder.bookmark(event.resourceVersion) : encoder.sharedObjectEvent(event.type, event.object);
+      // A client that stops reading is cut off, as kube's cacher ends an unresponsive watcher: it re-watches from
+      // the last event it read, and meanwhile holds no more than one event beyond the socket's buffers.
+      if (!(await send(frame))) return;
     }
   } catch (error) {
-    await stream.send(encoder.error(isStatusError(error) ? error.status : internal('the watch failed').status));
+    await stream.send(encoder.error(isStatusError(error) ? error.status : internal('the watch failed').status), rc.unresponsiveWatcherTimeoutMs);
   } finally {
     clearTimeout(timer);
     rc.shutdown.removeEventListener('abort', stop);

@@ -38,29 +38,35 @@ export class ResponseStream {
     res.flushHeaders();
   }
 
-  /** Writes one chunk; waits while the client is not reading. */
-  async write(chunk: string | Uint8Array): Promise<void> {
-    if (this.#isClosed) return;
+  /**
+   * Writes one chunk; waits while the client is not reading. With `drainTimeoutMs`,
+   * resolves false when the client has not taken what is buffered within that time.
+   */
+  async write(chunk: string | Uint8Array, drainTimeoutMs?: number): Promise<boolean> {
+    if (this.#isClosed) return true;
     const ok = (this.#res as ServerResponse).write(chunk);
-    if (!ok) await this.#drained();
+    return ok || this.#drained(drainTimeoutMs);
   }
 
   /**
-   * Resolves at the next 'drain' or 'close', removing both listeners either way: a
-   * `Promise.race` with the long-lived `closed` promise would add a reaction to it at
-   * every wait, kept until the stream ends.
+   * Resolves true at the next 'drain' or 'close', false when `timeoutMs` passes first,
+   * removing the listeners either way: a `Promise.race` with the long-lived `closed`
+   * promise would add a reaction to it at every wait, kept until the stream ends.
    */
-  #drained(): Promise<void> {
+  #drained(timeoutMs?: number): Promise<boolean> {
     const res = this.#res as ServerResponse;
     return new Promise((resolve) => {
-      if (this.#isClosed) return resolve();
-      const done = (): void => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
+      if (this.#isClosed) return resolve(true);
+      const done = (drained: boolean) => (): void => {
+        clearTimeout(timer);
+        res.off('drain', onDrain);
+        res.off('close', onDrain);
+        resolve(drained);
       };
-      res.on('drain', done);
-      res.on('close', done);
+      const onDrain = done(true);
+      const timer = timeoutMs === undefined ? undefined : setTimeout(done(false), timeoutMs);
+      res.on('drain', onDrain);
+      res.on('close', onDrain);
     });
   }
 

@@ -28,9 +28,14 @@ export class WatchStream {
     this.#stream.open(this.#mediaType);
   }
 
-  /** Writes one event's frame; waits while the client is not reading. */
-  send(frame: Frame): Promise<void> {
-    return this.#stream.write(frame);
+  /**
+   * Writes one event's frame; waits while the client is not reading, for at most
+   * `drainTimeoutMs` when given. Resolves false when the client took longer: the
+   * caller ends the watch, as kube's cacher terminates a watcher whose buffer stays
+   * full, so what a stuck client costs stays bounded and it re-watches from where it is.
+   */
+  send(frame: Frame, drainTimeoutMs?: number): Promise<boolean> {
+    return this.#stream.write(frame, drainTimeoutMs);
   }
 
   /** Ends the stream cleanly. */
