@@ -182,6 +182,8 @@ async function delegation(
 export async function startServer(config: ServerConfig, logger: Logger = pino({ level: config.logLevel }), seams: ServerSeams = {}): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
   const pki = await servingPki(config);
+  // Draining (readyz fails, everything is still served) starts at SIGTERM; shutdown (long-running requests end) after the delay.
+  const draining = new AbortController();
   const shutdown = new AbortController();
   let registry: Registry | undefined;
   let database: Database | undefined;
@@ -225,7 +227,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       { name: 'ping', check: () => true },
       { name: 'migrations', check: () => migrated },
       databaseCheck(() => database),
-      { name: 'shutdown', check: () => !shutdown.signal.aborted },
+      { name: 'shutdown', check: () => !draining.signal.aborted },
     ],
     logger,
     shutdown: shutdown.signal,
@@ -290,7 +292,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     if (!storage.fsync)
       logger.warn({ backend: storage.backend, fsync: 'off' }, 'the database does not flush commits to disk: a machine crash can lose acknowledged writes');
     logger.info('ready');
-    if (controllerClient && !shutdown.signal.aborted) controller = startController(controllerClient, { logger: logger.child({ component: 'controller' }) });
+    if (controllerClient && !draining.signal.aborted) controller = startController(controllerClient, { logger: logger.child({ component: 'controller' }) });
     return storage;
   })();
   ready.catch(() => undefined);
@@ -302,10 +304,13 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     kubeconfigPath,
     ready,
     async close() {
-      shutdown.abort();
+      draining.abort();
       await controller?.stop();
       controllerClient?.close();
+      // As kube's --shutdown-delay-duration: load balancers see readyz fail and stop sending, while watches and
+      // requests already here go on; then the watches end, and their clients re-watch on another replica.
       if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
+      shutdown.abort();
       clearInterval(compaction);
       await store?.close();
       await delegated.cluster?.stop();
