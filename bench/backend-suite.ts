@@ -1,0 +1,71 @@
+/**
+ * Every row on one backend, in four phases: the loads, watches and idle memory on a
+ * fresh server; the LIST rows' objects copied in SQL with the server stopped; the
+ * LISTs (and, on PostgreSQL, a second replica) on the restarted server; then the
+ * remaining fresh starts of the time-to-ready row.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runName, step, type BenchContext } from './bench-context.js';
+import { CairnProcess, type CairnOptions } from './cairn-process.js';
+import { createListTemplate, listRows, seedAndMeasureLimit, streamedListRow } from './list-rows.js';
+import { openRawPglite } from './raw-pglite.js';
+import type { Backend } from './rows.js';
+import { throughputRows } from './throughput-rows.js';
+import { crossReplicaRow, watchRows } from './watch-rows.js';
+
+/** Runs every row of `backend`; throws only when no server could be started. */
+export async function benchBackend(ctx: BenchContext, backend: Backend): Promise<void> {
+  const logFile = join(ctx.workDir, `cairn-${backend}.log`);
+  const dataDir = (): Promise<string> => mkdtemp(join(ctx.workDir, `${backend}-data-`));
+  const fresh = async (): Promise<CairnOptions> => ({
+    dataDir: await dataDir(),
+    ...(backend === 'postgres' ? { databaseUrl: await ctx.postgres!.cluster.createDatabase() } : {}),
+    logFile,
+  });
+  const location = await fresh();
+
+  ctx.progress.step(`${backend}: starting Cairn`);
+  const first = await CairnProcess.start(location);
+  try {
+    ctx.collector.add(backend, 'time-to-ready', 'cairn', first.timeToReadyMs / 1000);
+    const raw = backend === 'pglite' ? await openRawPglite(await mkdtemp(join(ctx.workDir, 'raw-pglite-'))) : undefined;
+    try {
+      await throughputRows(ctx, backend, first, raw);
+    } finally {
+      await raw?.close();
+    }
+    await watchRows(ctx, backend, first);
+    await createListTemplate(first);
+  } finally {
+    await first.stop();
+  }
+
+  await seedAndMeasureLimit(ctx, backend, location);
+
+  ctx.progress.step(`${backend}: restarting Cairn`);
+  const second = await CairnProcess.start(location);
+  ctx.collector.note(backend, 'time-to-ready', `with the LIST rows' objects in the database: ${(second.timeToReadyMs / 1000).toFixed(2)} s`);
+  try {
+    if (backend === 'postgres') {
+      const replica = await CairnProcess.start({ dataDir: await dataDir(), databaseUrl: location.databaseUrl, logFile });
+      try {
+        await crossReplicaRow(ctx, second.access, replica.access);
+      } finally {
+        await replica.stop();
+      }
+    }
+    await listRows(ctx, backend, second);
+  } finally {
+    await second.stop();
+  }
+  await streamedListRow(ctx, backend, () => CairnProcess.start(location));
+
+  for (let run = 1; run < ctx.profile.runs; run++) {
+    await step(ctx, backend, 'time-to-ready', `time to ready${runName(ctx, run)}`, async () => {
+      const server = await CairnProcess.start(await fresh());
+      ctx.collector.add(backend, 'time-to-ready', 'cairn', server.timeToReadyMs / 1000);
+      await server.stop();
+    });
+  }
+}

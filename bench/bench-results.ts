@@ -1,0 +1,28 @@
+/** The document `results.json` holds: the run's circumstances, every row, the latency curves. */
+import type { LatencyCurve, RowResult } from './results.js';
+
+/** Where, when and how the figures were measured. */
+export interface BenchMeta {
+  /** The commit measured (`git rev-parse --short HEAD`). */
+  readonly commit: string;
+  /** Whether the work tree had uncommitted changes. */
+  readonly dirty: boolean;
+  /** ISO 8601, when the run started. */
+  readonly date: string;
+  readonly profile: 'full' | 'quick';
+  readonly runs: number;
+  readonly durationSeconds: number;
+  readonly node: string;
+  /** `PostgreSQL 15.18 …`, when PostgreSQL was benched. */
+  readonly postgres?: string;
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly memoryGiB: number;
+}
+
+/** Everything a run wrote. */
+export interface BenchResults {
+  readonly meta: BenchMeta;
+  readonly rows: readonly RowResult[];
+  readonly latencyCurves: readonly LatencyCurve[];
+}

@@ -1,0 +1,159 @@
+/**
+ * The rows of the bench's table: what each measures, against which limit, and its
+ * goal (issue 12). Counts in titles follow the profile, so a quick run says what it did.
+ */
+import type { Profile } from './profile.js';
+
+/** Where Cairn stores its objects. */
+export type Backend = 'postgres' | 'pglite';
+
+/** A goal on the ratio to the limit, or on the value itself when the row has no limit. */
+export interface Goal {
+  readonly on: 'ratio' | 'value';
+  readonly op: '>=' | '<=';
+  readonly bound: number;
+}
+
+/** One row of the table. */
+export interface RowSpec {
+  readonly id: string;
+  readonly title: (p: Profile) => string;
+  readonly unit: string;
+  readonly backends: readonly Backend[];
+  /** What the row is compared with, per backend (and in which unit); no ratio when absent. */
+  readonly limit?: { readonly [B in Backend]?: { readonly name: string; readonly unit: string } };
+  /** A second figure shown beside the first (p50 beside p99). */
+  readonly secondary?: { readonly label: string; readonly unit: string };
+  readonly goal?: Goal;
+}
+
+const both: readonly Backend[] = ['postgres', 'pglite'];
+const n = (value: number): string => value.toLocaleString('en-US');
+const watchTitle = (s: Profile['watchBurst']): string => `watch: ${n(s.watchers)} watchers × ${n(s.writes)} creates sent at ${n(s.perSecond)}/s, p99 (p50)`;
+const createsLimit = { name: 'creates, same backend and run', unit: '/s' };
+
+/** Every row, in the order of the report. */
+export const rowSpecs: readonly RowSpec[] = Object.freeze([
+  {
+    id: 'creates',
+    title: (p) => `creates of ~900-byte Pipelines, ${p.createClients} clients`,
+    unit: '/s',
+    backends: both,
+    limit: {
+      postgres: { name: 'pgbench, one ~1 KB JSONB row per transaction, 16 clients', unit: 'tps' },
+      pglite: { name: 'raw PGlite inserts, one ~1 KB JSONB row each, in one process', unit: '/s' },
+    },
+    goal: { on: 'ratio', op: '>=', bound: 0.4 },
+  },
+  {
+    id: 'get',
+    title: (p) => `GET one Pipeline by name, ${p.getConnections} connections`,
+    unit: '/s',
+    backends: both,
+    limit: {
+      postgres: { name: 'bare Koa HTTPS returning a small constant JSON', unit: '/s' },
+      pglite: { name: 'bare Koa HTTPS returning a small constant JSON', unit: '/s' },
+    },
+    goal: { on: 'ratio', op: '>=', bound: 0.5 },
+  },
+  {
+    id: 'get-vs-raw-pglite',
+    title: (p) => `GET one Pipeline by name, ${p.getConnections} connections, vs raw PGlite`,
+    unit: '/s',
+    backends: ['pglite'],
+    limit: { pglite: { name: 'raw PGlite selects by key, in one process', unit: '/s' } },
+    goal: { on: 'ratio', op: '>=', bound: 0.4 },
+  },
+  {
+    id: 'updates',
+    title: (p) => `updates (PUT) of ~900-byte Pipelines, ${p.createClients} clients`,
+    unit: '/s',
+    backends: both,
+    limit: { postgres: createsLimit, pglite: createsLimit },
+    goal: { on: 'ratio', op: '>=', bound: 0.6 },
+  },
+  {
+    id: 'merge-patches',
+    title: (p) => `merge patches of one annotation, ${p.createClients} clients`,
+    unit: '/s',
+    backends: both,
+    limit: { postgres: createsLimit, pglite: createsLimit },
+    goal: { on: 'ratio', op: '>=', bound: 0.6 },
+  },
+  {
+    id: 'create-latency',
+    title: () => 'create latency at 1 client, p99 (p50)',
+    unit: 'ms',
+    backends: both,
+    secondary: { label: 'p50', unit: 'ms' },
+  },
+  { id: 'watch-burst', title: (p) => watchTitle(p.watchBurst), unit: 'ms', backends: both, secondary: { label: 'p50', unit: 'ms' } },
+  {
+    id: 'watch-steady',
+    title: (p) => watchTitle(p.watchSteady),
+    unit: 'ms',
+    backends: both,
+    secondary: { label: 'p50', unit: 'ms' },
+    goal: { on: 'value', op: '<=', bound: 20 },
+  },
+  {
+    id: 'watch-many',
+    title: (p) => watchTitle(p.watchMany),
+    unit: 'ms',
+    backends: both,
+    secondary: { label: 'p50', unit: 'ms' },
+    goal: { on: 'value', op: '<=', bound: 100 },
+  },
+  {
+    id: 'idle-watchers',
+    title: (p) => `${n(p.watchMany.watchers)} idle watchers: server RSS growth (RSS)`,
+    unit: 'MiB',
+    backends: both,
+    secondary: { label: 'RSS', unit: 'MiB' },
+    goal: { on: 'value', op: '<=', bound: 100 },
+  },
+  {
+    id: 'cross-replica',
+    title: (p) => `cross-replica ${watchTitle(p.crossReplica).replace('watch: ', 'watch, ')}`,
+    unit: 'ms',
+    backends: ['postgres'],
+    secondary: { label: 'p50', unit: 'ms' },
+    goal: { on: 'value', op: '<=', bound: 50 },
+  },
+  {
+    id: 'list',
+    title: (p) => `LIST ${n(p.listObjects)} Pipelines, one request`,
+    unit: 'ms',
+    backends: both,
+    limit: {
+      postgres: { name: 'query + JSON.stringify of the same rows', unit: 'ms' },
+      pglite: { name: 'query + JSON.stringify of the same rows', unit: 'ms' },
+    },
+    goal: { on: 'ratio', op: '<=', bound: 2 },
+  },
+  { id: 'list-pages', title: (p) => `LIST ${n(p.listObjects)} Pipelines in pages of ${p.pageSize}`, unit: 'ms', backends: both },
+  {
+    id: 'list-streamed',
+    title: (p) => `LIST ${n(p.streamedObjects)} Pipelines, one request: server RSS growth (time)`,
+    unit: 'MiB',
+    backends: both,
+    limit: { postgres: { name: 'response size', unit: 'MiB' }, pglite: { name: 'response size', unit: 'MiB' } },
+    secondary: { label: 'time', unit: 'ms' },
+    goal: { on: 'ratio', op: '<=', bound: 2 },
+  },
+  { id: 'time-to-ready', title: () => 'time to ready, fresh data directory', unit: 's', backends: both },
+] satisfies RowSpec[]);
+
+/** The rows a run on `backends` reports. */
+export function rowsFor(backends: readonly Backend[]): { spec: RowSpec; backend: Backend }[] {
+  return backends.flatMap((backend) => rowSpecs.filter((s) => s.backends.includes(backend)).map((spec) => ({ spec, backend })));
+}
+
+/** How a goal reads in the table: `≥ 0.4 × limit`, `≤ 20 ms`. */
+export function goalText(goal: Goal, unit: string): string {
+  const op = goal.op === '>=' ? '≥' : '≤';
+  return goal.on === 'ratio' ? `${op} ${goal.bound} × limit` : `${op} ${goal.bound} ${unit}`;
+}
+
+/** Whether `value` meets the goal. */
+export const meets = (goal: Goal, value: number): boolean => (goal.op === '>=' ? value >= goal.bound : value <= goal.bound);

@@ -1,0 +1,120 @@
+/**
+ * The closed-loop rows: creates, GET, updates and merge patches, each run beside its
+ * limit in the same run (pgbench or raw PGlite inserts; bare Koa and raw PGlite
+ * selects), and the create latency at one client.
+ */
+import { runName, step, type BenchContext } from './bench-context.js';
+import type { CairnProcess } from './cairn-process.js';
+import { measureThroughput, type Throughput } from './http-load.js';
+import { runPgbench } from './pgbench.js';
+import { pipelineBody, pipelinePath, pipelinesPath, revisionAnnotation } from './pipeline-manifest.js';
+import type { RawPglite } from './raw-pglite.js';
+import type { Backend } from './rows.js';
+import { expectStatus, keepAliveAgent, request } from './server-access.js';
+import { percentile } from './stats.js';
+
+const namespace = 'bench';
+const getName = 'get-me';
+const poolName = (i: number): string => `u-${String(i).padStart(4, '0')}`;
+
+/** Measures every closed-loop row on `server`; `raw` is the raw PGlite of the PGlite limits. */
+export async function throughputRows(ctx: BenchContext, backend: Backend, server: CairnProcess, raw: RawPglite | undefined): Promise<void> {
+  const { profile, collector } = ctx;
+  const access = server.access;
+  const add = collector.add.bind(collector, backend);
+  const noteFailures = (id: string, run: number, result: Throughput): void => {
+    if (result.failed > 0) collector.note(backend, id, `run ${run + 1}: ${result.failed} requests failed or were not 2xx`);
+  };
+  await expectStatus(access, 'POST', pipelinesPath(namespace), { body: pipelineBody(getName) });
+  for (let i = 0; i < profile.updatePool; i++) await expectStatus(access, 'POST', pipelinesPath(namespace), { body: pipelineBody(poolName(i)) });
+  let seq = 0;
+  const next = (): number => seq++;
+
+  for (let run = 0; run < profile.runs; run++) {
+    await step(ctx, backend, 'creates', `creates, ${profile.createClients} clients${runName(ctx, run)}`, async () => {
+      const limit = raw ? await raw.inserts(profile.loadSeconds) : await runPgbench(ctx.postgres!.pgbench, 16, profile.loadSeconds);
+      add('creates', 'limit', limit);
+      const result = await measureThroughput(access, profile.createClients, profile.loadSeconds, {
+        method: 'POST',
+        path: pipelinesPath(namespace),
+        contentType: 'application/json',
+        next: () => ({ body: pipelineBody(`c-${String(next()).padStart(7, '0')}`) }),
+      });
+      noteFailures('creates', run, result);
+      add('creates', 'cairn', result.perSecond);
+      add('updates', 'limit', result.perSecond);
+      add('merge-patches', 'limit', result.perSecond);
+    });
+  }
+  for (let run = 0; run < profile.runs; run++) {
+    await step(ctx, backend, 'get', `GET, ${profile.getConnections} connections${runName(ctx, run)}`, async () => {
+      const koa = await measureThroughput(ctx.koa.access, profile.getConnections, profile.loadSeconds, { method: 'GET', path: '/' });
+      add('get', 'limit', koa.perSecond);
+      const result = await measureThroughput(access, profile.getConnections, profile.loadSeconds, { method: 'GET', path: pipelinePath(namespace, getName) });
+      noteFailures('get', run, result);
+      add('get', 'cairn', result.perSecond);
+      if (raw) {
+        add('get-vs-raw-pglite', 'limit', await raw.selects(profile.loadSeconds));
+        add('get-vs-raw-pglite', 'cairn', result.perSecond);
+      }
+    });
+  }
+  for (let run = 0; run < profile.runs; run++) {
+    await step(ctx, backend, 'updates', `updates${runName(ctx, run)}`, async () => {
+      const result = await measureThroughput(access, profile.createClients, profile.loadSeconds, {
+        method: 'PUT',
+        path: pipelinePath(namespace, poolName(0)),
+        contentType: 'application/json',
+        next: () => {
+          const n = next();
+          const name = poolName(n % profile.updatePool);
+          return { path: pipelinePath(namespace, name), body: pipelineBody(name, n) };
+        },
+      });
+      noteFailures('updates', run, result);
+      add('updates', 'cairn', result.perSecond);
+    });
+  }
+  for (let run = 0; run < profile.runs; run++) {
+    await step(ctx, backend, 'merge-patches', `merge patches${runName(ctx, run)}`, async () => {
+      const result = await measureThroughput(access, profile.createClients, profile.loadSeconds, {
+        method: 'PATCH',
+        path: pipelinePath(namespace, poolName(0)),
+        contentType: 'application/merge-patch+json',
+        next: () => {
+          const n = next();
+          const body = JSON.stringify({ metadata: { annotations: { [revisionAnnotation]: String(n) } } });
+          return { path: pipelinePath(namespace, poolName(n % profile.updatePool)), body };
+        },
+      });
+      noteFailures('merge-patches', run, result);
+      add('merge-patches', 'cairn', result.perSecond);
+    });
+  }
+  for (let run = 0; run < profile.runs; run++) {
+    await step(ctx, backend, 'create-latency', `create latency, 1 client${runName(ctx, run)}`, async () => {
+      const latencies = await sequentialCreates(server, profile.latencySeconds, () => `l-${String(next()).padStart(7, '0')}`);
+      add('create-latency', 'cairn', percentile(latencies, 99));
+      add('create-latency', 'secondary', percentile(latencies, 50));
+    });
+  }
+}
+
+/** Creates one Pipeline after another on one connection for `seconds`; returns each create's latency in ms, ascending. */
+async function sequentialCreates(server: CairnProcess, seconds: number, name: () => string): Promise<Float64Array> {
+  const agent = keepAliveAgent(1);
+  const latencies: number[] = [];
+  try {
+    const end = performance.now() + seconds * 1000;
+    while (performance.now() < end) {
+      const body = pipelineBody(name());
+      const start = performance.now();
+      const response = await request(server.access, 'POST', pipelinesPath(namespace), { body, agent });
+      latencies.push(performance.now() - start);
+      if (response.status !== 201) throw new Error(`create: HTTP ${response.status} ${response.text.slice(0, 200)}`);
+    }
+  } finally {
+    agent.destroy();
+  }
+  return Float64Array.from(latencies).sort();
+}

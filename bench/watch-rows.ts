@@ -1,0 +1,64 @@
+/** The watch rows: delivery latency at three loads, idle watchers' memory, and across replicas. */
+import { runName, step, type BenchContext } from './bench-context.js';
+import type { CairnProcess } from './cairn-process.js';
+import { mib } from './process-memory.js';
+import type { Backend } from './rows.js';
+import type { ServerAccess } from './server-access.js';
+import { measureWatchLatency, type WatchRun, type WatchScenario } from './watch-latency.js';
+
+/** A scenario's label in the chart: `200 × 200/s`. */
+const label = (s: WatchScenario): string => `${s.watchers} watchers × ${s.perSecond}/s`;
+
+/** Measures the single-server watch rows and the idle watchers' memory on `server`. */
+export async function watchRows(ctx: BenchContext, backend: Backend, server: CairnProcess): Promise<void> {
+  const { profile, collector } = ctx;
+  const scenarios: [string, WatchScenario][] = [
+    ['watch-burst', profile.watchBurst],
+    ['watch-steady', profile.watchSteady],
+    ['watch-many', profile.watchMany],
+  ];
+  for (const [id, scenario] of scenarios) {
+    for (let run = 0; run < profile.runs; run++) {
+      await step(ctx, backend, id, `${label(scenario)}, ${scenario.writes} creates${runName(ctx, run)}`, async () => {
+        const idle = id === 'watch-many';
+        const before = server.residentBytes();
+        const result = await measureWatchLatency({
+          writer: server.access,
+          watched: server.access,
+          namespace: `${id}-${run}`,
+          scenario,
+          whenIdle: idle
+            ? async () => {
+                const rss = server.residentBytes();
+                collector.add(backend, 'idle-watchers', 'cairn', mib(rss - before));
+                collector.add(backend, 'idle-watchers', 'secondary', mib(rss));
+              }
+            : undefined,
+        });
+        record(ctx, backend, id, run, scenario, result);
+      });
+    }
+  }
+}
+
+/** Measures the cross-replica row: creates on `writer`, watchers on `watched`. */
+export async function crossReplicaRow(ctx: BenchContext, writer: ServerAccess, watched: ServerAccess): Promise<void> {
+  const scenario = ctx.profile.crossReplica;
+  for (let run = 0; run < ctx.profile.runs; run++) {
+    await step(ctx, 'postgres', 'cross-replica', `across replicas, ${label(scenario)}${runName(ctx, run)}`, async () => {
+      const result = await measureWatchLatency({ writer, watched, namespace: `cross-replica-${run}`, scenario });
+      record(ctx, 'postgres', 'cross-replica', run, scenario, result);
+    });
+  }
+}
+
+function record(ctx: BenchContext, backend: Backend, id: string, run: number, scenario: WatchScenario, result: WatchRun): void {
+  const { collector } = ctx;
+  collector.add(backend, id, 'cairn', result.p99);
+  collector.add(backend, id, 'secondary', result.p50);
+  collector.samples(backend, id, `${id === 'cross-replica' ? 'across replicas, ' : ''}${label(scenario)}`, result.latenciesMs);
+  if (result.missing > 0) collector.note(backend, id, `run ${run + 1}: ${result.missing} deliveries had not arrived 30 s after the last create`);
+  if (id === 'watch-many')
+    collector.note(backend, id, `run ${run + 1}: the bench's own watchers and writer used ${result.clientCores.toFixed(2)} of the 2 cores`);
+  if (result.failedWrites > 0) collector.note(backend, id, `run ${run + 1}: ${result.failedWrites} creates failed`);
+}
