@@ -10,15 +10,18 @@ export class CoalescedNotify {
   readonly #database: Database;
   readonly #channel: string;
   readonly #onError: (error: unknown) => void;
+  readonly #payload: string;
   /** The NOTIFY loop, while one runs. */
   #sending: Promise<void> | undefined;
   #again = false;
   #closed = false;
 
-  constructor(database: Database, channel: string, onError: (error: unknown) => void) {
+  /** `payload` tells the listeners who sent it (a sender ignores its own wake-ups). */
+  constructor(database: Database, channel: string, onError: (error: unknown) => void, payload = '') {
     this.#database = database;
     this.#channel = channel;
     this.#onError = onError;
+    this.#payload = payload;
   }
 
   /** Asks for a NOTIFY after what has committed so far. */
@@ -36,7 +39,7 @@ export class CoalescedNotify {
     do {
       this.#again = false;
       try {
-        await this.#database.notify(this.#channel);
+        await this.#database.notify(this.#channel, this.#payload);
       } catch (error) {
         this.#onError(error);
       }

@@ -10,6 +10,9 @@ export type DatabaseWork<T> = (db: Kysely<StorageSchema>) => Promise<T>;
 /** A function run inside one transaction. */
 export type TransactionWork<T> = (trx: Transaction<StorageSchema>) => Promise<T>;
 
+/** One row as the driver hands it out (jsonb parsed, the other types as the driver parses them). */
+export type Row = Readonly<Record<string, unknown>>;
+
 /** The database behind the object store. */
 export interface Database {
   /** `pglite` (in-process, one connection) or `postgres` (a server, a pool). */
@@ -19,12 +22,27 @@ export interface Database {
   /** Runs `work` in one transaction; `snapshot` asks for a read-only repeatable-read one. */
   transaction<T>(work: TransactionWork<T>, options?: { snapshot?: boolean }): Promise<T>;
   /**
-   * Calls `onWake` whenever another process may have written (LISTEN). Returns a
-   * function that stops listening. A backend with one process never wakes.
+   * Runs one statement with positional parameters (`$1`, …) outside a transaction, with
+   * no query builder in between: for the hot paths. `name` lets the backend prepare the
+   * statement once per connection; one name always goes with one text.
+   *
+   * @example
+   * const rows = await database.query('SELECT object FROM cairn_objects WHERE resource = $1', ['pipelines.cairn.dev'], 'objects-of');
    */
-  listen(channel: string, onWake: () => void): Promise<() => Promise<void>>;
-  /** Wakes the other processes listening on `channel` (NOTIFY). */
-  notify(channel: string): Promise<void>;
+  query(text: string, values: readonly unknown[], name?: string): Promise<readonly Row[]>;
+  /**
+   * Runs `statements` (separated by `;`, no parameters: values travel as quoted literals)
+   * in one round trip and one transaction: all of them commit or none. Returns each
+   * statement's rows, in order.
+   */
+  script(statements: string): Promise<readonly (readonly Row[])[]>;
+  /**
+   * Calls `onWake` with the payload whenever a process may have written (LISTEN).
+   * Returns a function that stops listening. A backend with one process never wakes.
+   */
+  listen(channel: string, onWake: (payload: string) => void): Promise<() => Promise<void>>;
+  /** Wakes the processes listening on `channel` (NOTIFY), with `payload` (default empty). */
+  notify(channel: string, payload?: string): Promise<void>;
   /** Fails when the database cannot answer. */
   ping(): Promise<void>;
   /** Closes every connection. */

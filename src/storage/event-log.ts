@@ -1,27 +1,13 @@
 /**
- * Reading and writing the event log and the resourceVersion counter.
+ * Reading the event log and the resourceVersion counter, and compacting the log (the
+ * writes go in batches: write-batch-statement.ts).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import type { EventLogEntry } from './event-log-entry.js';
-import type { StorageSchema, StringMap } from './schema.js';
-import { encodeJsonb, encodeText } from './stored-text.js';
+import type { StorageSchema } from './schema.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
-
-/**
- * Takes the next resourceVersion. The counter row stays locked until the
- * transaction ends, which is what orders commits by resourceVersion.
- */
-export async function nextResourceVersion(trx: Transaction<StorageSchema>): Promise<bigint> {
-  const row = await trx
-    .updateTable('cairn_resource_version')
-    .set({ current: sql`current + 1` })
-    .where('id', '=', 1)
-    .returning('current')
-    .executeTakeFirstOrThrow();
-  return BigInt(row.current);
-}
 
 /** The newest committed resourceVersion. */
 export async function readCurrentResourceVersion(db: Queryable): Promise<bigint> {
@@ -33,42 +19,6 @@ export async function readCurrentResourceVersion(db: Queryable): Promise<bigint>
 export async function readCompactedResourceVersion(db: Queryable): Promise<bigint> {
   const row = await db.selectFrom('cairn_compaction').select('compacted').where('id', '=', 1).executeTakeFirstOrThrow();
   return BigInt(row.compacted);
-}
-
-/** What a write records in the log besides the object. */
-export interface EventRecord {
-  readonly rv: bigint;
-  readonly resource: string;
-  readonly namespace: string;
-  readonly name: string;
-  readonly type: EventLogEntry['type'];
-  readonly labels: StringMap;
-  readonly fields: StringMap;
-  readonly prevLabels?: StringMap;
-  readonly prevFields?: StringMap;
-  readonly object: StoredObject;
-  /** The object before a MODIFIED or DELETED change. */
-  readonly prevObject?: StoredObject;
-}
-
-/** Appends one event to the log. */
-export async function appendEvent(trx: Transaction<StorageSchema>, event: EventRecord): Promise<void> {
-  await trx
-    .insertInto('cairn_events')
-    .values({
-      resource_version: event.rv.toString(),
-      resource: event.resource,
-      namespace: encodeText(event.namespace),
-      name: encodeText(event.name),
-      type: event.type,
-      labels: encodeJsonb(event.labels),
-      fields: encodeJsonb(event.fields),
-      prev_labels: event.prevLabels ? encodeJsonb(event.prevLabels) : null,
-      prev_fields: event.prevFields ? encodeJsonb(event.prevFields) : null,
-      object: encodeJsonb(event.object),
-      prev_object: event.prevObject ? encodeJsonb(event.prevObject) : null,
-    })
-    .execute();
 }
 
 /** Reads up to `limit` events after `after`, in order; of one resource when given. */

@@ -41,8 +41,3 @@ export async function readTailStart(db: Queryable, uid: string, count: number, s
   const row = await query.orderBy('seq', 'desc').offset(count).limit(1).executeTakeFirst();
   return row ? BigInt(row.seq) : 0n;
 }
-
-/** Deletes every line of the object with `uid`. */
-export async function deleteLogLines(trx: Transaction<StorageSchema>, uid: string): Promise<void> {
-  await trx.deleteFrom('cairn_log_lines').where('uid', '=', uid).execute();
-}

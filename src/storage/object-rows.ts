@@ -1,13 +1,13 @@
 /**
- * The statements on the object table, one row per object. A write names the
- * resourceVersion it read: the row changes only while it is still at that version
- * (compare-and-swap), and the caller starts over when it is not.
+ * The statements on the object table, one row per object, besides the writes (those
+ * go in batches: write-batch-statement.ts).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { StoredObject } from '../machinery/meta/object.js';
 import type { StorageKey } from './interfaces.js';
-import type { StorageSchema, StringMap } from './schema.js';
-import { decodeText, encodeJsonb, encodeText } from './stored-text.js';
+import type { Database } from './database.js';
+import type { StorageSchema } from './schema.js';
+import { decodeText, encodeText } from './stored-text.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
@@ -18,93 +18,31 @@ export interface ObjectRowKey {
   readonly name: string;
 }
 
-/** What a write stores in a row: the object, at `rv`, and its labels and fields for selection. */
-export interface ObjectRowValues {
-  readonly rv: bigint;
-  readonly labels: StringMap;
-  readonly fields: StringMap;
-  readonly object: StoredObject;
-}
-
-/** The object in the row, or undefined when there is none. */
-export async function readObject(db: Queryable, at: ObjectRowKey): Promise<StoredObject | undefined> {
-  const row = await db
-    .selectFrom('cairn_objects')
-    .select('object')
-    .where('resource', '=', at.resource)
-    .where('namespace', '=', encodeText(at.namespace))
-    .where('name', '=', encodeText(at.name))
-    .executeTakeFirst();
-  return row?.object as StoredObject | undefined;
+/** The object in the row, or undefined when there is none: one prepared statement, no query builder. */
+export async function readObject(database: Database, at: ObjectRowKey): Promise<StoredObject | undefined> {
+  const rows = await database.query(
+    'SELECT object FROM cairn_objects WHERE resource = $1 AND namespace = $2 AND name = $3',
+    [at.resource, encodeText(at.namespace), encodeText(at.name)],
+    'cairn-read-object',
+  );
+  return rows[0]?.object as StoredObject | undefined;
 }
 
 /**
  * Locks the row until the transaction ends and returns its object; undefined when
- * there is no row or, with `resourceVersion`, when the row is no longer at it (a
- * write that committed while this one waited for the lock counts).
+ * there is no row. A log append holds it, so the object's deletion (which locks it
+ * too) waits for the lines and deletes them.
  */
-export async function lockObject(trx: Transaction<StorageSchema>, at: ObjectRowKey, resourceVersion?: string): Promise<StoredObject | undefined> {
-  let query = trx
+export async function lockObject(trx: Transaction<StorageSchema>, at: ObjectRowKey): Promise<StoredObject | undefined> {
+  const row = await trx
     .selectFrom('cairn_objects')
     .select('object')
     .where('resource', '=', at.resource)
     .where('namespace', '=', encodeText(at.namespace))
-    .where('name', '=', encodeText(at.name));
-  if (resourceVersion !== undefined) query = query.where('resource_version', '=', resourceVersion);
-  const row = await query.forUpdate().executeTakeFirst();
+    .where('name', '=', encodeText(at.name))
+    .forUpdate()
+    .executeTakeFirst();
   return row?.object as StoredObject | undefined;
-}
-
-/** Inserts the row; false when one exists already. */
-export async function insertObject(trx: Transaction<StorageSchema>, at: ObjectRowKey, values: ObjectRowValues): Promise<boolean> {
-  const inserted = await trx
-    .insertInto('cairn_objects')
-    .values({
-      resource: at.resource,
-      namespace: encodeText(at.namespace),
-      name: encodeText(at.name),
-      uid: String(values.object.metadata.uid),
-      resource_version: values.rv.toString(),
-      api_version: encodeText(values.object.apiVersion),
-      labels: encodeJsonb(values.labels),
-      fields: encodeJsonb(values.fields),
-      object: encodeJsonb(values.object),
-    })
-    .onConflict((oc) => oc.doNothing())
-    .returning('name')
-    .executeTakeFirst();
-  return inserted !== undefined;
-}
-
-/** Replaces the row's object if the row is still at `expected`; false when it is not. */
-export async function updateObject(trx: Transaction<StorageSchema>, at: ObjectRowKey, expected: string, values: ObjectRowValues): Promise<boolean> {
-  const updated = await trx
-    .updateTable('cairn_objects')
-    .set({
-      resource_version: values.rv.toString(),
-      api_version: encodeText(values.object.apiVersion),
-      labels: encodeJsonb(values.labels),
-      fields: encodeJsonb(values.fields),
-      object: encodeJsonb(values.object),
-    })
-    .where('resource', '=', at.resource)
-    .where('namespace', '=', encodeText(at.namespace))
-    .where('name', '=', encodeText(at.name))
-    .where('resource_version', '=', expected)
-    .executeTakeFirst();
-  return updated.numUpdatedRows > 0n;
-}
-
-/** Deletes the row if it is still at `expected`; false when it is not. */
-export async function deleteObject(trx: Transaction<StorageSchema>, at: ObjectRowKey, expected: string): Promise<boolean> {
-  const deleted = await trx
-    .deleteFrom('cairn_objects')
-    .where('resource', '=', at.resource)
-    .where('namespace', '=', encodeText(at.namespace))
-    .where('name', '=', encodeText(at.name))
-    .where('resource_version', '=', expected)
-    .executeTakeFirst();
-  return deleted.numDeletedRows > 0n;
 }
 
 /** Up to `limit` keys of `resource`'s rows not encoded in `apiVersion`, in key order, after `after`. */

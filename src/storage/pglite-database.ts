@@ -5,7 +5,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect } from 'kysely';
 import { lockDataDir } from './data-dir-lock.js';
-import type { Database, DatabaseWork, TransactionWork } from './database.js';
+import type { Database, DatabaseWork, Row, TransactionWork } from './database.js';
 import type { StorageSchema } from './schema.js';
 import { SerialQueue } from './serial-queue.js';
 import { decodeJsonb, jsonbOid } from './stored-text.js';
@@ -45,6 +45,17 @@ export class PGliteDatabase implements Database {
   transaction<T>(work: TransactionWork<T>): Promise<T> {
     // One connection and a serial queue: every transaction already sees a stable snapshot.
     return this.#queue.run(() => this.#db.transaction().execute(work));
+  }
+
+  async query(text: string, values: readonly unknown[]): Promise<readonly Row[]> {
+    const result = await this.#queue.run(() => this.#pglite.query<Row>(text, values as unknown[]));
+    return result.rows;
+  }
+
+  async script(statements: string): Promise<readonly (readonly Row[])[]> {
+    // exec runs several statements as one implicit transaction, as PostgreSQL's simple query protocol does.
+    const results = await this.#queue.run(() => this.#pglite.exec(statements));
+    return results.map((r) => r.rows as Row[]);
   }
 
   async listen(): Promise<() => Promise<void>> {

@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import type { Database, DatabaseWork, TransactionWork } from './database.js';
+import type { Database, DatabaseWork, Row, TransactionWork } from './database.js';
 import type { StorageSchema } from './schema.js';
 import { decodeJsonb, jsonbOid } from './stored-text.js';
 
@@ -54,13 +54,24 @@ export class PostgresDatabase implements Database {
     return (options?.snapshot ? builder.setIsolationLevel('repeatable read').setAccessMode('read only') : builder).execute(work);
   }
 
-  async listen(channel: string, onWake: () => void): Promise<() => Promise<void>> {
+  async query(text: string, values: readonly unknown[], name?: string): Promise<readonly Row[]> {
+    const result = await this.#pool.query<Row>({ text, values: values as unknown[], ...(name !== undefined ? { name } : {}) });
+    return result.rows;
+  }
+
+  async script(statements: string): Promise<readonly (readonly Row[])[]> {
+    // The simple query protocol: several statements in one message run as one implicit transaction.
+    const result = (await this.#pool.query<Row>(statements)) as pg.QueryResult<Row> | pg.QueryResult<Row>[];
+    return Array.isArray(result) ? result.map((r) => r.rows) : [result.rows];
+  }
+
+  async listen(channel: string, onWake: (payload: string) => void): Promise<() => Promise<void>> {
     let client: pg.Client | undefined;
     let stopped = false;
     let retry: NodeJS.Timeout | undefined;
     const connect = async (): Promise<void> => {
       const next = new pg.Client({ connectionString: this.#options.connectionString, connectionTimeoutMillis: 5000 });
-      next.on('notification', () => onWake());
+      next.on('notification', (message) => onWake(message.payload ?? ''));
       next.on('error', (error) => {
         this.#options.onBackgroundError?.(error);
         reconnect(next);
@@ -80,7 +91,7 @@ export class PostgresDatabase implements Database {
       }
       client = next;
       // Whatever was written while we were not listening must be read now.
-      onWake();
+      onWake('');
     };
     const reconnect = (failed: pg.Client): void => {
       if (stopped || retry || (client && client !== failed)) return;
@@ -103,8 +114,8 @@ export class PostgresDatabase implements Database {
     };
   }
 
-  async notify(channel: string): Promise<void> {
-    await this.#pool.query('SELECT pg_notify($1, $2)', [channel, '']);
+  async notify(channel: string, payload = ''): Promise<void> {
+    await this.#pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 
   async ping(): Promise<void> {

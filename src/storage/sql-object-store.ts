@@ -1,8 +1,10 @@
 /**
- * The ObjectStore on a Database (PGlite or PostgreSQL): the event-log poller that
- * feeds the watch cache, the wake-ups of log followers, compaction, and one
+ * The ObjectStore on a Database (PGlite or PostgreSQL): the writer loop that commits
+ * writes in batches, the watch cache fed by this process's commits and by the
+ * event-log poller, the wake-ups of log followers, compaction, and one
  * SqlResourceStorage per resource.
  */
+import { randomUUID } from 'node:crypto';
 import { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
 import { compactEvents, readCurrentResourceVersion, readEvents } from './event-log.js';
@@ -11,6 +13,7 @@ import type { FieldsOf, ObjectStore, ResourceStorage, StorageVersioning } from '
 import { SqlResourceStorage } from './sql-resource-storage.js';
 import { classifyDatabaseError } from './storage-error.js';
 import { WatchCache } from './watch-cache.js';
+import { WriteBatcher, type CommittedBatch } from './write-batcher.js';
 
 /** The NOTIFY channel replicas wake each other on. */
 export const eventsChannel = 'cairn_events';
@@ -39,6 +42,9 @@ export class SqlObjectStore implements ObjectStore {
   readonly #eventsNotify: CoalescedNotify;
   readonly #logWakeups = new LogWakeups();
   readonly #logsNotify: CoalescedNotify;
+  readonly #writes: WriteBatcher;
+  /** What this store's NOTIFYs carry, so it can tell its own from the other replicas'. */
+  readonly #id = randomUUID();
   #polling = false;
   #pollAgain = false;
   #closed = false;
@@ -51,16 +57,18 @@ export class SqlObjectStore implements ObjectStore {
     this.#cache = cache;
     this.#options = options;
     const onError = (error: unknown): void => options.onBackgroundError?.(error);
-    this.#eventsNotify = new CoalescedNotify(database, eventsChannel, onError);
-    this.#logsNotify = new CoalescedNotify(database, logsChannel, onError);
+    this.#eventsNotify = new CoalescedNotify(database, eventsChannel, onError, this.#id);
+    this.#logsNotify = new CoalescedNotify(database, logsChannel, onError, this.#id);
+    this.#writes = new WriteBatcher({ database, onCommit: (batch) => this.#afterCommit(batch) });
   }
 
   /** Opens the store on a migrated database and starts following the event log. */
   static async open(database: Database, options: SqlObjectStoreOptions = {}): Promise<SqlObjectStore> {
     const start = await database.run((db) => readCurrentResourceVersion(db));
     const store = new SqlObjectStore(database, new WatchCache(start, options.watchCacheCapacity), options);
-    store.#unlisten.push(await database.listen(eventsChannel, () => store.#poll()));
-    store.#unlisten.push(await database.listen(logsChannel, () => store.#logWakeups.wakeAll()));
+    // This process's own writes reach its cache at commit: only the other replicas' wake-ups mean anything.
+    store.#unlisten.push(await database.listen(eventsChannel, (from) => from !== store.#id && store.#poll()));
+    store.#unlisten.push(await database.listen(logsChannel, (from) => from !== store.#id && store.#logWakeups.wakeAll()));
     store.#safetyTimer = setInterval(() => {
       store.#poll();
       store.#logWakeups.wakeAll();
@@ -78,7 +86,7 @@ export class SqlObjectStore implements ObjectStore {
         versioning,
         database: this.#database,
         cache: this.#cache,
-        afterCommit: () => this.#afterCommit(),
+        writes: this.#writes,
         logWakeups: this.#logWakeups,
         logNotify: this.#logsNotify,
       });
@@ -104,8 +112,9 @@ export class SqlObjectStore implements ObjectStore {
     }
   }
 
-  /** Stops polling and ends every watch; log follows end with the watches of their objects. */
+  /** Finishes the writes queued, stops polling and ends every watch; log follows end with the watches of their objects. */
   async close(): Promise<void> {
+    await this.#writes.close();
     this.#closed = true;
     clearInterval(this.#safetyTimer);
     clearTimeout(this.#retryTimer);
@@ -115,10 +124,23 @@ export class SqlObjectStore implements ObjectStore {
     this.#cache.close();
   }
 
-  /** A local write committed: read it into the cache now, and wake the other replicas. */
-  #afterCommit(): void {
-    this.#poll();
-    // A coalesced wake-up: the event log is the truth.
+  /**
+   * A batch of local writes committed: hand its events to the cache now, and wake the
+   * other replicas. The batch held the counter's lock to commit, so every resourceVersion
+   * up to `after` had committed before it: when the cache holds exactly those, the
+   * batch's events follow without a gap and no query is needed. Otherwise the cache is
+   * behind (another replica's commits it has not read yet: poll) or past the batch (a
+   * poll already read it). After a batch whose outcome is unknown, the log tells.
+   */
+  #afterCommit(batch: CommittedBatch | undefined): void {
+    if (batch === undefined) {
+      this.#poll();
+      return;
+    }
+    const newest = this.#cache.newest;
+    if (newest === batch.after) this.#cache.append(batch.events, batch.through);
+    else if (newest < batch.after) this.#poll();
+    // A coalesced wake-up, sent after the commit: the event log is the truth.
     this.#eventsNotify.wake();
   }
 

@@ -1,17 +1,17 @@
 /**
  * Storage of one resource in the object table, each write recorded in the event
  * log in the same transaction, and the logs of its objects. Writes are optimistic:
- * what computes or checks the new state runs between a plain read and a short
- * transaction that writes only if the object is still as read.
+ * what computes or checks the new state runs after a plain read, with nothing held,
+ * and the write joins the store's next batch ({@link WriteBatcher}), which applies it
+ * only if the object is still as read.
  */
 import type { Transaction } from 'kysely';
-import { deepCopy, jsonEqual, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
+import { deepCopy, deepFreeze, jsonEqual, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
 import type { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
-import { appendEvent, nextResourceVersion, readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
-import { deleteLogLines } from './log-lines.js';
+import { readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
 import type { LogWakeups } from './log-wakeups.js';
-import { countStaleRows, deleteObject, insertObject, lockObject, readObject, readStaleKeys, updateObject, type ObjectRowKey } from './object-rows.js';
+import { countStaleRows, lockObject, readObject, readStaleKeys, type ObjectRowKey } from './object-rows.js';
 import type {
   DeletePrecondition,
   FieldsOf,
@@ -31,10 +31,13 @@ import type {
 import type { StorageSchema, StringMap } from './schema.js';
 import { readSnapshotPage } from './snapshot-list.js';
 import { classifyDatabaseError, keyExists, keyNotFound, StorageError, tooLarge, tooOld } from './storage-error.js';
+import { encodeJsonb } from './stored-text.js';
 import type { WatchCache } from './watch-cache.js';
 import { EventLogWatcher } from './event-log-watcher.js';
 import { SqlLogStorage } from './sql-log-storage.js';
 import { VersionDecoder } from './version-decoder.js';
+import type { WriteBatcher } from './write-batcher.js';
+import { WrittenEvent } from './written-event.js';
 
 /** What a SqlResourceStorage is made of. */
 export interface SqlResourceStorageOptions {
@@ -44,8 +47,8 @@ export interface SqlResourceStorageOptions {
   readonly versioning?: StorageVersioning;
   readonly database: Database;
   readonly cache: WatchCache;
-  /** Called after every committed write. */
-  readonly afterCommit: () => void;
+  /** The store's writer loop, which every write of every resource joins. */
+  readonly writes: WriteBatcher;
   /** The followers of logs in this process. */
   readonly logWakeups: LogWakeups;
   /** Wakes the other replicas' log followers after an append. */
@@ -54,10 +57,12 @@ export interface SqlResourceStorageOptions {
 
 const labelsOf = (object: KubeObject): StringMap => object.metadata?.labels ?? {};
 
-function withResourceVersion(object: KubeObject, rv: bigint): StoredObject {
-  const copy = deepCopy(object) as StoredObject;
-  copy.metadata = { ...copy.metadata, resourceVersion: rv.toString() };
-  return copy;
+/**
+ * A shallow copy of `object` with its own metadata, whose resourceVersion the write
+ * sets once it has one: nothing deep is copied, the caller hands the object over.
+ */
+function toStore(object: KubeObject, rv = ''): StoredObject {
+  return { ...object, metadata: { ...object.metadata, resourceVersion: rv } } as StoredObject;
 }
 
 function withoutResourceVersion(object: KubeObject): KubeObject {
@@ -87,16 +92,35 @@ export class SqlResourceStorage implements ResourceStorage {
     return `/${this.#o.resource}/${key.namespace}/${key.name}`;
   }
 
-  /** Runs a write transaction; wakes the watch machinery once it has committed. */
-  async #write<T>(work: (trx: Transaction<StorageSchema>) => Promise<{ result: T; wrote: boolean }>): Promise<T> {
-    let outcome: { result: T; wrote: boolean };
-    try {
-      outcome = await this.#o.database.transaction(work);
-    } catch (error) {
-      throw classifyDatabaseError(error);
-    }
-    if (outcome.wrote) this.#o.afterCommit();
-    return outcome.result;
+  /**
+   * Writes `stored` (a create, or an update of `current`) in the next batch: the object
+   * is stringified once, for its row and its event, and this process's watch cache gets
+   * the event from that text. Resolves with the new resourceVersion, or undefined when
+   * the key exists (create) or the row is no longer at `current`'s (update).
+   */
+  #writeObject(key: StorageKey, stored: StoredObject, current?: StoredObject): Promise<bigint | undefined> {
+    const labels = labelsOf(stored);
+    const fields = this.#o.fieldsOf(stored);
+    const prevLabels = current && labelsOf(current);
+    const prevFields = current && this.#o.fieldsOf(current);
+    const text = encodeJsonb(stored);
+    const resource = this.#o.resource;
+    const type = current ? 'MODIFIED' : 'ADDED';
+    return this.#o.writes.submit({
+      op: current ? 'update' : 'create',
+      resource,
+      namespace: key.namespace,
+      name: key.name,
+      expected: current?.metadata.resourceVersion,
+      uid: current ? undefined : String(stored.metadata.uid),
+      apiVersion: String(stored.apiVersion),
+      labels: encodeJsonb(labels),
+      fields: encodeJsonb(fields),
+      prevLabels: prevLabels && encodeJsonb(prevLabels),
+      prevFields: prevFields && encodeJsonb(prevFields),
+      object: text,
+      event: (rv) => new WrittenEvent({ rv, resource, ...key, type, labels, fields, prevLabels, prevFields }, { text }),
+    });
   }
 
   /** The row of `key` in this resource. */
@@ -114,23 +138,18 @@ export class SqlResourceStorage implements ResourceStorage {
   /** The current object as its row holds it (maybe in an older version), or undefined: one query, no transaction, no lock. */
   async #readRow(key: StorageKey): Promise<StoredObject | undefined> {
     try {
-      return await this.#o.database.run((db) => readObject(db, this.#at(key)));
+      return await readObject(this.#o.database, this.#at(key));
     } catch (error) {
       throw classifyDatabaseError(error);
     }
   }
 
-  create(key: StorageKey, object: KubeObject): Promise<StoredObject> {
-    return this.#write(async (trx) => {
-      const rv = await nextResourceVersion(trx);
-      const stored = withResourceVersion(object, rv);
-      const labels = labelsOf(stored);
-      const fields = this.#o.fieldsOf(stored);
-      // Throwing rolls the counter back too: a failed create leaves no gap.
-      if (!(await insertObject(trx, this.#at(key), { rv, labels, fields, object: stored }))) throw keyExists(this.#describe(key));
-      await appendEvent(trx, { rv, resource: this.#o.resource, ...key, type: 'ADDED', labels, fields, object: stored });
-      return { result: stored, wrote: true };
-    });
+  async create(key: StorageKey, object: KubeObject): Promise<StoredObject> {
+    const stored = toStore(object);
+    const rv = await this.#writeObject(key, stored);
+    if (rv === undefined) throw keyExists(this.#describe(key));
+    stored.metadata.resourceVersion = rv.toString();
+    return stored;
   }
 
   async get(key: StorageKey): Promise<StoredObject> {
@@ -174,31 +193,11 @@ export class SqlResourceStorage implements ResourceStorage {
     if (!stale && jsonEqual(withoutResourceVersion(next), withoutResourceVersion(current))) {
       return { object: current, changed: false, created: false };
     }
-    const at = this.#at(key);
-    const expected = current.metadata.resourceVersion;
-    return this.#write(async (trx) => {
-      // The object's row before the counter, as every write takes them: the same order
-      // everywhere keeps writers from deadlocking, and a lost race allocates nothing.
-      if (!(await lockObject(trx, at, expected))) return { result: undefined, wrote: false };
-      const rv = await nextResourceVersion(trx);
-      const stored = withResourceVersion(next, rv);
-      const labels = labelsOf(stored);
-      const fields = this.#o.fieldsOf(stored);
-      await updateObject(trx, at, expected, { rv, labels, fields, object: stored });
-      await appendEvent(trx, {
-        rv,
-        resource: this.#o.resource,
-        ...key,
-        type: 'MODIFIED',
-        labels,
-        fields,
-        prevLabels: labelsOf(current),
-        prevFields: this.#o.fieldsOf(current),
-        object: stored,
-        prevObject: current,
-      });
-      return { result: { object: stored, changed: true, created: false }, wrote: true };
-    });
+    const stored = toStore(next);
+    const rv = await this.#writeObject(key, stored, current);
+    if (rv === undefined) return undefined;
+    stored.metadata.resourceVersion = rv.toString();
+    return { object: stored, changed: true, created: false };
   }
 
   async delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject> {
@@ -213,32 +212,29 @@ export class SqlResourceStorage implements ResourceStorage {
     }
   }
 
-  /** Deletes `current` and its log lines; undefined when the object changed (or went) since it was read. */
-  #remove(key: StorageKey, current: StoredObject): Promise<StoredObject | undefined> {
-    const at = this.#at(key);
-    const expected = current.metadata.resourceVersion;
-    return this.#write(async (trx) => {
-      // The row lock also waits for log appends in flight, whose lines are then deleted too.
-      if (!(await lockObject(trx, at, expected))) return { result: undefined, wrote: false };
-      // Any resource's log lines go with their object, in its transaction. Deleted before the
-      // resourceVersion is taken: a long log must not hold the counter, which every writer waits for.
-      await deleteLogLines(trx, String(current.metadata.uid));
-      const rv = await nextResourceVersion(trx);
-      await deleteObject(trx, at, expected);
-      // As kube's watch cache does, the DELETED object carries the deletion's resourceVersion.
-      const deleted = withResourceVersion(current, rv);
-      await appendEvent(trx, {
-        rv,
-        resource: this.#o.resource,
-        ...key,
-        type: 'DELETED',
-        labels: labelsOf(current),
-        fields: this.#o.fieldsOf(current),
-        object: deleted,
-        prevObject: current,
-      });
-      return { result: deleted, wrote: true };
+  /**
+   * Deletes `current` and its log lines (any resource's log lines go with their object,
+   * in its transaction: see write-batch-statement.ts); undefined when the object changed
+   * (or went) since it was read.
+   */
+  async #remove(key: StorageKey, current: StoredObject): Promise<StoredObject | undefined> {
+    const labels = labelsOf(current);
+    const fields = this.#o.fieldsOf(current);
+    const resource = this.#o.resource;
+    const rv = await this.#o.writes.submit({
+      op: 'delete',
+      resource,
+      namespace: key.namespace,
+      name: key.name,
+      expected: current.metadata.resourceVersion,
+      labels: encodeJsonb(labels),
+      fields: encodeJsonb(fields),
+      // The watch cache's copy is its own: what the caller gets back stays the caller's to change.
+      event: (rv) =>
+        new WrittenEvent({ rv, resource, ...key, type: 'DELETED', labels, fields }, { frozen: deepFreeze(deepCopy(toStore(current, rv.toString()))) }),
     });
+    // As kube's watch cache does, the DELETED object carries the deletion's resourceVersion.
+    return rv === undefined ? undefined : toStore(current, rv.toString());
   }
 
   async list(namespace: string | undefined, request: ListRequest): Promise<ListResult> {

@@ -35,14 +35,19 @@ export class WatchCache {
     return this.#newest;
   }
 
-  /** Appends events that follow `newest`, in order; wakes the waiting watchers. */
-  append(events: readonly EventLogEntry[]): void {
-    if (events.length === 0) return;
+  /**
+   * Appends events that follow `newest`, in order; wakes the waiting watchers. With
+   * `through`, the caller knows every event up to it is among `events` (a batch this
+   * process committed, whose unused resourceVersions have no event): `newest` becomes it.
+   */
+  append(events: readonly EventLogEntry[], through?: bigint): void {
     for (const event of events) {
       if (event.rv <= this.#newest) continue;
       this.#events.push(event);
       this.#newest = event.rv;
     }
+    if (through !== undefined && through > this.#newest) this.#newest = through;
+    if (events.length === 0) return;
     const overflow = this.#events.length - this.#head - this.#capacity;
     if (overflow > 0) {
       this.#coveredFrom = this.#events[this.#head + overflow - 1]!.rv;

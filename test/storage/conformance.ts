@@ -219,6 +219,39 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       }
     });
 
+    it('delivers the creates, updates and deletes of concurrent writers on every replica exactly once, in order, to a watcher on each', async () => {
+      const replica = await backend.openReplica?.();
+      const replicas = replica ? [store, replica] : [store];
+      const resources = replicas.map((s) => s.forResource('churned.test', fieldsOf));
+      const start = await store.currentResourceVersion();
+      const writers = 16;
+      const perWriter = 8;
+      const watchers = await Promise.all(resources.map((r) => r.watch(undefined, start, {})));
+      const expected = writers * perWriter * 3;
+      const collecting = watchers.map((w) => collect(w, expected));
+      const acknowledged: [string, string, string][] = [];
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          const storage = resources[w % resources.length];
+          for (let i = 0; i < perWriter; i++) {
+            const key = { namespace: 'ns', name: `w${w}-o${i}` };
+            const created = await storage.create(key, object(key.name, { spec: { w, i } }));
+            acknowledged.push([created.metadata.resourceVersion, 'ADDED', key.name]);
+            const updated = await storage.guaranteedUpdate(key, (c) => ({ ...c, spec: { w, i, updated: true } }));
+            acknowledged.push([updated.object.metadata.resourceVersion, 'MODIFIED', key.name]);
+            const deleted = await storage.delete(key);
+            acknowledged.push([deleted.metadata.resourceVersion, 'DELETED', key.name]);
+          }
+        }),
+      );
+      const inOrder = [...acknowledged].sort(([a], [b]) => (BigInt(a) < BigInt(b) ? -1 : 1));
+      for (const events of await Promise.all(collecting)) {
+        expect(events.map((e) => [e.resourceVersion, e.type, e.object.metadata.name])).toEqual(inOrder);
+        for (const e of events) expect(e.object.metadata.resourceVersion).toBe(e.resourceVersion);
+      }
+      for (const storage of resources) expect((await storage.list(undefined, { predicate: {} })).items).toEqual([]);
+    });
+
     it('turns label changes into ADDED and DELETED for a selecting watcher', async () => {
       const selected = store.forResource('selected.test', fieldsOf);
       const start = await store.currentResourceVersion();

@@ -49,8 +49,10 @@ function counted(inner: Database, counter: QueryCounter): Database {
     run: <T>(work: DatabaseWork<T>) => inner.run(work),
     transaction: <T>(work: TransactionWork<T>, options?: { snapshot?: boolean }) =>
       inner.transaction((trx) => work(options?.snapshot ? trx.withPlugin(counter) : trx), options),
+    query: (text, values, name) => inner.query(text, values, name),
+    script: (statements) => inner.script(statements),
     listen: (channel, onWake) => inner.listen(channel, onWake),
-    notify: (channel) => inner.notify(channel),
+    notify: (channel, payload) => inner.notify(channel, payload),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };

@@ -1,0 +1,156 @@
+/**
+ * Group commit, on both SQL backends: concurrent writes share batches (one round trip
+ * each, counted), and what one write of a batch does wrong fails that write only.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database, Row } from '../../src/storage/database.js';
+import type { ObjectStore, ResourceStorage, StorageKey } from '../../src/storage/interfaces.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { PGliteDatabase } from '../../src/storage/pglite-database.js';
+import { PostgresDatabase } from '../../src/storage/postgres-database.js';
+import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
+import { writeBatchSizes } from '../../src/storage/write-batch-sizes.js';
+import { testDatabaseUrl } from '../support/test-database.js';
+import { collect, expectStorageError, fieldsOf, Gate, key, object, within } from './conformance-support.js';
+
+/** A Database that counts the round trips that write objects: batches, and anything else that would. */
+class CountingDatabase implements Database {
+  readonly backend: Database['backend'];
+  writeRoundTrips = 0;
+  readonly #inner: Database;
+
+  constructor(inner: Database) {
+    this.#inner = inner;
+    this.backend = inner.backend;
+  }
+
+  run: Database['run'] = (work) => this.#inner.run(work);
+  transaction: Database['transaction'] = (work, options) => this.#inner.transaction(work, options);
+  query(text: string, values: readonly unknown[], name?: string): Promise<readonly Row[]> {
+    if (/INSERT INTO cairn_objects/.test(text)) this.writeRoundTrips++;
+    return this.#inner.query(text, values, name);
+  }
+  script(statements: string): Promise<readonly (readonly Row[])[]> {
+    if (/INSERT INTO cairn_objects/.test(statements)) this.writeRoundTrips++;
+    return this.#inner.script(statements);
+  }
+  listen: Database['listen'] = (channel, onWake) => this.#inner.listen(channel, onWake);
+  notify: Database['notify'] = (channel, payload) => this.#inner.notify(channel, payload);
+  ping = () => this.#inner.ping();
+  close = () => this.#inner.close();
+}
+
+/** The sizes of the write batches committed while `work` runs. */
+async function batchesDuring(work: () => Promise<unknown>): Promise<number[]> {
+  const sizes: number[] = [];
+  const stop = writeBatchSizes.onObserve((size) => sizes.push(size));
+  try {
+    await work();
+  } finally {
+    stop();
+  }
+  return sizes;
+}
+
+const opens: Record<string, () => Promise<Database>> = {
+  pglite: () => PGliteDatabase.open(),
+  postgres: async () => new PostgresDatabase({ connectionString: await testDatabaseUrl() }),
+};
+
+describe.each(Object.keys(opens))('write batches on %s', (backend) => {
+  let database: CountingDatabase;
+  let store: ObjectStore & { close(): Promise<void> };
+
+  beforeAll(async () => {
+    const inner = await opens[backend]();
+    await migrateToLatest(inner);
+    database = new CountingDatabase(inner);
+    store = await SqlObjectStore.open(database);
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await database?.close();
+  });
+
+  const watchFromNow = async (storage: ResourceStorage) => storage.watch(undefined, await store.currentResourceVersion(), {});
+
+  it('commits 64 concurrent creates, updates and deletes in a few round trips, each write once, in order', async () => {
+    const batched = store.forResource('batched.test', fieldsOf);
+    const keys = Array.from({ length: 64 }, (_, i) => key(`b${i}`));
+    const events = collect(await watchFromNow(batched), 64 * 3);
+    const verbs: [string, (k: StorageKey) => Promise<unknown>][] = [
+      ['create', (k) => batched.create(k, object(k.name))],
+      ['update', (k) => batched.guaranteedUpdate(k, (c) => ({ ...c, spec: { updated: true } }))],
+      ['delete', (k) => batched.delete(k)],
+    ];
+    for (const [verb, write] of verbs) {
+      const before = database.writeRoundTrips;
+      const sizes = await batchesDuring(() => Promise.all(keys.map(write)));
+      expect(
+        sizes.reduce((a, b) => a + b, 0),
+        verb,
+      ).toBe(64);
+      // 64 writes at once: the first batch goes alone at most, the rest queue behind it.
+      expect(sizes.length, `${verb}: batches ${JSON.stringify(sizes)}`).toBeLessThanOrEqual(4);
+      expect(database.writeRoundTrips - before, verb).toBe(sizes.length);
+    }
+    const received = await events;
+    expect(received.map((e) => e.type)).toEqual([...keys.map(() => 'ADDED'), ...keys.map(() => 'MODIFIED'), ...keys.map(() => 'DELETED')]);
+    const rvs = received.map((e) => BigInt(e.resourceVersion));
+    for (let i = 1; i < rvs.length; i++) expect(rvs[i] > rvs[i - 1]).toBe(true);
+  });
+
+  it('fails only the write whose condition failed: a duplicate create gets KeyExists, a stale update runs again, the rest of the batch commits', async () => {
+    const mixed = store.forResource('mixed.test', fieldsOf);
+    await mixed.create(key('taken'), object('taken', { spec: { first: true } }));
+    await mixed.create(key('raced'), object('raced', { spec: { n: 0 } }));
+    const events = collect(await watchFromNow(mixed), 4);
+    const webhook = new Gate();
+    const seen: string[] = [];
+    const updating = mixed.guaranteedUpdate(key('raced'), async (current) => {
+      seen.push(current!.metadata.resourceVersion);
+      if (seen.length === 1) await webhook.pass();
+      return { ...current, spec: { n: (current!.spec as { n: number }).n + 10 } };
+    });
+    await within('tryUpdate', webhook.reached);
+    const theirs = await mixed.guaranteedUpdate(key('raced'), (c) => ({ ...c, spec: { n: 1 } }));
+    // Released in the same turn as the writes below: the stale update, the duplicate and two creates share one batch.
+    let duplicate: Promise<unknown> | undefined;
+    const sizes = await batchesDuring(async () => {
+      webhook.release();
+      duplicate = mixed.create(key('taken'), object('taken', { spec: { second: true } }));
+      await Promise.all([updating, duplicate.catch(() => undefined), mixed.create(key('new-1'), object('new-1')), mixed.create(key('new-2'), object('new-2'))]);
+    });
+    expect(sizes[0]).toBe(4);
+    await expectStorageError(duplicate!, 'KeyExists');
+    expect(seen).toEqual([seen[0], theirs.object.metadata.resourceVersion]);
+    const updated = await updating;
+    expect(updated.object.spec).toEqual({ n: 11 });
+    expect((await mixed.get(key('taken'))).spec).toEqual({ first: true });
+    expect((await events).map((e) => [e.type, e.object.metadata.name])).toEqual([
+      ['MODIFIED', 'raced'],
+      ['ADDED', 'new-1'],
+      ['ADDED', 'new-2'],
+      ['MODIFIED', 'raced'],
+    ]);
+  });
+
+  it('runs each write of a batch the database refused alone, so only the write it cannot store fails', async () => {
+    const refused = store.forResource('refused.test', fieldsOf);
+    const events = collect(await watchFromNow(refused), 2);
+    const writes = [
+      refused.create(key('good-1'), object('good-1')),
+      // A lone surrogate is valid in a JavaScript string, not in jsonb.
+      refused.create(key('bad'), object('bad', { spec: { text: '\ud800' } })),
+      refused.create(key('good-2'), object('good-2')),
+    ];
+    const [first, bad, second] = await Promise.allSettled(writes);
+    expect(first.status).toBe('fulfilled');
+    expect(second.status).toBe('fulfilled');
+    expect(bad.status).toBe('rejected');
+    await expectStorageError(refused.get(key('bad')), 'KeyNotFound');
+    expect((await events).map((e) => e.object.metadata.name)).toEqual(['good-1', 'good-2']);
+    expect((await refused.list(undefined, { predicate: {} })).items.map((o) => o.metadata.name)).toEqual(['good-1', 'good-2']);
+  });
+});
