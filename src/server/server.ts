@@ -226,6 +226,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     readyzChecks: [
       { name: 'ping', check: () => true },
       { name: 'migrations', check: () => migrated },
+      // The registry exists once the event log is read: until then data requests are answered 503.
+      { name: 'storage', check: () => registry !== undefined },
       databaseCheck(() => database),
       { name: 'shutdown', check: () => !draining.signal.aborted },
     ],
