@@ -18,6 +18,8 @@ export interface BenchMeta {
   readonly cpus: number;
   readonly cpuModel: string;
   readonly memoryGiB: number;
+  /** The 1-minute load average when the run started and ended: other work on the machine shows here. */
+  readonly loadAverage: { readonly start: number; readonly end: number };
 }
 
 /** Everything a run wrote. */

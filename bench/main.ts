@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -67,6 +67,7 @@ async function writeFormatted(file: string, text: string): Promise<void> {
 async function main(): Promise<void> {
   const { profile, backends, outDir } = options();
   const date = new Date().toISOString();
+  const loadAtStart = loadavg()[0];
   const started = performance.now();
   const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-'));
   runDirectory = workDir;
@@ -110,6 +111,7 @@ async function main(): Promise<void> {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
       memoryGiB: Math.round(totalmem() / 2 ** 30),
+      loadAverage: { start: Number(loadAtStart.toFixed(2)), end: Number(loadavg()[0].toFixed(2)) },
     },
     rows,
     latencyCurves: collector.curves(),

@@ -39,7 +39,8 @@ export function renderReport(results: BenchResults): string {
     `A snapshot of commit \`${meta.commit}\`${meta.dirty ? ' (with uncommitted changes)' : ''}, measured ${meta.date} by \`npm run bench${meta.profile === 'quick' ? ' -- --quick' : ''}\` ` +
       `(${meta.profile} profile, ${meta.runs} run${meta.runs > 1 ? 's' : ''} of every figure, ${Math.round(meta.durationSeconds)} s in all) ` +
       `on ${meta.cpus} × ${meta.cpuModel}, ${meta.memoryGiB} GiB, Node.js ${meta.node}${meta.postgres ? `, ${meta.postgres}` : ''}. ` +
-      'Load generators, Cairn and the database share the machine. How each row is measured: docs/architecture.md, "Benchmarks".',
+      `Load generators, Cairn and the database share the machine; its 1-minute load average was ${meta.loadAverage.start} when the run started and ${meta.loadAverage.end} when it ended. ` +
+      'How each row is measured: docs/architecture.md, "Benchmarks".',
     '',
     'Each figure is the median of its runs, with the smallest run beside it (for a rate the slowest run, for a time or a size the best). ' +
       'The ratio is median Cairn over median limit, both from this run; a goal on a row with a limit is on that ratio.',

@@ -1,4 +1,5 @@
 /** The watch rows: delivery latency at three loads, idle watchers' memory, and across replicas. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runName, step, type BenchContext } from './bench-context.js';
 import type { CairnProcess } from './cairn-process.js';
 import { mib } from './process-memory.js';
@@ -6,38 +7,51 @@ import type { Backend } from './rows.js';
 import type { ServerAccess } from './server-access.js';
 import { measureWatchLatency, type WatchRun, type WatchScenario } from './watch-latency.js';
 
-/** A scenario's label in the chart: `200 × 200/s`. */
-const label = (s: WatchScenario): string => `${s.watchers} watchers × ${s.perSecond}/s`;
+/** A scenario's label in the chart: `200 watchers × 200/s`. */
+const label = (s: WatchScenario): string => `${s.watchers.toLocaleString('en-US')} watchers × ${s.perSecond}/s`;
 
-/** Measures the single-server watch rows and the idle watchers' memory on `server`. */
+/** Measures the burst and steady watch rows on `server`. */
 export async function watchRows(ctx: BenchContext, backend: Backend, server: CairnProcess): Promise<void> {
-  const { profile, collector } = ctx;
+  const { profile } = ctx;
   const scenarios: [string, WatchScenario][] = [
     ['watch-burst', profile.watchBurst],
     ['watch-steady', profile.watchSteady],
-    ['watch-many', profile.watchMany],
   ];
   for (const [id, scenario] of scenarios) {
     for (let run = 0; run < profile.runs; run++) {
       await step(ctx, backend, id, `${label(scenario)}, ${scenario.writes} creates${runName(ctx, run)}`, async () => {
-        const idle = id === 'watch-many';
-        const before = server.residentBytes();
-        const result = await measureWatchLatency({
-          writer: server.access,
-          watched: server.access,
-          namespace: `${id}-${run}`,
-          scenario,
-          whenIdle: idle
-            ? async () => {
-                const rss = server.residentBytes();
-                collector.add(backend, 'idle-watchers', 'cairn', mib(rss - before));
-                collector.add(backend, 'idle-watchers', 'secondary', mib(rss));
-              }
-            : undefined,
-        });
+        const result = await measureWatchLatency({ writer: server.access, watched: server.access, namespace: `${id}-${run}`, scenario });
         record(ctx, backend, id, run, scenario, result);
       });
     }
+  }
+}
+
+/**
+ * Measures the many-watchers row and the idle watchers' memory, each run on a server
+ * `start` starts afresh: its RSS before the watchers open is a resting server's, not one
+ * holding the garbage of the loads before.
+ */
+export async function manyWatchersRows(ctx: BenchContext, backend: Backend, start: () => Promise<CairnProcess>): Promise<void> {
+  const { profile, collector } = ctx;
+  const scenario = profile.watchMany;
+  for (let run = 0; run < profile.runs; run++) {
+    await step(ctx, backend, 'watch-many', `${label(scenario)}, ${scenario.writes} creates${runName(ctx, run)}`, async () => {
+      const server = await start();
+      try {
+        await sleep(1000);
+        const before = server.residentBytes();
+        const whenIdle = async (): Promise<void> => {
+          const rss = server.residentBytes();
+          collector.add(backend, 'idle-watchers', 'cairn', mib(rss - before));
+          collector.add(backend, 'idle-watchers', 'secondary', mib(rss));
+        };
+        const result = await measureWatchLatency({ writer: server.access, watched: server.access, namespace: `watch-many-${run}`, scenario, whenIdle });
+        record(ctx, backend, 'watch-many', run, scenario, result);
+      } finally {
+        await server.stop();
+      }
+    });
   }
 }
 
