@@ -121,8 +121,8 @@ export class CairnProcess {
 
 /**
  * Polls `/readyz` (anonymous, as a load balancer would) until it answers 200, then a
- * LIST as the admin user until that answers 200 too: `/readyz` turns ready once the
- * migrations ran, a moment before the API serves.
+ * LIST as the admin user until that answers 200 too: ready is when the API serves (a
+ * `/readyz` that turned 200 before the registry existed once made the first create 503).
  */
 async function waitReady(port: number, kubeconfig: string, running: () => boolean): Promise<ServerAccess> {
   const deadline = performance.now() + readyTimeoutMs;
