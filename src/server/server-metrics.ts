@@ -12,8 +12,8 @@ import { countObjects } from '../storage/object-counts.js';
 /** A server's metrics, and what it records in them. */
 export interface ServerMetrics {
   readonly api: ApiMetrics;
-  /** One run of event-log compaction, and how it ended. */
-  compactionRun(result: 'success' | 'failure'): void;
+  /** One run of event-log compaction, and how it ended (skipped: another replica was compacting). */
+  compactionRun(result: 'success' | 'skipped' | 'failure'): void;
 }
 
 /** The metrics of a server on `database` (undefined until storage is up: no objects are counted then). */

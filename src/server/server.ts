@@ -283,7 +283,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     }
     compaction = setInterval(() => {
       store?.compact(config.eventRetentionMs).then(
-        () => metrics.compactionRun('success'),
+        ({ ran }) => metrics.compactionRun(ran ? 'success' : 'skipped'),
         (error: unknown) => {
           metrics.compactionRun('failure');
           logger.warn({ err: error }, 'compaction failed');

@@ -45,11 +45,17 @@ export async function readEvents(db: Queryable, after: bigint, limit: number, re
   );
 }
 
+/** The advisory lock a compaction holds for its transaction ("cairn-cp" in ASCII): one replica compacts at a time. */
+export const compactionLockKey = 0x636169726e2d6370n;
+
 /**
  * Drops the events older than `cutoff`, as a prefix of the log, and records the
- * newest dropped resourceVersion. Returns the compacted resourceVersion.
+ * newest dropped resourceVersion, unless another replica is compacting (then this one
+ * leaves it to that one). Returns the compacted resourceVersion and whether it ran.
  */
-export async function compactEvents(trx: Transaction<StorageSchema>, cutoff: Date): Promise<bigint> {
+export async function compactEvents(trx: Transaction<StorageSchema>, cutoff: Date): Promise<{ compacted: bigint; ran: boolean }> {
+  const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${String(compactionLockKey)}::bigint) AS locked`.execute(trx);
+  if (!rows[0]?.locked) return { compacted: await readCompactedResourceVersion(trx), ran: false };
   const boundary = await trx
     .selectFrom('cairn_events')
     .select((eb) => eb.fn.max('resource_version').as('rv'))
@@ -64,5 +70,5 @@ export async function compactEvents(trx: Transaction<StorageSchema>, cutoff: Dat
       .where('id', '=', 1)
       .execute();
   }
-  return readCompactedResourceVersion(trx);
+  return { compacted: await readCompactedResourceVersion(trx), ran: true };
 }

@@ -236,6 +236,14 @@ export interface ObjectStore {
   forResource(resource: string, fieldsOf: FieldsOf, versioning?: StorageVersioning): ResourceStorage;
   /** The newest committed resourceVersion. */
   currentResourceVersion(): Promise<string>;
-  /** Drops events older than the retention window; returns the new compacted resourceVersion. */
-  compact(retentionMs: number): Promise<string>;
+  /** Drops events older than the retention window, unless another replica is doing it now. */
+  compact(retentionMs: number): Promise<Compaction>;
+}
+
+/** What a compaction did. */
+export interface Compaction {
+  /** The newest resourceVersion whose events are gone. */
+  readonly compacted: string;
+  /** False when another replica held the compaction lock and this one left the work to it. */
+  readonly ran: boolean;
 }

@@ -9,7 +9,7 @@ import { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
 import { compactEvents, readCurrentResourceVersion, readEvents } from './event-log.js';
 import { LogWakeups } from './log-wakeups.js';
-import type { FieldsOf, ObjectStore, ResourceStorage, StorageVersioning } from './interfaces.js';
+import type { Compaction, FieldsOf, ObjectStore, ResourceStorage, StorageVersioning } from './interfaces.js';
 import { SqlResourceStorage } from './sql-resource-storage.js';
 import { classifyDatabaseError } from './storage-error.js';
 import { WatchCache } from './watch-cache.js';
@@ -103,10 +103,11 @@ export class SqlObjectStore implements ObjectStore {
     }
   }
 
-  async compact(retentionMs: number): Promise<string> {
+  async compact(retentionMs: number): Promise<Compaction> {
     const cutoff = new Date(Date.now() - retentionMs);
     try {
-      return (await this.#database.transaction((trx) => compactEvents(trx, cutoff))).toString();
+      const { compacted, ran } = await this.#database.transaction((trx) => compactEvents(trx, cutoff));
+      return { compacted: compacted.toString(), ran };
     } catch (error) {
       throw classifyDatabaseError(error);
     }

@@ -280,7 +280,7 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       }
 
       await new Promise((resolve) => setTimeout(resolve, 20));
-      const compacted = await store.compact(0);
+      const { compacted } = await store.compact(0);
       expect(BigInt(compacted) >= BigInt(inside)).toBe(true);
       await expectStorageError(compacting.watch(undefined, old, {}), 'TooOld');
       const fresh = await compacting.watch(undefined, compacted, {});
