@@ -284,8 +284,33 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
   };
 }
 
-/** The scope of a request for `resource`'s `subresource` (or main endpoint) in `version`; undefined when not served. */
+/** The scopes made so far, per registry's storages of a resource: a scope holds nothing of one request. */
+const scopes = new WeakMap<ResourceStorages, Map<string, RequestScope>>();
+
+/**
+ * The scope of a request for `resource`'s `subresource` (or main endpoint) in `version`;
+ * undefined when not served. Made once per endpoint and version, then shared by every
+ * request to it, as kube's installer makes one RequestScope per route.
+ */
 export function requestScope(
+  resource: ApiResource,
+  version: string,
+  subresource: string | undefined,
+  storages: ResourceStorages,
+  validator: SchemaValidator,
+): RequestScope | undefined {
+  let made = scopes.get(storages);
+  if (!made) scopes.set(storages, (made = new Map<string, RequestScope>()));
+  // Only served endpoints are kept: what a client names otherwise is unbounded.
+  const key = `${version}/${subresource ?? ''}`;
+  const known = made.get(key);
+  if (known) return known;
+  const scope = newRequestScope(resource, version, subresource, storages, validator);
+  if (scope) made.set(key, scope);
+  return scope;
+}
+
+function newRequestScope(
   resource: ApiResource,
   version: string,
   subresource: string | undefined,
