@@ -8,7 +8,7 @@
 import { servedVersion, storageVersionOf, type ApiResource, type ResourceVersion } from '../apis/api-resource.js';
 import { badRequest, invalid } from '../machinery/errors.js';
 import { dropNulls, unknownFields, type JsonSchema, type SchemaResolver } from '../machinery/json-schema.js';
-import { deepCopy, isPlainObject, type KubeObject } from '../machinery/meta/object.js';
+import { isPlainObject, type KubeObject } from '../machinery/meta/object.js';
 import { scaleSchemaName } from '../machinery/types/scale.js';
 import { defaultTableColumns, type TableColumn } from '../machinery/types/table.js';
 import type { FieldValidation } from '../registry/request-options.js';
@@ -73,7 +73,10 @@ export interface RequestScope {
   readonly fieldManager: FieldManager;
   /** Checks a body names the endpoint's kind and version; 400 otherwise. */
   readonly checkKind: (value: unknown) => asserts value is KubeObject;
-  /** Decodes a body of the request's version; 400 when it is not one (or, under Strict, has unknown or duplicate fields). */
+  /**
+   * Decodes a body of the request's version, in place (the value must be the request's
+   * own); 400 when it is not one (or, under Strict, has unknown or duplicate fields).
+   */
   readonly decode: (value: unknown, fieldValidation: FieldValidation, duplicateFields: readonly string[]) => DecodedObject;
   /** Converts an object of the request's version to the storage version. */
   readonly toStorage: (object: KubeObject) => KubeObject;
@@ -224,7 +227,8 @@ function objectScope(
     checkKind: (value) => checkKind(value, resource.kind, apiVersion),
     decode(value, fieldValidation, duplicateFields) {
       checkKind(value, resource.kind, apiVersion);
-      const object = deepCopy(value);
+      // In place: a body is parsed for this request alone, and a patch applies to a copy of the stored object.
+      const object = value;
       dropNulls(object, schema, validator.resolve);
       const unknown = unknownFields(object, schema, validator.resolve, true);
       const problems = [...duplicateFields.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];

@@ -4,7 +4,6 @@
  * what was sent (and the managedFields computed for it), everything else stays as stored.
  */
 import type { Strategy } from '../apis/api-resource.js';
-import { deepCopy } from '../machinery/meta/object.js';
 
 /** The status strategy of a resource whose main strategy is `main`. */
 export function statusStrategy(main: Strategy): Strategy {
@@ -14,9 +13,10 @@ export function statusStrategy(main: Strategy): Strategy {
       throw new Error('objects are not created through /status');
     },
     prepareForUpdate(object, old) {
-      const next = deepCopy(old);
+      // Shallow: only top-level fields change here, and nothing below them is written to after.
+      const next = { ...old };
       if (object.status === undefined) delete next.status;
-      else next.status = deepCopy(object.status);
+      else next.status = object.status;
       // managedFields were computed for this write; the resourceVersion sent was its precondition.
       next.metadata = { ...next.metadata, managedFields: object.metadata?.managedFields };
       if (next.metadata.managedFields === undefined) delete next.metadata.managedFields;

@@ -4,7 +4,7 @@
  */
 import type { Strategy } from '../api-resource.js';
 import type { FieldError } from '../../machinery/errors.js';
-import { deepCopy, jsonEqual, valueAt, type KubeObject } from '../../machinery/meta/object.js';
+import { jsonEqual, valueAt, type KubeObject } from '../../machinery/meta/object.js';
 
 /** A selectable field's value: a dotted path's string; '' when absent, as kube's field sets read it. */
 function stringAt(object: KubeObject, path: string): string {
@@ -29,15 +29,16 @@ export interface KindStrategyOptions {
  */
 export function kindStrategy(options: KindStrategyOptions): Strategy {
   return {
+    // Shallow copies: only top-level fields change here, and nothing below them is written to after.
     prepareForCreate(object) {
-      const copy = deepCopy(object);
+      const copy = { ...object };
       delete copy.status;
       return copy;
     },
     prepareForUpdate(object, old) {
-      const copy = deepCopy(object);
+      const copy = { ...object };
       if (old.status === undefined) delete copy.status;
-      else copy.status = deepCopy(old.status);
+      else copy.status = old.status;
       return copy;
     },
     validate: options.validate,

@@ -1,6 +1,6 @@
 /** PATCH of one object, its status or its Scale: JSON Patch, merge patch, strategic merge patch or server-side apply. */
 import { badRequest, invalid, unsupportedMediaType, type FieldError } from '../../machinery/errors.js';
-import { isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
+import { deepCopy, isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
 import { applyPatchType, patchTypes, type PatchType } from '../../machinery/patch/patch.js';
 import { decodeBody, mediaType } from '../response/negotiation.js';
 import { addWarnings } from '../response/respond.js';
@@ -58,7 +58,8 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
     objInfo = (live) => admit(rc, decoded(scope.fieldManager.apply(live, applied, fieldManager, force)), live, options.dryRun);
   } else {
     const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
-    objInfo = (live) => admit(rc, decoded(patched(live!, type, value, scope.schema, scope.resolve)), live, options.dryRun);
+    // The patched object shares the patch's values, which decoding would change for the next attempt: it gets a copy.
+    objInfo = (live) => admit(rc, decoded(deepCopy(patched(live!, type, value, scope.schema, scope.resolve))), live, options.dryRun);
   }
   const { createValidation, updateValidation } = validations(rc, options.dryRun);
   // The apply's result carries its own managedFields; every other patch is recorded as an Update.
