@@ -263,6 +263,28 @@ export class Store {
     return this.#call(key.name, () => this.#storage.get(this.#storageKey(key)));
   }
 
+  /**
+   * A whole list (no `limit`, no `continue`) read in pages of `chunk` from one snapshot,
+   * for a response written as it is read: memory holds one page, not the collection. The
+   * first page answers the options' resourceVersion as an unpaged list would; the others
+   * continue at that page's resourceVersion.
+   */
+  async *listInChunks(namespace: string | undefined, options: ListOptions, chunk: number): AsyncGenerator<ListPage> {
+    const predicate = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
+    let request: ListRequest = { predicate, limit: chunk, countRemaining: false, ...snapshotOf({ ...options, limit: undefined }) };
+    for (;;) {
+      let result;
+      try {
+        result = await this.#storage.list(namespace, request);
+      } catch (error) {
+        throw interpretStorageError(error, this.#gr, '');
+      }
+      yield { items: result.items, resourceVersion: result.resourceVersion };
+      if (!result.continueAfter) return;
+      request = { predicate, limit: chunk, countRemaining: false, resourceVersion: result.resourceVersion, after: result.continueAfter };
+    }
+  }
+
   /** list: one page of the snapshot the options select, consistent at the returned resourceVersion. */
   async list(namespace: string | undefined, options: ListOptions): Promise<ListPage> {
     const predicate = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
