@@ -13,6 +13,16 @@ export type TransactionWork<T> = (trx: Transaction<StorageSchema>) => Promise<T>
 /** One row as the driver hands it out (jsonb parsed, the other types as the driver parses them). */
 export type Row = Readonly<Record<string, unknown>>;
 
+/** A database's connections and the work waiting for one (`cairn_database_pool_connections`). */
+export interface ConnectionCounts {
+  /** Connections running work. */
+  readonly inUse: number;
+  /** Connections open and free. */
+  readonly idle: number;
+  /** Work waiting for a connection. */
+  readonly waiting: number;
+}
+
 /** The database behind the object store. */
 export interface Database {
   /** `pglite` (in-process, one connection) or `postgres` (a server, a pool). */
@@ -45,6 +55,8 @@ export interface Database {
   notify(channel: string, payload?: string): Promise<void>;
   /** Fails when the database cannot answer. */
   ping(): Promise<void>;
+  /** Its connections now (PGlite's one, and the work queued for it; a pool's). */
+  connections(): ConnectionCounts;
   /** Closes every connection. */
   close(): Promise<void>;
 }

@@ -5,7 +5,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import type { EventLogEntry } from './event-log-entry.js';
-import type { StorageSchema } from './schema.js';
+import type { Database } from './database.js';
+import type { StorageSchema, StringMap } from './schema.js';
+import { decodeText } from './stored-text.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
@@ -29,20 +31,70 @@ export async function readEvents(db: Queryable, after: bigint, limit: number, re
     .where('resource_version', '>', after.toString());
   if (resource !== undefined) query = query.where('resource', '=', resource);
   const rows = await query.orderBy('resource_version').limit(limit).execute();
-  return rows.map((row) =>
-    deepFreeze({
-      rv: BigInt(row.resource_version),
-      resource: row.resource,
-      namespace: row.namespace,
-      name: row.name,
-      type: row.type,
-      labels: row.labels,
-      fields: row.fields,
-      prevLabels: row.prev_labels,
-      prevFields: row.prev_fields,
-      object: row.object as StoredObject,
-    }),
-  );
+  return rows.map((row) => eventOf({ ...row, resource_version: String(row.resource_version) }));
+}
+
+/** An event log row as a frozen entry; its key as written, not as stored (stored-text.ts). */
+function eventOf(row: {
+  resource_version: string;
+  resource: string;
+  namespace: string;
+  name: string;
+  type: EventLogEntry['type'];
+  labels: StringMap;
+  fields: StringMap;
+  prev_labels: StringMap | null;
+  prev_fields: StringMap | null;
+  object: unknown;
+}): EventLogEntry {
+  return deepFreeze({
+    rv: BigInt(row.resource_version),
+    resource: row.resource,
+    namespace: decodeText(row.namespace),
+    name: decodeText(row.name),
+    type: row.type,
+    labels: row.labels,
+    fields: row.fields,
+    prevLabels: row.prev_labels,
+    prevFields: row.prev_fields,
+    object: row.object as StoredObject,
+  });
+}
+
+/** What one read of the log's tail found: its events after a resourceVersion, and the counters, all at one snapshot. */
+export interface LogTail {
+  /** The events after the resourceVersion read from, in order (at most the limit). */
+  readonly events: readonly EventLogEntry[];
+  /** The newest committed resourceVersion: every event up to it is among `events`, or before them, unless the limit cut them. */
+  readonly current: bigint;
+  /** The newest resourceVersion compaction dropped. */
+  readonly compacted: bigint;
+}
+
+/**
+ * The log's tail and the counters in one statement, so one snapshot: every event up to
+ * `current` has committed (commits happen in resourceVersion order), so a reader that
+ * got fewer than `limit` events holds every one up to `current`, including the
+ * resourceVersions no event took. With `compacted` above `after`, events after `after`
+ * may be gone.
+ */
+const logTailStatement = `SELECT h.current::text AS current, c.compacted::text AS compacted,
+  e.resource_version::text AS resource_version, e.resource, e.namespace, e.name, e.type, e.labels, e.fields, e.prev_labels, e.prev_fields, e.object
+FROM cairn_resource_version h
+CROSS JOIN cairn_compaction c
+LEFT JOIN LATERAL (
+  SELECT resource_version, resource, namespace, name, type, labels, fields, prev_labels, prev_fields, object
+  FROM cairn_events WHERE resource_version > $1::bigint ORDER BY resource_version LIMIT $2::int
+) e ON true
+WHERE h.id = 1 AND c.id = 1
+ORDER BY e.resource_version`;
+
+/** Reads up to `limit` events after `after`, of every resource, with the counters of the same snapshot: one round trip. */
+export async function readLogTail(database: Database, after: bigint, limit: number): Promise<LogTail> {
+  const rows = await database.query(logTailStatement, [after.toString(), limit], 'cairn-log-tail');
+  if (rows.length === 0) throw new Error('the resourceVersion counter row is missing');
+  const events = rows.filter((row) => row.resource_version !== null).map((row) => eventOf(row as unknown as Parameters<typeof eventOf>[0]));
+  return { events, current: BigInt(rows[0].current as string), compacted: BigInt(rows[0].compacted as string) };
 }
 
 /** The advisory lock a compaction holds for its transaction ("cairn-cp" in ASCII): one replica compacts at a time. */

@@ -19,12 +19,26 @@ export interface SelectionPredicate {
   readonly fieldSelector?: FieldSelector;
 }
 
-/** Which part of a resource's objects a list reads, and at which resourceVersion. */
+/**
+ * Which part of a resource's objects a list reads, and at which resourceVersion, with
+ * kube's semantics for the combinations (and where they are served from, as kube's
+ * cacher decides):
+ *
+ * | request | reads | served from |
+ * |---|---|---|
+ * | neither `resourceVersion` nor `notOlderThan` | the newest state: every write acknowledged before the list began (a consistent read) | the object cache once it caught up with the database's newest resourceVersion; the database if it does not within the wait |
+ * | `notOlderThan: '0'` | any state (kube's `resourceVersion=0`); `limit` is ignored, as kube's cacher ignores it | the object cache as it is |
+ * | `notOlderThan: N` | a state at least as new as N; `TooLarge` when the database has not reached N | the object cache once it reached N |
+ * | `resourceVersion: N` (Exact), or `after` (a continued list) | exactly the state at N | the database |
+ *
+ * A page the object cache serves with a limit is continued by the database at exactly
+ * its resourceVersion.
+ */
 export interface ListRequest {
   readonly predicate: SelectionPredicate;
-  /** The snapshot to read; the newest committed state when undefined. */
+  /** The snapshot to read, exactly; see the table above for when undefined. */
   readonly resourceVersion?: string;
-  /** Reading the newest state, fail with `TooLarge` unless it is at least this resourceVersion. */
+  /** Read a state at least this new (not necessarily the newest): fail with `TooLarge` when the database has not reached it. */
   readonly notOlderThan?: string;
   /** At most this many items; all when undefined. */
   readonly limit?: number;
@@ -42,6 +56,16 @@ export interface ListResult {
   readonly continueAfter?: StorageKey;
   /** How many matching items follow this page, when counted and there are any. */
   readonly remainingItemCount?: number;
+}
+
+/**
+ * Options of a get, as kube's GetOptions: with `resourceVersion` unset the newest
+ * object (every write acknowledged before the get began), `'0'` any state the cache
+ * holds, N a state at least as new as N (`TooLarge` when the database has not
+ * reached N).
+ */
+export interface GetOptions {
+  readonly resourceVersion?: string;
 }
 
 /** A change, as the event log recorded it, already filtered for one watcher. */
@@ -158,8 +182,11 @@ export interface LogStorage {
 export interface ResourceStorage {
   /** Stores a new object; throws `KeyExists`. Sets `metadata.resourceVersion`. */
   create(key: StorageKey, object: KubeObject): Promise<StoredObject>;
-  /** Reads one object; throws `KeyNotFound`. */
-  get(key: StorageKey): Promise<StoredObject>;
+  /**
+   * Reads one object; throws `KeyNotFound`. The object is frozen and may be shared
+   * with other readers (the object cache's): copy before changing it.
+   */
+  get(key: StorageKey, options?: GetOptions): Promise<StoredObject>;
   /**
    * Reads one object, computes its next state with `tryUpdate` and writes it if the
    * object has not changed since the read, retrying on the newer object until the
@@ -183,7 +210,8 @@ export interface ResourceStorage {
    * Lists the objects of one namespace (or all, when undefined) matching the
    * predicate, ordered by key, as they were at one resourceVersion. Throws `TooOld`
    * when that version is older than the retained history and `TooLarge` when it is
-   * newer than the newest commit.
+   * newer than the newest commit. The items are frozen and may be shared with other
+   * readers: copy before changing one.
    */
   list(namespace: string | undefined, request: ListRequest): Promise<ListResult>;
   /**

@@ -3,9 +3,11 @@
  * go in batches: write-batch-statement.ts).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { StoredObject } from '../machinery/meta/object.js';
+import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import type { StorageKey } from './interfaces.js';
 import type { Database } from './database.js';
+import { readCurrentResourceVersion } from './event-log.js';
+import type { ObjectSnapshot } from './object-cache.js';
 import type { StorageSchema } from './schema.js';
 import { decodeText, encodeText } from './stored-text.js';
 
@@ -63,4 +65,34 @@ export async function countStaleRows(db: Queryable, resource: string, apiVersion
     .where('api_version', '<>', encodeText(apiVersion))
     .executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+const noLabels = Object.freeze({});
+
+/**
+ * Every object of `resource`, frozen, with the resourceVersion they are exactly at:
+ * one snapshot transaction, which holds every write up to the counter it reads and
+ * none after (writes commit in resourceVersion order). What an object cache loads.
+ */
+export async function loadObjects(database: Database, resource: string): Promise<ObjectSnapshot> {
+  return database.transaction(
+    async (trx) => {
+      const resourceVersion = await readCurrentResourceVersion(trx);
+      const rows = await trx
+        .selectFrom('cairn_objects')
+        .select(['namespace', 'name', 'fields', sql<unknown>`object`.as('object')])
+        .where('resource', '=', resource)
+        .orderBy('namespace')
+        .orderBy('name')
+        .execute();
+      const objects = rows.map((row) => {
+        const object = deepFreeze(row.object as StoredObject);
+        // The labels column holds the object's labels: selectors read them where they are, not a second copy.
+        const labels = object.metadata.labels ?? noLabels;
+        return Object.freeze({ namespace: decodeText(row.namespace), name: decodeText(row.name), labels, fields: deepFreeze(row.fields), object });
+      });
+      return { resourceVersion, objects };
+    },
+    { snapshot: true },
+  );
 }

@@ -5,7 +5,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect } from 'kysely';
 import { lockDataDir } from './data-dir-lock.js';
-import type { Database, DatabaseWork, Row, TransactionWork } from './database.js';
+import type { ConnectionCounts, Database, DatabaseWork, Row, TransactionWork } from './database.js';
 import type { StorageSchema } from './schema.js';
 import { SerialQueue } from './serial-queue.js';
 import { decodeJsonb, jsonbOid } from './stored-text.js';
@@ -67,6 +67,12 @@ export class PGliteDatabase implements Database {
 
   async ping(): Promise<void> {
     await this.#queue.run(() => this.#pglite.query('SELECT 1'));
+  }
+
+  connections(): ConnectionCounts {
+    // One connection: in use while anything is queued, and the rest of the queue waits for it.
+    const pending = this.#queue.pending;
+    return { inUse: pending > 0 ? 1 : 0, idle: pending > 0 ? 0 : 1, waiting: Math.max(0, pending - 1) };
   }
 
   async close(): Promise<void> {

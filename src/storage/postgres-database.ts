@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import type { Database, DatabaseWork, Row, TransactionWork } from './database.js';
+import type { ConnectionCounts, Database, DatabaseWork, Row, TransactionWork } from './database.js';
 import type { StorageSchema } from './schema.js';
 import { decodeJsonb, jsonbOid } from './stored-text.js';
 
@@ -120,6 +120,11 @@ export class PostgresDatabase implements Database {
 
   async ping(): Promise<void> {
     await this.#pool.query('SELECT 1');
+  }
+
+  connections(): ConnectionCounts {
+    const pool = this.#pool;
+    return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
   }
 
   async close(): Promise<void> {

@@ -1,17 +1,22 @@
 /**
  * The ObjectStore on a Database (PGlite or PostgreSQL): the writer loop that commits
  * writes in batches, the watch cache fed by this process's commits and by the
- * event-log poller, the wake-ups of log followers, compaction, and one
- * SqlResourceStorage per resource.
+ * event-log poller, the current objects of each resource kept from the same events,
+ * the wake-ups of log followers, compaction, and one SqlResourceStorage per resource.
  */
 import { randomUUID } from 'node:crypto';
 import { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
-import { compactEvents, readCurrentResourceVersion, readEvents } from './event-log.js';
+import { compactEvents, readCompactedResourceVersion, readCurrentResourceVersion, readLogTail } from './event-log.js';
 import { LogWakeups } from './log-wakeups.js';
 import type { Compaction, FieldsOf, ObjectStore, ResourceStorage, StorageVersioning } from './interfaces.js';
+import { ordersByCodePoint } from './key-order.js';
+import { ObjectCache } from './object-cache.js';
+import { loadObjects } from './object-rows.js';
 import { SqlResourceStorage } from './sql-resource-storage.js';
-import { classifyDatabaseError } from './storage-error.js';
+import { classifyDatabaseError, StorageError } from './storage-error.js';
+import { cacheReadWaits } from './cache-read-waits.js';
+import { ResourceReadStats, type StoreStats } from './store-stats.js';
 import { WatchCache } from './watch-cache.js';
 import { WriteBatcher, type CommittedBatch } from './write-batcher.js';
 
@@ -28,10 +33,33 @@ export interface SqlObjectStoreOptions {
   readonly safetyPollMs?: number;
   /** Errors of background work (polling, NOTIFY). */
   readonly onBackgroundError?: (error: unknown) => void;
+  /**
+   * How long a read that must see every commit made before it (a consistent read,
+   * or one not older than a resourceVersion the cache has not reached) waits for the
+   * watch cache to catch up before the database answers it instead; default 3 s, as
+   * kube's cacher waits.
+   */
+  readonly cacheWaitMs?: number;
 }
 
 const pollBatch = 1000;
 const retryPollMs = 500;
+
+/** A read waiting for the watch cache to hold every commit made before it asked. */
+interface SyncWaiter {
+  /** How many reads of the log had been issued when it asked: a later one tells it where the database is. */
+  readonly after: number;
+  readonly started: number;
+  readonly deadlineMs: number;
+  /** The database's newest resourceVersion, read after it asked: what the cache must reach. */
+  target?: bigint;
+  timer?: NodeJS.Timeout;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** The store opened on each database, for the metrics of the process that serves it. */
+const stores = new WeakMap<Database, SqlObjectStore>();
 
 /** An ObjectStore backed by SQL tables and an event log. */
 export class SqlObjectStore implements ObjectStore {
@@ -43,29 +71,55 @@ export class SqlObjectStore implements ObjectStore {
   readonly #logWakeups = new LogWakeups();
   readonly #logsNotify: CoalescedNotify;
   readonly #writes: WriteBatcher;
+  /** The current objects of each resource, kept from the watch cache's appends. */
+  readonly #objects = new Map<string, ObjectCache>();
+  /** Whether the database orders keys as the object caches do: then they may hand out continue tokens. */
+  readonly #codePointOrder: boolean;
   /** What this store's NOTIFYs carry, so it can tell its own from the other replicas'. */
   readonly #id = randomUUID();
   #polling = false;
   #pollAgain = false;
+  /** Reads of the log's tail issued so far. */
+  #issued = 0;
+  /** The newest resourceVersion the log is known to be compacted through (by this store, or read with the log's tail). */
+  #compacted: bigint;
+  readonly #syncs = new Set<SyncWaiter>();
+  readonly #readStats = new Map<string, ResourceReadStats>();
   #closed = false;
   #safetyTimer: NodeJS.Timeout | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
   #unlisten: (() => Promise<void>)[] = [];
 
-  private constructor(database: Database, cache: WatchCache, options: SqlObjectStoreOptions) {
+  private constructor(database: Database, cache: WatchCache, compacted: bigint, codePointOrder: boolean, options: SqlObjectStoreOptions) {
     this.#database = database;
     this.#cache = cache;
+    this.#compacted = compacted;
+    this.#codePointOrder = codePointOrder;
     this.#options = options;
     const onError = (error: unknown): void => options.onBackgroundError?.(error);
     this.#eventsNotify = new CoalescedNotify(database, eventsChannel, onError, this.#id);
     this.#logsNotify = new CoalescedNotify(database, logsChannel, onError, this.#id);
     this.#writes = new WriteBatcher({ database, onCommit: (batch) => this.#afterCommit(batch) });
+    cache.onAppend((events) => {
+      for (const event of events) this.#objects.get(event.resource)?.apply(event);
+      this.#settleSyncs();
+    });
+  }
+
+  /** The store open on `database` in this process, if any: what `/metrics` reports on. */
+  static of(database: Database): SqlObjectStore | undefined {
+    return stores.get(database);
   }
 
   /** Opens the store on a migrated database and starts following the event log. */
   static async open(database: Database, options: SqlObjectStoreOptions = {}): Promise<SqlObjectStore> {
-    const start = await database.run((db) => readCurrentResourceVersion(db));
-    const store = new SqlObjectStore(database, new WatchCache(start, options.watchCacheCapacity), options);
+    const { start, compacted } = await database.transaction(
+      async (trx) => ({ start: await readCurrentResourceVersion(trx), compacted: await readCompactedResourceVersion(trx) }),
+      { snapshot: true },
+    );
+    const codePointOrder = await ordersByCodePoint(database);
+    const store = new SqlObjectStore(database, new WatchCache(start, options.watchCacheCapacity), compacted, codePointOrder, options);
+    stores.set(database, store);
     // This process's own writes reach its cache at commit: only the other replicas' wake-ups mean anything.
     store.#unlisten.push(await database.listen(eventsChannel, (from) => from !== store.#id && store.#poll()));
     store.#unlisten.push(await database.listen(logsChannel, (from) => from !== store.#id && store.#logWakeups.wakeAll()));
@@ -80,12 +134,21 @@ export class SqlObjectStore implements ObjectStore {
   forResource(resource: string, fieldsOf: FieldsOf, versioning?: StorageVersioning): ResourceStorage {
     let storage = this.#storages.get(resource);
     if (!storage) {
+      const objects = new ObjectCache({ load: () => loadObjects(this.#database, resource), newest: () => this.#cache.newest });
+      const stats = new ResourceReadStats();
+      this.#objects.set(resource, objects);
+      this.#readStats.set(resource, stats);
       storage = new SqlResourceStorage({
         resource,
         fieldsOf,
         versioning,
         database: this.#database,
         cache: this.#cache,
+        objects,
+        pagesFromCache: this.#codePointOrder,
+        catchUp: () => this.#catchUp(),
+        compacted: () => this.#compacted,
+        stats,
         writes: this.#writes,
         logWakeups: this.#logWakeups,
         logNotify: this.#logsNotify,
@@ -93,6 +156,25 @@ export class SqlObjectStore implements ObjectStore {
       this.#storages.set(resource, storage);
     }
     return storage;
+  }
+
+  /** What the store holds and did, as plain numbers for `/metrics`. */
+  stats(): StoreStats {
+    const resources = new Map(
+      [...this.#objects].map(([resource, objects]) => [
+        resource,
+        { live: objects.live, objects: objects.size, loads: objects.loads, ...this.#readStats.get(resource)!.snapshot() },
+      ]),
+    );
+    return {
+      watchCache: { capacity: this.#cache.capacity, size: this.#cache.size, newest: this.#cache.newest, received: this.#cache.received() },
+      resources,
+    };
+  }
+
+  /** The newest resourceVersion the watch cache holds every event up to. */
+  get cachedResourceVersion(): bigint {
+    return this.#cache.newest;
   }
 
   async currentResourceVersion(): Promise<string> {
@@ -107,6 +189,7 @@ export class SqlObjectStore implements ObjectStore {
     const cutoff = new Date(Date.now() - retentionMs);
     try {
       const { compacted, ran } = await this.#database.transaction((trx) => compactEvents(trx, cutoff));
+      if (compacted > this.#compacted) this.#compacted = compacted;
       return { compacted: compacted.toString(), ran };
     } catch (error) {
       throw classifyDatabaseError(error);
@@ -123,6 +206,8 @@ export class SqlObjectStore implements ObjectStore {
     await Promise.all(this.#unlisten.map((unlisten) => unlisten()));
     for (const storage of this.#storages.values()) storage.stopWatchers();
     this.#cache.close();
+    this.#failSyncs(new StorageError('Unavailable', 'the object store is closed'));
+    if (stores.get(this.#database) === this) stores.delete(this.#database);
   }
 
   /**
@@ -145,7 +230,71 @@ export class SqlObjectStore implements ObjectStore {
     this.#eventsNotify.wake();
   }
 
-  /** Reads the log past the cache's newest event; coalesces overlapping calls. */
+  /**
+   * Resolves once the watch cache holds every event committed before the call, as
+   * kube's consistent reads from cache wait: the database's newest resourceVersion,
+   * read after the call (by the next read of the log's tail, which every read waiting
+   * meanwhile shares), then the cache catching up to it. Rejects when that read fails,
+   * or when the cache has not caught up within `cacheWaitMs` (the caller then reads
+   * the database).
+   */
+  #catchUp(): Promise<void> {
+    if (this.#closed) return Promise.reject(new StorageError('Unavailable', 'the object store is closed'));
+    return new Promise((resolve, reject) => {
+      this.#syncs.add({ after: this.#issued, started: performance.now(), deadlineMs: this.#options.cacheWaitMs ?? 3000, resolve, reject });
+      this.#poll();
+    });
+  }
+
+  /** A read of the log issued as the `seq`th found the database at `current`: the target of the reads that asked before it. */
+  #targetSyncs(seq: number, current: bigint): void {
+    for (const waiter of this.#syncs) if (waiter.target === undefined && waiter.after < seq) waiter.target = current;
+    this.#settleSyncs();
+  }
+
+  /** Lets go the waiting reads the cache has caught up for; the others wait, until their deadline. */
+  #settleSyncs(): void {
+    if (this.#syncs.size === 0) return;
+    const newest = this.#cache.newest;
+    for (const waiter of this.#syncs) {
+      if (waiter.target === undefined) continue;
+      if (waiter.target <= newest) {
+        this.#endSync(waiter);
+        waiter.resolve();
+      } else {
+        waiter.timer ??= setTimeout(
+          () => {
+            this.#endSync(waiter);
+            waiter.reject(new StorageError('Unavailable', `the watch cache did not reach resourceVersion ${String(waiter.target)} in time`));
+          },
+          Math.max(0, waiter.started + waiter.deadlineMs - performance.now()),
+        );
+      }
+    }
+  }
+
+  #endSync(waiter: SyncWaiter): void {
+    clearTimeout(waiter.timer);
+    this.#syncs.delete(waiter);
+    cacheReadWaits.observe((performance.now() - waiter.started) / 1000);
+  }
+
+  /** Fails the waiting reads (the log could not be read, or the store closed). */
+  #failSyncs(error: unknown): void {
+    for (const waiter of [...this.#syncs]) {
+      this.#endSync(waiter);
+      waiter.reject(error);
+    }
+  }
+
+  /**
+   * Reads the log past the cache's newest event; coalesces overlapping calls. A read
+   * that finds fewer events than it asked for holds every one up to the database's
+   * newest resourceVersion, so the cache's newest becomes that: the resourceVersions
+   * no event took are behind it too. A read that finds events compacted past the
+   * cache's newest starts the cache again: what followed from the lost events (the
+   * current objects) is dropped, and watchers behind hear that they are too old.
+   */
   #poll(): void {
     if (this.#closed) return;
     if (this.#polling) {
@@ -157,14 +306,20 @@ export class SqlObjectStore implements ObjectStore {
       try {
         do {
           this.#pollAgain = false;
-          let batch;
+          let tail;
           do {
-            batch = await this.#database.run((db) => readEvents(db, this.#cache.newest, pollBatch));
-            this.#cache.append(batch);
-          } while (batch.length === pollBatch && !this.#closed);
+            const seq = ++this.#issued;
+            tail = await readLogTail(this.#database, this.#cache.newest, pollBatch);
+            if (tail.compacted > this.#compacted) this.#compacted = tail.compacted;
+            // Local commits appended meanwhile follow the cache's newest without a gap: only the log's compaction can cut one.
+            if (tail.compacted > this.#cache.newest) this.#restartCache(tail.compacted);
+            this.#cache.append(tail.events, tail.events.length < pollBatch ? tail.current : undefined);
+            this.#targetSyncs(seq, tail.current);
+          } while (tail.events.length === pollBatch && !this.#closed);
         } while (this.#pollAgain && !this.#closed);
       } catch (error) {
         this.#options.onBackgroundError?.(error);
+        this.#failSyncs(classifyDatabaseError(error));
         this.#retryTimer ??= setTimeout(() => {
           this.#retryTimer = undefined;
           this.#poll();
@@ -173,5 +328,14 @@ export class SqlObjectStore implements ObjectStore {
         this.#polling = false;
       }
     })();
+  }
+
+  /** Starts the watch cache again after `rv`, and drops every resource's objects: the events in between are gone. */
+  #restartCache(rv: bigint): void {
+    this.#options.onBackgroundError?.(
+      new Error(`the event log was compacted through ${String(rv)} before this replica read past ${String(this.#cache.newest)}`),
+    );
+    this.#cache.restart(rv);
+    for (const objects of this.#objects.values()) objects.reset();
   }
 }

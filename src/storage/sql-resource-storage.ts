@@ -3,7 +3,9 @@
  * log in the same transaction, and the logs of its objects. Writes are optimistic:
  * what computes or checks the new state runs after a plain read, with nothing held,
  * and the write joins the store's next batch ({@link WriteBatcher}), which applies it
- * only if the object is still as read.
+ * only if the object is still as read. Gets and lists are served from the resource's
+ * object cache where kube's cacher would serve them, and from the tables otherwise
+ * ({@link CachedReads}).
  */
 import type { Transaction } from 'kysely';
 import { deepCopy, deepFreeze, jsonEqual, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
@@ -12,9 +14,11 @@ import type { Database } from './database.js';
 import { readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
 import type { LogWakeups } from './log-wakeups.js';
 import { countStaleRows, lockObject, readObject, readStaleKeys, type ObjectRowKey } from './object-rows.js';
+import { CachedReads } from './cached-reads.js';
 import type {
   DeletePrecondition,
   FieldsOf,
+  GetOptions,
   GuaranteedUpdateOptions,
   ListRequest,
   ListResult,
@@ -29,8 +33,10 @@ import type {
   UpdateResult,
 } from './interfaces.js';
 import type { StorageSchema, StringMap } from './schema.js';
+import type { ObjectCache } from './object-cache.js';
 import { readSnapshotPage } from './snapshot-list.js';
 import { classifyDatabaseError, keyExists, keyNotFound, StorageError, tooLarge, tooOld } from './storage-error.js';
+import type { ResourceReadStats } from './store-stats.js';
 import { encodeJsonb } from './stored-text.js';
 import type { WatchCache } from './watch-cache.js';
 import { EventLogWatcher } from './event-log-watcher.js';
@@ -47,6 +53,16 @@ export interface SqlResourceStorageOptions {
   readonly versioning?: StorageVersioning;
   readonly database: Database;
   readonly cache: WatchCache;
+  /** This resource's current objects, kept from the watch cache: what gets and lists read when they may. */
+  readonly objects: ObjectCache;
+  /** Whether lists served from `objects` may be paged (the database orders keys as the cache does). */
+  readonly pagesFromCache: boolean;
+  /** Resolves once the watch cache holds every commit made before the call (a consistent read's wait). */
+  readonly catchUp: () => Promise<void>;
+  /** The newest resourceVersion the event log is known to be compacted through. */
+  readonly compacted: () => bigint;
+  /** Where its reads are counted. */
+  readonly stats: ResourceReadStats;
   /** The store's writer loop, which every write of every resource joins. */
   readonly writes: WriteBatcher;
   /** The followers of logs in this process. */
@@ -74,12 +90,21 @@ function withoutResourceVersion(object: KubeObject): KubeObject {
 export class SqlResourceStorage implements ResourceStorage {
   readonly #o: SqlResourceStorageOptions;
   readonly #decoder: VersionDecoder;
+  readonly #reads: CachedReads;
   readonly #watchers = new Set<EventLogWatcher>();
   readonly logs: LogStorage;
 
   constructor(options: SqlResourceStorageOptions) {
     this.#o = options;
     this.#decoder = new VersionDecoder(options.versioning);
+    this.#reads = new CachedReads({
+      objects: options.objects,
+      catchUp: options.catchUp,
+      decode: (object) => this.#decoder.decodeShared(object),
+      pagesFromCache: options.pagesFromCache,
+      compacted: options.compacted,
+      stats: options.stats,
+    });
     this.logs = new SqlLogStorage({
       database: options.database,
       lockObject: (trx, key) => this.#lockCurrent(trx, key),
@@ -152,10 +177,13 @@ export class SqlResourceStorage implements ResourceStorage {
     return stored;
   }
 
-  async get(key: StorageKey): Promise<StoredObject> {
-    const row = await this.#readRow(key);
-    if (!row) throw keyNotFound(this.#describe(key));
-    return this.#decoder.decode(row);
+  async get(key: StorageKey, options: GetOptions = {}): Promise<StoredObject> {
+    const object = await this.#reads.get(key, options.resourceVersion, async () => {
+      const row = await this.#readRow(key);
+      return row && this.#decoder.decode(row);
+    });
+    if (!object) throw keyNotFound(this.#describe(key));
+    return object;
   }
 
   async guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate, options: GuaranteedUpdateOptions = {}): Promise<UpdateResult> {
@@ -237,7 +265,12 @@ export class SqlResourceStorage implements ResourceStorage {
     return rv === undefined ? undefined : toStore(current, rv.toString());
   }
 
-  async list(namespace: string | undefined, request: ListRequest): Promise<ListResult> {
+  list(namespace: string | undefined, request: ListRequest): Promise<ListResult> {
+    return this.#reads.list(namespace, request, () => this.#listFromDatabase(namespace, request));
+  }
+
+  /** A list read from the database at one snapshot: the newest (not older than `notOlderThan`), or exactly `resourceVersion`. */
+  async #listFromDatabase(namespace: string | undefined, request: ListRequest): Promise<ListResult> {
     try {
       return await this.#o.database.transaction(
         async (trx) => {

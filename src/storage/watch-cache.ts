@@ -5,9 +5,20 @@
  */
 import type { EventLogEntry } from './event-log-entry.js';
 
+/**
+ * Told of every append, synchronously and in order: the events the cache took (those
+ * after its previous `newest`), and its `newest` after them. The current objects of
+ * each resource ({@link ObjectCache}) are kept this way, from the same stream as the
+ * watchers'.
+ */
+export type AppendListener = (events: readonly EventLogEntry[], newest: bigint) => void;
+
 /** A bounded, ordered window of recent events. */
 export class WatchCache {
   readonly #capacity: number;
+  readonly #listeners = new Set<AppendListener>();
+  /** Events taken, by resource, since the cache was made (`apiserver_watch_cache_events_received_total`). */
+  readonly #received = new Map<string, number>();
   /** Slots before `#head` are dropped (undefined); every slot from `#head` on holds an event. */
   #events: (EventLogEntry | undefined)[] = [];
   #head = 0;
@@ -30,9 +41,30 @@ export class WatchCache {
     this.#capacity = capacity;
   }
 
-  /** The newest resourceVersion read from the log. */
+  /** The newest resourceVersion read from the log: every event up to it is in the cache, or was before it. */
   get newest(): bigint {
     return this.#newest;
+  }
+
+  /** The most events the cache keeps. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  /** The events it holds now. */
+  get size(): number {
+    return this.#events.length - this.#head;
+  }
+
+  /** How many events of each resource the cache has taken. */
+  received(): ReadonlyMap<string, number> {
+    return new Map(this.#received);
+  }
+
+  /** Calls `listener` at every append from now on; returns a function that stops it. */
+  onAppend(listener: AppendListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /**
@@ -41,13 +73,19 @@ export class WatchCache {
    * process committed, whose unused resourceVersions have no event): `newest` becomes it.
    */
   append(events: readonly EventLogEntry[], through?: bigint): void {
+    const before = this.#newest;
+    const start = this.#events.length;
     for (const event of events) {
       if (event.rv <= this.#newest) continue;
       this.#events.push(event);
       this.#newest = event.rv;
+      this.#received.set(event.resource, (this.#received.get(event.resource) ?? 0) + 1);
     }
     if (through !== undefined && through > this.#newest) this.#newest = through;
-    if (events.length === 0) return;
+    if (this.#newest === before) return;
+    const taken = this.#events.length === start ? [] : (this.#events.slice(start) as EventLogEntry[]);
+    for (const listener of this.#listeners) listener(taken, this.#newest);
+    if (taken.length === 0) return;
     const overflow = this.#events.length - this.#head - this.#capacity;
     if (overflow > 0) {
       this.#coveredFrom = this.#events[this.#head + overflow - 1]!.rv;
@@ -124,6 +162,20 @@ export class WatchCache {
   /** Wakes every waiter without new events (shutdown, errors). */
   #wake(): void {
     for (const waiter of [...this.#waiters.keys()]) waiter();
+  }
+
+  /**
+   * Starts the cache again after `rv`, empty: the events between `newest` and `rv` are
+   * gone from the log (compacted before the cache read them). Watchers behind `rv`
+   * then read the log, which tells them it is too old. What listeners derived from the
+   * events is the caller's to drop.
+   */
+  restart(rv: bigint): void {
+    this.#events = [];
+    this.#head = 0;
+    this.#coveredFrom = rv;
+    this.#newest = rv;
+    this.#wake();
   }
 
   /** Ends every wait; used when the store closes. */

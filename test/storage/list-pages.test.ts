@@ -1,6 +1,8 @@
 /**
  * Listing 10,000 objects in pages of 500 reads each page by key: a fixed number of
  * queries per page, and never more rows than a page (plus one) from the database.
+ * Pages at one resourceVersion come from memory while nothing of the resource changed
+ * since, and from the database, at exactly that resourceVersion, once something did.
  */
 import {
   sql,
@@ -54,6 +56,7 @@ function counted(inner: Database, counter: QueryCounter): Database {
     listen: (channel, onWake) => inner.listen(channel, onWake),
     notify: (channel, payload) => inner.notify(channel, payload),
     ping: () => inner.ping(),
+    connections: () => inner.connections(),
     close: () => inner.close(),
   };
 }
@@ -88,29 +91,70 @@ describe.each(['pglite', 'postgres'] as const)('paged list of 10,000 objects on 
     await database?.close();
   });
 
-  it('reads every object once, a bounded number of queries and rows per page', async () => {
-    const many = store.forResource('many.test', (o: KubeObject) => ({ 'metadata.name': String(o.metadata?.name) }));
+  const many = () => store.forResource('many.test', (o: KubeObject) => ({ 'metadata.name': String(o.metadata?.name) }));
+
+  /** Lists every page from `first`; `check` sees what each page read from the database. Returns the names listed. */
+  async function walk(
+    first: { resourceVersion?: string; after?: { namespace: string; name: string } },
+    check: (page: number) => void,
+    between: (page: number) => Promise<void> = async () => {},
+  ): Promise<string[]> {
     const seen: string[] = [];
-    let after: { namespace: string; name: string } | undefined;
-    let resourceVersion: string | undefined;
+    let after = first.after;
+    let resourceVersion = first.resourceVersion;
     let pages = 0;
     do {
       counter.reset();
-      const page = await many.list('ns', { predicate: {}, limit: pageSize, after, resourceVersion, countRemaining: true });
+      const page = await many().list('ns', { predicate: {}, limit: pageSize, after, resourceVersion, countRemaining: true });
       pages++;
       expect(page.items.length).toBeLessThanOrEqual(pageSize);
-      // The resourceVersion and compaction mark, the page, and the remaining count.
-      expect(counter.queries).toBeLessThanOrEqual(4);
-      expect(counter.maxRows).toBeLessThanOrEqual(pageSize + 1);
-      expect(counter.rows).toBeLessThanOrEqual(pageSize + 4);
+      check(pages);
       seen.push(...page.items.map((o) => o.metadata.name));
       if (page.continueAfter) expect(page.remainingItemCount).toBe(total - seen.length);
+      if (resourceVersion !== undefined) expect(page.resourceVersion).toBe(resourceVersion);
       after = page.continueAfter;
       resourceVersion = page.resourceVersion;
+      if (after) await between(pages);
     } while (after);
     expect(pages).toBe(total / pageSize);
+    return seen;
+  }
+
+  /** A page the database read: the resourceVersion and compaction mark, the page, and the remaining count. */
+  const fromDatabase = () => {
+    expect(counter.queries).toBeGreaterThanOrEqual(1);
+    expect(counter.queries).toBeLessThanOrEqual(4);
+    expect(counter.maxRows).toBeLessThanOrEqual(pageSize + 1);
+    expect(counter.rows).toBeLessThanOrEqual(pageSize + 4);
+  };
+  const fromMemory = () => expect(counter.queries).toBe(0);
+
+  const expectEveryObjectOnce = (seen: string[]) => {
     expect(seen).toHaveLength(total);
     expect(new Set(seen).size).toBe(total);
     expect([...seen].sort()).toEqual(seen);
+  };
+
+  it('reads every object once, a bounded number of queries and rows per page', async () => {
+    // Nothing has read the resource yet: its objects are not in memory, and every exact page is the database's.
+    expectEveryObjectOnce(await walk({ resourceVersion: '1' }, fromDatabase));
+  }, 120_000);
+
+  it('serves pages from memory while nothing changed, and from the database at the same resourceVersion once something did', async () => {
+    await many().list('ns', { predicate: {}, notOlderThan: '0' });
+    // Pages 1–3 from memory; then writes; the rest from the database, still at the first page's resourceVersion.
+    const seen = await walk(
+      {},
+      (page) => (page <= 3 ? fromMemory() : fromDatabase()),
+      async (page) => {
+        if (page !== 3) return;
+        await many().guaranteedUpdate({ namespace: 'ns', name: 'obj-09999' }, (o) => ({ ...o!, spec: { changed: true } }));
+        await many().delete({ namespace: 'ns', name: 'obj-05000' });
+        await many().create({ namespace: 'ns', name: 'obj-07777a' }, { apiVersion: 'test/v1', kind: 'Thing', metadata: { name: 'obj-07777a', uid: 'new' } });
+      },
+    );
+    expectEveryObjectOnce(seen);
+    expect(seen).toContain('obj-05000');
+    expect(seen).not.toContain('obj-07777a');
   }, 120_000);
 });

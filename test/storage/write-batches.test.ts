@@ -37,6 +37,7 @@ class CountingDatabase implements Database {
   listen: Database['listen'] = (channel, onWake) => this.#inner.listen(channel, onWake);
   notify: Database['notify'] = (channel, payload) => this.#inner.notify(channel, payload);
   ping = () => this.#inner.ping();
+  connections = () => this.#inner.connections();
   close = () => this.#inner.close();
 }
 
