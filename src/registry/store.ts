@@ -76,7 +76,9 @@ export interface ListPage {
 /** How a list's `resourceVersion` and `resourceVersionMatch` choose the snapshot it reads. */
 function snapshotOf(options: ListOptions): Pick<ListRequest, 'resourceVersion' | 'notOlderThan'> {
   const rv = options.resourceVersion;
-  if (rv === '' || rv === '0') return {};
+  if (rv === '') return {};
+  // Any state will do: the watch cache's as it is, as kube's cacher serves it.
+  if (rv === '0') return { notOlderThan: '0' };
   // For legacy reasons kube reads a paged list without resourceVersionMatch at exactly that version.
   const exact = options.resourceVersionMatch === 'Exact' || (options.resourceVersionMatch === undefined && options.limit !== undefined);
   return exact ? { resourceVersion: rv } : { notOlderThan: rv };
