@@ -41,6 +41,24 @@ export const condition: JsonSchema = {
   },
 };
 
+/** A step's fields that every version has. */
+export const stepNameAndImage: Readonly<Record<string, JsonSchema>> = {
+  name: { type: 'string', minLength: 1, maxLength: 63, description: 'Name of the step, unique within the Pipeline.' },
+  image: { type: 'string', description: 'Container image the step runs in; defaults to the RunnerClass image.' },
+};
+
+/** The PipelineStatus fields every version has, in their order (a version adds its readiness field after them). */
+export const pipelineStatusFields: Readonly<Record<string, JsonSchema>> = {
+  phase: { type: 'string', enum: ['Pending', 'Running', 'Paused', 'Failed'], description: 'Phase: Pending, Running, Paused or Failed.' },
+  replicas: { type: 'integer', format: 'int32', minimum: 0, description: "Number of runners that exist, the scale subresource's status.replicas." },
+  readyReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Number of runners that are ready.' },
+  selector: {
+    type: 'string',
+    description: "Label selector of the runners in string form, the scale subresource's status.selector (a HorizontalPodAutoscaler reads it).",
+  },
+  observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The generation the controller last acted on.' },
+};
+
 /** A list-map merged by `name` in patches and apply. */
 export const listMapByName = {
   'x-kubernetes-list-type': 'map',

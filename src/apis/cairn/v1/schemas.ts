@@ -3,7 +3,18 @@
  * (`kubectl explain`) and carry the list semantics that patches and apply follow.
  */
 import type { JsonSchema } from '../../../machinery/json-schema.js';
-import { apiVersion, condition, envVar, groupVersionKind, kindField, listMapByName, objectMeta, runnerClassSchemaOf } from '../schema-parts.js';
+import {
+  apiVersion,
+  condition,
+  envVar,
+  groupVersionKind,
+  kindField,
+  listMapByName,
+  objectMeta,
+  pipelineStatusFields,
+  runnerClassSchemaOf,
+  stepNameAndImage,
+} from '../schema-parts.js';
 
 /** Names of the v1 component schemas. */
 export const v1SchemaNames = {
@@ -16,8 +27,7 @@ const step: JsonSchema = {
   description: 'A step the runners of a Pipeline execute, in order.',
   required: ['name'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 63, description: 'Name of the step, unique within the Pipeline.' },
-    image: { type: 'string', description: 'Container image the step runs in; defaults to the RunnerClass image.' },
+    ...stepNameAndImage,
     command: {
       type: 'array',
       items: { type: 'string' },
@@ -60,14 +70,7 @@ export const pipelineStatus: JsonSchema = {
   type: 'object',
   description: 'PipelineStatus is the observed state of a Pipeline.',
   properties: {
-    phase: { type: 'string', enum: ['Pending', 'Running', 'Paused', 'Failed'], description: 'Phase: Pending, Running, Paused or Failed.' },
-    replicas: { type: 'integer', format: 'int32', minimum: 0, description: "Number of runners that exist, the scale subresource's status.replicas." },
-    readyReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Number of runners that are ready.' },
-    selector: {
-      type: 'string',
-      description: "Label selector of the runners in string form, the scale subresource's status.selector (a HorizontalPodAutoscaler reads it).",
-    },
-    observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The generation the controller last acted on.' },
+    ...pipelineStatusFields,
     conditions: {
       type: 'array',
       items: condition,
