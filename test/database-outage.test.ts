@@ -9,6 +9,7 @@
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { startPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
 import { pipeline, startTestServer, type TestResponse, type TestServer } from './support/test-server.js';
 
@@ -99,16 +100,6 @@ function expectServiceUnavailable(response: TestResponse, what: string): void {
   expect(response.json, what).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 503, reason: 'ServiceUnavailable' });
   const retryAfter = Number(response.headers['retry-after']);
   expect(Number.isInteger(retryAfter) && retryAfter >= 1, `${what}: Retry-After ${String(response.headers['retry-after'])}`).toBe(true);
-}
-
-/** Polls `probe` until it returns true, for at most `timeoutMs`. */
-async function eventually(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(200);
-  }
 }
 
 describe('a PostgreSQL outage', () => {

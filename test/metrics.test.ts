@@ -3,6 +3,7 @@
  * events, stored objects, and compaction runs, with kube-apiserver's names and labels.
  */
 import { describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { backends, pipeline, sharedTestServer } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
 
@@ -18,15 +19,11 @@ function sample(text: string, name: string, labels: string): number | undefined 
 describe('server metrics', () => {
   const server = sharedTestServer({ backend: 'pglite', args: ['--compaction-interval', '1'] });
   const scrape = async () => (await server().request('GET', '/metrics')).text;
-  /** Scrapes until `check` holds, for at most 20 s. */
-  const eventually = async (check: (text: string) => boolean, what: string) => {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const text = await scrape();
-      if (check(text)) return text;
-      if (Date.now() > deadline) throw new Error(`${what} not reported within 20 s:\n${text}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  /** Scrapes until `check` holds, for at most 20 s; the last scrape. */
+  const scrapedWhen = async (check: (text: string) => boolean, what: string): Promise<string> => {
+    let text = '';
+    await eventually(`${what} reported`, 20_000, async () => check((text = await scrape())), 100);
+    return text;
   };
 
   it('counts requests in flight by kind: the scrape itself is one read', async () => {
@@ -42,7 +39,7 @@ describe('server metrics', () => {
       expect(sample(await scrape(), 'apiserver_longrunning_requests', labels)).toBe(1);
       for (const name of ['a', 'b', 'c']) expect((await server().request('POST', v1, { body: pipeline(name) })).status).toBe(201);
       await watch.waitFor(3);
-      const text = await eventually(
+      const text = await scrapedWhen(
         (t) => (sample(t, 'apiserver_watch_events_total', 'group="cairn.dev",version="v1alpha1",kind="Pipeline"') ?? 0) >= 3,
         'three watch events',
       );
@@ -52,7 +49,7 @@ describe('server metrics', () => {
     } finally {
       watch.close();
     }
-    await eventually((t) => sample(t, 'apiserver_longrunning_requests', labels) === 0, 'the watch ending');
+    await scrapedWhen((t) => sample(t, 'apiserver_longrunning_requests', labels) === 0, 'the watch ending');
   });
 
   it('reports the objects stored per resource', async () => {
@@ -64,7 +61,7 @@ describe('server metrics', () => {
   });
 
   it('counts compaction runs', async () => {
-    await eventually((t) => (sample(t, 'cairn_compaction_runs_total', 'result="success"') ?? 0) >= 1, 'a compaction run');
+    await scrapedWhen((t) => (sample(t, 'cairn_compaction_runs_total', 'result="success"') ?? 0) >= 1, 'a compaction run');
   });
 });
 

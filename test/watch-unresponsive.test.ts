@@ -7,6 +7,7 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { cairnGroup } from '../src/apis/cairn/register.js';
+import { eventually } from './support/eventually.js';
 import { inProcessApp } from './support/in-process-app.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/stuck/pipelines';
@@ -44,15 +45,6 @@ function openRawWatch(url: string): Promise<RawWatch> {
     });
     req.on('error', reject);
   });
-}
-
-/** Polls `probe` until it holds, for at most `ms`. */
-async function eventually(what: string, ms: number, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('an unresponsive watcher', () => {
