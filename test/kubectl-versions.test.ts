@@ -127,7 +127,8 @@ describe.runIf(kubectlAvailable)('kubectl 1.27–1.33 with cairn.dev v1, v1beta1
       const created = await createPipeline(namespace, pipeline(name, { runnerClassName: 'fast', replicas: 3, paused: true }));
 
       // The cells come from the v1alpha1 object's paths (spec.runnerClass, spec.parallelism): read at v1's paths they would be empty.
-      const printed = table((await kubectlOk(expect, 'get', 'pipelines.v1alpha1.cairn.dev')).stdout);
+      // By name: the other tests of this version create Pipelines in the same namespace concurrently.
+      const printed = table((await kubectlOk(expect, 'get', 'pipelines.v1alpha1.cairn.dev', name)).stdout);
       expect(printed).toEqual([pipelineHeader, [name, 'fast', '3', '', '', expect.stringMatching(/^\d+s$/)]]);
 
       const object = parseYaml((await kubectlOk(expect, 'get', 'pipelines.v1alpha1.cairn.dev', name, '-o', 'yaml')).stdout) as ServedPipeline;
