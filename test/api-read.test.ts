@@ -224,6 +224,21 @@ describe.each(backends)('reads on %s', (backend) => {
       expect(futureWatch.status).toBe(504);
     });
 
+    it('gets an object not older than its resourceVersion: 0 for any state, a future one 504', async () => {
+      const created = (await server.request('POST', paged, { body: pipeline('p7') })).json;
+      const rv = created.metadata.resourceVersion as string;
+      for (const asked of ['0', rv, String(BigInt(rv) - 1n)]) {
+        const read = await server.request('GET', `${paged}/p7?resourceVersion=${asked}`);
+        expect(read.status, read.text).toBe(200);
+        expect(read.json.metadata.resourceVersion).toBe(rv);
+      }
+      const future = await server.request('GET', `${paged}/p7?resourceVersion=${BigInt(rv) + 100000n}`);
+      expect(future.status).toBe(504);
+      expect(future.json).toMatchObject({ reason: 'Timeout', details: { causes: [{ reason: 'ResourceVersionTooLarge' }] } });
+      const malformed = await server.request('GET', `${paged}/p7?resourceVersion=seven`);
+      expect(malformed.status).toBe(400);
+    });
+
     it('rejects contradictory list options as kube does', async () => {
       const cases: [string, number, string][] = [
         ['resourceVersionMatch=Exact', 422, 'resourceVersionMatch is forbidden unless resourceVersion is provided'],

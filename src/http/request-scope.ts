@@ -11,7 +11,7 @@ import { dropNulls, unknownFields, type JsonSchema, type SchemaResolver } from '
 import { isPlainObject, type KubeObject } from '../machinery/meta/object.js';
 import { scaleSchemaName } from '../machinery/types/scale.js';
 import { defaultTableColumns, type TableColumn } from '../machinery/types/table.js';
-import type { FieldValidation } from '../registry/request-options.js';
+import type { FieldValidation, GetOptions } from '../registry/request-options.js';
 import type { ResourceStorages } from '../registry/registry.js';
 import type { SchemaValidator } from '../registry/schema-validator.js';
 import type { ObjectKey, Store, StoreWriteOptions, ValidateObject, ValidateObjectUpdate } from '../registry/store.js';
@@ -39,7 +39,7 @@ export interface EndpointWriteOptions extends StoreWriteOptions {
  * record of the write happen inside.
  */
 export interface EndpointREST {
-  get(key: ObjectKey): Promise<KubeObject>;
+  get(key: ObjectKey, options?: GetOptions): Promise<KubeObject>;
   /** Only the main endpoint creates. */
   create?(namespace: string, object: KubeObject, createValidation: ValidateObject, options: EndpointWriteOptions): Promise<KubeObject>;
   update(
@@ -157,7 +157,7 @@ function versionedREST({ store, fieldManager, toStorage, fromStorage, validate, 
     return toStorage(object);
   };
   return {
-    get: async (key) => fromStorage(await store.get(key)),
+    get: async (key, options) => fromStorage(await store.get(key, options)),
     async create(namespace, object, createValidation, options) {
       return fromStorage(await store.create(namespace, inStorage(record(undefined, object, options)), createValidation, { ...options, fieldPath }));
     },
@@ -271,7 +271,7 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
     schema: validator.schema(scaleSchemaName),
     resolve: validator.resolve,
     rest: {
-      get: (key) => scale.get(key),
+      get: (key, options) => scale.get(key, options),
       async update(key, objInfo, _createValidation, updateValidation, _forceAllowCreate, options) {
         const record = (object: KubeObject, current: KubeObject) =>
           options.manager === undefined ? object : fieldManager.update(current, object, options.manager);

@@ -34,6 +34,14 @@ export interface DeleteOptions {
   readonly orphanDependents?: boolean;
 }
 
+/**
+ * Options of a get: `resourceVersion` unset reads the newest object, `'0'` any state
+ * the watch cache holds, N a state at least as new as N.
+ */
+export interface GetOptions {
+  readonly resourceVersion?: string;
+}
+
 /** `resourceVersionMatch`. */
 export type ResourceVersionMatch = 'NotOlderThan' | 'Exact';
 

@@ -8,6 +8,7 @@ import { objectWithScale, scaleOf } from '../machinery/types/scale.js';
 import { conflict, optimisticLockMessage } from '../machinery/errors.js';
 import { isPlainObject, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
 import type { ObjectKey, Store, StoreWriteOptions, ValidateObjectUpdate } from './store.js';
+import type { GetOptions } from './request-options.js';
 
 /** kube's UpdatedObjectInfo for a Scale: the Scale a write wants, from the current one. */
 export type ScaleInfo = (current: Scale) => unknown;
@@ -26,8 +27,8 @@ export class ScaleREST {
   }
 
   /** The object's autoscaling/v1 Scale. */
-  async get(key: ObjectKey): Promise<Scale> {
-    return scaleOf(await this.#store.get(key), this.#paths);
+  async get(key: ObjectKey, options?: GetOptions): Promise<Scale> {
+    return scaleOf(await this.#store.get(key, options), this.#paths);
   }
 
   /**

@@ -19,7 +19,7 @@ import { StorageError } from '../storage/storage-error.js';
 import { conversionAnnotationErrors } from './conversion-annotations.js';
 import { deletionComplete, pendingDeletion } from './deletion.js';
 import { interpretStorageError } from './interpret-storage-error.js';
-import type { DeleteOptions, ListOptions, WatchOptions } from './request-options.js';
+import type { DeleteOptions, GetOptions, ListOptions, WatchOptions } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
 
 /** Where an object is addressed: its namespace ('' when cluster-scoped) and name. */
@@ -261,8 +261,8 @@ export class Store {
   }
 
   /** get */
-  get(key: ObjectKey): Promise<StoredObject> {
-    return this.#call(key.name, () => this.#storage.get(this.#storageKey(key)));
+  get(key: ObjectKey, options: GetOptions = {}): Promise<StoredObject> {
+    return this.#call(key.name, () => this.#storage.get(this.#storageKey(key), options));
   }
 
   /**

@@ -1,7 +1,9 @@
 /** GET of one object, its status, or its Scale. */
+import { resourceVersionParam } from '../request/query.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 
-/** Answers `get`. */
+/** Answers `get`, at the state its `resourceVersion` allows (the newest when unset). */
 export async function getHandler(rc: ResourceContext): Promise<void> {
-  respondObject(rc, 200, await rc.scope.rest.get(keyOf(rc)));
+  const resourceVersion = resourceVersionParam(rc.query);
+  respondObject(rc, 200, await rc.scope.rest.get(keyOf(rc), resourceVersion === '' ? {} : { resourceVersion }));
 }
