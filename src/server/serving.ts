@@ -40,6 +40,9 @@ export async function listen(handler: RequestListener, tls: ServingTls, host: st
       requestCert: true,
       rejectUnauthorized: false,
       allowHTTP1: true,
+      // Small writes (a watch event, a short answer) go out at once, as Go's TCP_NODELAY default sends
+      // them: with Nagle's algorithm a watch event waits for the client's delayed ACK, up to 40 ms.
+      noDelay: true,
       settings: { maxConcurrentStreams },
       // Node cuts a connection after a burst of stream resets (an attack guard); a client
       // cancelling its watches on a shared aggregator connection must stay under it.
