@@ -267,7 +267,11 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
         const applied = await migrateToLatest(database);
         if (applied.length) logger.info({ migrations: applied }, 'migrated');
         migrated = true;
-        store = await SqlObjectStore.open(database, { onBackgroundError: (error) => logger.warn({ err: error }, 'event log') });
+        store = await SqlObjectStore.open(database, {
+          onBackgroundError: (error) => logger.warn({ err: error }, 'event log'),
+          // An embedded PGlite belongs to this process alone (its data directory is locked).
+          exclusiveWriter: database.backend === 'pglite',
+        });
         registry = new Registry(servedGroups, store);
         storage = {
           backend: database.backend,

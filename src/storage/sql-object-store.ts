@@ -40,6 +40,13 @@ export interface SqlObjectStoreOptions {
    * kube's cacher waits.
    */
   readonly cacheWaitMs?: number;
+  /**
+   * Whether this store's writes are the only ones the database takes (embedded PGlite:
+   * one process, one store). Every commit then reaches the watch cache before its
+   * writer hears back, so a consistent read needs no read of the log's tail: the cache
+   * is current unless a poll is under way (after a batch whose outcome is unknown).
+   */
+  readonly exclusiveWriter?: boolean;
 }
 
 const pollBatch = 1000;
@@ -240,6 +247,7 @@ export class SqlObjectStore implements ObjectStore {
    */
   #catchUp(): Promise<void> {
     if (this.#closed) return Promise.reject(new StorageError('Unavailable', 'the object store is closed'));
+    if (this.#options.exclusiveWriter && !this.#polling && this.#retryTimer === undefined) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.#syncs.add({ after: this.#issued, started: performance.now(), deadlineMs: this.#options.cacheWaitMs ?? 3000, resolve, reject });
       this.#poll();

@@ -311,3 +311,30 @@ describe.each(['pglite', 'postgres'] as const)('reads from the object cache on %
     expect(Object.isFrozen(got)).toBe(true);
   });
 });
+
+describe('consistent reads of an embedded PGlite', () => {
+  it.each([
+    [true, 'read no log tail when the store is the only writer'],
+    [false, 'read the log tail when other stores may write'],
+  ])('exclusiveWriter %s: %s, and see every acknowledged write', async (exclusiveWriter) => {
+    const inner = await PGliteDatabase.open();
+    await migrateToLatest(inner);
+    const counted = new CountingDatabase(inner);
+    const store = await SqlObjectStore.open(counted, { safetyPollMs: 3_600_000, exclusiveWriter });
+    try {
+      const storage = store.forResource('only.test', fieldsOf);
+      await storage.list('ns', { predicate: {} });
+      counted.logTailReads = 0;
+      for (let i = 0; i < 5; i++) {
+        const written = await storage.guaranteedUpdate(key('x'), (current) => ({ ...(current ?? object('x')), spec: { i } }), { ignoreNotFound: true });
+        expect(await storage.get(key('x'))).toEqual(written.object);
+        expect((await storage.list('ns', { predicate: {} })).items).toEqual([written.object]);
+      }
+      if (exclusiveWriter) expect(counted.logTailReads).toBe(0);
+      else expect(counted.logTailReads).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      await counted.close();
+    }
+  });
+});

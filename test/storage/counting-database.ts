@@ -43,6 +43,8 @@ export class CountingDatabase implements Database {
   readonly backend: Database['backend'];
   /** Queries through Kysely (lists, loads, watch bounds) and statements naming the object table. */
   objectStatements = 0;
+  /** Reads of the event log's tail (what a consistent read from the cache waits for). */
+  logTailReads = 0;
   /** Holds for the next snapshot transaction. */
   holds: SnapshotHolds | undefined;
   readonly #inner: Database;
@@ -65,6 +67,7 @@ export class CountingDatabase implements Database {
 
   query(text: string, values: readonly unknown[], name?: string): Promise<readonly Row[]> {
     if (/cairn_objects/.test(text)) this.objectStatements++;
+    if (name === 'cairn-log-tail') this.logTailReads++;
     return this.#inner.query(text, values, name);
   }
 
