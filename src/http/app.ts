@@ -15,7 +15,9 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discover
 import { discoveryRoute } from './discovery/discovery-route.js';
 import { buildHandlerChain } from './handler-chain.js';
 import { answerHealth, type HealthCheck } from './health.js';
+import { defaultInFlightLimits, type InFlightLimits } from './filters/max-in-flight.js';
 import { ApiMetrics } from './filters/metrics.js';
+import { defaultRequestTimeoutMs } from './filters/timeout.js';
 import { openApiDocuments } from '../openapi/documents.js';
 import { openApiEndpoints } from './discovery/openapi-endpoints.js';
 import { handleResource } from './resource-handler.js';
@@ -45,6 +47,10 @@ export interface AppOptions {
   readonly unresponsiveWatcherTimeoutMs?: number;
   /** The metrics `/metrics` answers with, when the server reports more than the app's own (storage, compaction). */
   readonly metrics?: ApiMetrics;
+  /** `--request-timeout` in ms; kube's 60 s by default. */
+  readonly requestTimeoutMs?: number;
+  /** `--max-requests-inflight` and `--max-mutating-requests-inflight`; kube's 400 and 200 by default. */
+  readonly inFlightLimits?: InFlightLimits;
 }
 
 /**
@@ -102,7 +108,15 @@ export function createApp(options: AppOptions): Koa {
   );
 
   const chain = buildHandlerChain(
-    { metrics, logger: options.logger, authenticators: options.authenticators, audit: options.audit ?? noAudit, authorizer: options.authorizer },
+    {
+      metrics,
+      logger: options.logger,
+      authenticators: options.authenticators,
+      audit: options.audit ?? noAudit,
+      authorizer: options.authorizer,
+      requestTimeoutMs: options.requestTimeoutMs ?? defaultRequestTimeoutMs,
+      inFlightLimits: options.inFlightLimits ?? defaultInFlightLimits,
+    },
     router.routes(),
   );
   for (const middleware of chain) app.use(middleware);

@@ -150,3 +150,35 @@ describe('parseConfig: the in-cluster config', () => {
     });
   });
 });
+
+describe('parseConfig: request limits and TLS', () => {
+  it('has kube-apiserver’s defaults: a 1m0s request timeout, 400 reads and 200 writes in flight, Node’s TLS defaults', () => {
+    const config = parseConfig([], {});
+    expect(config.requestTimeoutMs).toBe(60_000);
+    expect(config.inFlightLimits).toEqual({ readOnly: 400, mutating: 200 });
+    expect(config.tlsMinVersion).toBeUndefined();
+    expect(config.tlsCipherSuites).toEqual([]);
+  });
+
+  it('reads --request-timeout as a Go duration and the in-flight limits as counts, 0 for none', () => {
+    const config = parseConfig(['--request-timeout=1m30s', '--max-requests-inflight=0', '--max-mutating-requests-inflight', '7'], {});
+    expect(config.requestTimeoutMs).toBe(90_000);
+    expect(config.inFlightLimits).toEqual({ readOnly: 0, mutating: 7 });
+    expect(() => parseConfig(['--request-timeout=60'], {})).toThrow(/invalid duration "60" for --request-timeout/);
+    expect(() => parseConfig(['--request-timeout=-1s'], {})).toThrow(/can not be negative value/);
+    expect(() => parseConfig(['--max-requests-inflight=-1'], {})).toThrow('--max-requests-inflight can not be negative value');
+    expect(() => parseConfig(['--max-mutating-requests-inflight=lots'], {})).toThrow(/invalid value "lots"/);
+  });
+
+  it('takes kube’s TLS version and cipher suite names, and refuses names it does not know, naming them', () => {
+    const config = parseConfig(['--tls-min-version=VersionTLS13', '--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256'], {});
+    expect(config.tlsMinVersion).toBe('VersionTLS13');
+    expect(config.tlsCipherSuites).toEqual(['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_AES_128_GCM_SHA256']);
+    expect(() => parseConfig(['--tls-min-version=TLSv1.3'], {})).toThrow('unknown tls version "TLSv1.3"');
+    expect(() => parseConfig(['--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,ECDHE-RSA-AES128-GCM-SHA256'], {})).toThrow(
+      "Cipher suite ECDHE-RSA-AES128-GCM-SHA256 not supported or doesn't exist",
+    );
+    // Insecure, and gone from OpenSSL 3.
+    expect(() => parseConfig(['--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA'], {})).toThrow(/Cipher suite TLS_RSA_WITH_RC4_128_SHA is not implemented/);
+  });
+});

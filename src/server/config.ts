@@ -3,7 +3,11 @@
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { defaultInFlightLimits, type InFlightLimits } from '../http/filters/max-in-flight.js';
+import { defaultRequestTimeoutMs } from '../http/filters/timeout.js';
+import { parseGoDuration } from '../machinery/duration.js';
 import { standardRequestHeaderNames, type RequestHeaderNames } from '../auth/request-header-authenticator.js';
+import { cipherSuites, tlsMinVersion } from './tls-options.js';
 
 /**
  * Front-proxy authentication, with kube-apiserver's `--requestheader-*` flags: off
@@ -72,6 +76,14 @@ export interface ServerConfig extends DatabaseLocation {
   readonly tlsCertFile?: string;
   /** The private key of {@link tlsCertFile} (kube's --tls-private-key-file). */
   readonly tlsPrivateKeyFile?: string;
+  /** kube's `--tls-min-version` (`VersionTLS12`, `VersionTLS13`, …); Node's default (TLS 1.2) when unset. */
+  readonly tlsMinVersion?: string;
+  /** kube's `--tls-cipher-suites` (Go's names); Node's defaults when empty. */
+  readonly tlsCipherSuites: readonly string[];
+  /** kube's `--request-timeout` in ms (1m0s). */
+  readonly requestTimeoutMs: number;
+  /** kube's `--max-requests-inflight` and `--max-mutating-requests-inflight` (400 and 200; 0 is no limit). */
+  readonly inFlightLimits: InFlightLimits;
   readonly logLevel: string;
   /** How long shutdown waits for requests in flight before closing connections, in ms. */
   readonly shutdownGraceMs: number;
@@ -92,7 +104,9 @@ export interface ServerConfig extends DatabaseLocation {
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
   [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS]
-  [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
+  [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--tls-min-version VERSION]
+  [--tls-cipher-suites NAME,...] [--request-timeout DURATION] [--max-requests-inflight N]
+  [--max-mutating-requests-inflight N] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
   [--watch-bookmark-interval SECONDS] [--no-controller]
   [--requestheader-client-ca-file FILE] [--requestheader-allowed-names NAME,...]
   [--requestheader-username-headers H,...] [--requestheader-uid-headers H,...]
@@ -112,17 +126,18 @@ function seconds(name: string, value: string | undefined, fallback: number): num
   return n * 1000;
 }
 
-const goDurationUnits: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A duration flag as Go's `time.ParseDuration` reads it (`10s`, `1m30s`, `500ms`, `0`), in ms. */
+/** A duration flag as Go's `time.ParseDuration` reads it (`10s`, `1m30s`, `500ms`, `0`), in ms; negative ones are refused. */
 function goDuration(flag: string, value: string | undefined, fallbackMs: number): number {
   if (value === undefined) return fallbackMs;
-  if (value === '0') return 0;
-  const parts = /^(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h)(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))*$/.test(value)
-    ? [...value.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)]
-    : undefined;
-  if (parts === undefined) throw new Error(`invalid duration "${value}" for --${flag}\n${usage}`);
-  return parts.reduce((ms, [, amount, unit]) => ms + Number(amount) * goDurationUnits[unit], 0);
+  let ms: number;
+  try {
+    ms = parseGoDuration(value);
+  } catch (error) {
+    throw new Error(`invalid duration "${value}" for --${flag}\n${usage}`, { cause: error });
+  }
+  // As kube validates --request-timeout: "can not be negative value".
+  if (ms < 0) throw new Error(`invalid duration "${value}" for --${flag}: it can not be negative value\n${usage}`);
+  return ms;
 }
 
 function delegationConfig(values: Record<string, string | string[] | boolean | undefined>, env: NodeJS.ProcessEnv): DelegationConfig {
@@ -169,6 +184,28 @@ function requestHeaderConfig(values: Record<string, string | string[] | boolean 
   });
 }
 
+/** A count flag such as `--max-requests-inflight`: a non-negative integer, as kube validates it. */
+function count(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n)) throw new Error(`invalid value "${value}" for --${flag}\n${usage}`);
+  if (n < 0) throw new Error(`--${flag} can not be negative value\n${usage}`);
+  return n;
+}
+
+/** The TLS flags, checked as kube checks them at startup. */
+function tlsFlags(values: Record<string, string | string[] | boolean | undefined>): Pick<ServerConfig, 'tlsMinVersion' | 'tlsCipherSuites'> {
+  const minVersion = values['tls-min-version'] as string | undefined;
+  const suites = stringSlice('tls-cipher-suites', values['tls-cipher-suites'] as string[] | undefined, []);
+  try {
+    if (minVersion !== undefined) tlsMinVersion(minVersion);
+    cipherSuites(suites);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${usage}`, { cause: error });
+  }
+  return { ...(minVersion !== undefined ? { tlsMinVersion: minVersion } : {}), tlsCipherSuites: suites };
+}
+
 /** The database every command of the process uses, from `--data-dir`/`DATA_DIR` and `--database-url`/`DATABASE_URL`. */
 export function databaseLocation(flags: { readonly 'data-dir'?: string; readonly 'database-url'?: string }, env: NodeJS.ProcessEnv): DatabaseLocation {
   return { dataDir: resolve(flags['data-dir'] ?? env.DATA_DIR ?? '.data'), databaseUrl: flags['database-url'] ?? (env.DATABASE_URL || undefined) };
@@ -189,6 +226,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'tls-san': { type: 'string', multiple: true },
       'tls-cert-file': { type: 'string' },
       'tls-private-key-file': { type: 'string' },
+      'tls-min-version': { type: 'string' },
+      'tls-cipher-suites': { type: 'string', multiple: true },
+      'request-timeout': { type: 'string' },
+      'max-requests-inflight': { type: 'string' },
+      'max-mutating-requests-inflight': { type: 'string' },
       'log-level': { type: 'string' },
       'shutdown-grace': { type: 'string' },
       'shutdown-delay': { type: 'string' },
@@ -235,6 +277,12 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     ]),
     tlsCertFile: tlsCertFile === undefined ? undefined : resolve(tlsCertFile),
     tlsPrivateKeyFile: tlsPrivateKeyFile === undefined ? undefined : resolve(tlsPrivateKeyFile),
+    ...tlsFlags(values),
+    requestTimeoutMs: goDuration('request-timeout', values['request-timeout'], defaultRequestTimeoutMs),
+    inFlightLimits: Object.freeze({
+      readOnly: count('max-requests-inflight', values['max-requests-inflight'], defaultInFlightLimits.readOnly),
+      mutating: count('max-mutating-requests-inflight', values['max-mutating-requests-inflight'], defaultInFlightLimits.mutating),
+    }),
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     shutdownGraceMs: seconds('shutdown grace', values['shutdown-grace'], 10),
     shutdownDelayMs: seconds('shutdown delay', values['shutdown-delay'] ?? env.SHUTDOWN_DELAY_SECONDS, 0),
