@@ -37,7 +37,9 @@ import { openDatabase, pgliteDirectory } from './open-database.js';
 import { serverMetrics } from './server-metrics.js';
 import { redactedDatabaseUrl, type StorageDescription } from './start-banner.js';
 import { ensurePki, loadServingCertificate, type Pki } from './pki.js';
+import { reloadServingCertificate } from './serving-certificate-reloader.js';
 import { listen, type Listener } from './serving.js';
+import { servingTlsOptions } from './tls-options.js';
 
 /** The groups this server serves. */
 export const servedGroups: readonly ApiGroup[] = [cairnGroup];
@@ -236,14 +238,29 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     watchBookmarkIntervalMs: config.watchBookmarkIntervalMs,
     // As kube's NamespaceLifecycle: in a cluster, namespaces are the main API server's.
     admission: delegated.authenticationClient ? new NamespaceLifecycle(namespaceLookup(delegated.authenticationClient)) : undefined,
+    requestTimeoutMs: config.requestTimeoutMs,
+    inFlightLimits: config.inFlightLimits,
   });
+  const { insecureSuites, ...tlsOptions } = servingTlsOptions(config.tlsMinVersion, config.tlsCipherSuites);
+  for (const suite of insecureSuites) logger.warn(`Use of insecure cipher '${suite}' detected.`);
   const listener: Listener = await listen(
     app.callback(),
-    { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems: clientCaPems() },
+    { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems: clientCaPems(), ...tlsOptions },
     config.bindAddress,
     config.port,
   );
   updateListenerCas = () => listener.setClientCas(clientCaPems());
+  const certificateReloader =
+    config.tlsCertFile !== undefined && config.tlsPrivateKeyFile !== undefined
+      ? reloadServingCertificate({
+          certFile: config.tlsCertFile,
+          keyFile: config.tlsPrivateKeyFile,
+          certPem: pki.servingCertPem,
+          keyPem: pki.servingKeyPem,
+          onChange: (certPem, keyPem) => listener.setServingCertificate(certPem, keyPem),
+          logger,
+        })
+      : undefined;
   const url = `https://127.0.0.1:${listener.port}`;
   const kubeconfigPath = join(config.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, {
@@ -311,6 +328,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     ready,
     async close() {
       draining.abort();
+      certificateReloader?.stop();
       await controller?.stop();
       controllerClient?.close();
       // As kube's --shutdown-delay-duration: load balancers see readyz fail and stop sending, while watches and
