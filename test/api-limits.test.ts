@@ -5,6 +5,8 @@
  * transaction of the test holds one of Cairn's tables locked, so writes (and reads that
  * must see the latest write) wait in PostgreSQL as they would behind a stalled database.
  */
+import { once } from 'node:events';
+import http2 from 'node:http2';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import pg from 'pg';
@@ -110,6 +112,30 @@ describe('--request-timeout', () => {
       expect(watch.events.filter((event) => event.type === 'ERROR')).toEqual([]);
     } finally {
       watch.close();
+    }
+  });
+
+  it('cuts a response already started when its time runs out, so the client sees it incomplete', async () => {
+    const crowded = '/apis/cairn.dev/v1/namespaces/limits-crowded/pipelines';
+    // Enough to fill HTTP/2 flow control's 64 KiB window many times over.
+    for (let i = 0; i < 100; i++) {
+      const object = pipeline(`p${i}`);
+      const res = await server().request('POST', crowded, { body: { ...object, metadata: { ...object.metadata, annotations: { pad: 'x'.repeat(2048) } } } });
+      expect(res.status).toBe(201);
+    }
+    const session = http2.connect(server().url, { ca: server().pki.servingCaPem, cert: server().pki.adminCertPem, key: server().pki.adminKeyPem });
+    try {
+      // A whole list is streamed: its 200 goes out with the first items, and then the client reads nothing.
+      const stream = session.request({ ':path': `${crowded}?timeout=1s` });
+      const reset = new Promise<Error>((resolve) => stream.on('error', resolve));
+      const [headers] = (await once(stream, 'response')) as [http2.IncomingHttpHeaders];
+      expect(headers[':status']).toBe(200);
+      // As Go's server resets it on ErrAbortHandler.
+      expect((await reset).message).toBe('Stream closed with error code NGHTTP2_INTERNAL_ERROR');
+      expect(stream.rstCode).toBe(http2.constants.NGHTTP2_INTERNAL_ERROR);
+      expect(stream.readableEnded).toBe(false);
+    } finally {
+      session.destroy();
     }
   });
 

@@ -46,7 +46,9 @@ const writingMethods = ['writeHead', 'setHeader', 'appendHeader', 'removeHeader'
 function timeOut(ctx: Context): void {
   const res = ctx.res;
   if (res.headersSent) {
-    res.destroy();
+    // HTTP/2 resets the stream alone, as INTERNAL_ERROR (without an error Node would first wait to send what is
+    // queued, for a client not reading: forever); HTTP/1.1 closes the connection. Go does either on ErrAbortHandler.
+    res.destroy(ctx.req.httpVersionMajor >= 2 ? new Error('the request timed out after its response started') : undefined);
   } else {
     const serializer = statusSerializer(ctx.get('Accept'));
     const body = serializer.encode(timeoutStatus);
