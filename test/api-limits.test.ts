@@ -49,6 +49,23 @@ function oneConnectionAgent(): { agent: https.Agent; connections: () => number }
   return { agent, connections: () => opened };
 }
 
+/** Follows a log: its body so far, as it arrives. */
+function followLog(server: TestServer, path: string): Promise<{ text(): string; close(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(
+      `${server.url}${path}`,
+      { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        resolve({ text: () => body, close: () => req.destroy() });
+      },
+    );
+    req.on('error', reject);
+  });
+}
+
 const timeoutStatus = {
   kind: 'Status',
   apiVersion: 'v1',
@@ -84,9 +101,11 @@ describe('--request-timeout', () => {
     agent.destroy();
   });
 
-  it('holds every request but long-running ones to the server’s timeout, a longer ?timeout= included; a watch outlives it', async () => {
+  it('holds every request but long-running ones to the server’s timeout, a longer ?timeout= included; a watch and a log follow outlive it', async () => {
+    expect((await server().request('POST', pipelines, { body: pipeline('followed') })).status).toBe(201);
     const list = await server().request('GET', pipelines);
     const watch = await openWatch(server(), `${pipelines}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`);
+    const follow = await followLog(server(), `${pipelines}/followed/log?follow=true`);
     try {
       const lock = await lockTable(server(), 'cairn_resource_version');
       let answers;
@@ -110,8 +129,11 @@ describe('--request-timeout', () => {
         watch.events.some((event) => event.type === 'ADDED' && event.object.metadata.name === 'after-timeout'),
       );
       expect(watch.events.filter((event) => event.type === 'ERROR')).toEqual([]);
+      expect((await server().request('POST', `${pipelines}/followed/log`, { body: { step: 'fetch', lines: ['after the timeout'] } })).status).toBe(201);
+      await eventually('the follow to see the line', 10_000, async () => follow.text().includes('after the timeout'));
     } finally {
       watch.close();
+      follow.close();
     }
   });
 
