@@ -240,3 +240,23 @@ describe('--max-requests-inflight and --max-mutating-requests-inflight', () => {
     }
   });
 });
+
+describe('in-flight limits of 0', () => {
+  const server = sharedTestServer({ backend: 'postgres', args: ['--max-requests-inflight', '0', '--max-mutating-requests-inflight', '0'] });
+
+  it('refuse nothing, and the requests in flight are still counted', async () => {
+    const lock = await lockTable(server(), 'cairn_events');
+    const held = [server().request('POST', pipelines, { body: pipeline('one') }), server().request('POST', pipelines, { body: pipeline('two') })];
+    try {
+      await eventually('both writes held in flight', 10_000, async () => {
+        const text = (await server().request('GET', '/metrics')).text;
+        return text.includes('apiserver_current_inflight_requests{request_kind="mutating"} 2');
+      });
+      // Past any limit there would be: it reaches authorization.
+      expect((await server().request('POST', pipelines, { body: pipeline('three'), ...anonymous })).status).toBe(401);
+    } finally {
+      await lock.release();
+    }
+    expect((await Promise.all(held)).map((res) => res.status)).toEqual([201, 201]);
+  });
+});
