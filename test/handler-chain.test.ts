@@ -12,6 +12,7 @@ import { pino } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditBackend, AuditEvent } from '../src/auth/audit.js';
+import { auditPolicyRuleEvaluator } from '../src/auth/audit-policy.js';
 import { deny, noOpinion, type Authorizer } from '../src/auth/authorizer.js';
 import { LocalPolicyAuthorizer } from '../src/auth/local-policy-authorizer.js';
 import { defaultAlwaysAllowPaths, PathAuthorizer } from '../src/auth/path-authorizer.js';
@@ -78,6 +79,7 @@ beforeAll(async () => {
     authenticators: [new X509Authenticator({ clientCaPems: [pki.clientCaPem] })],
     authorizer: new UnionAuthorizer([new PathAuthorizer(defaultAlwaysAllowPaths), bobIsDenied, new LocalPolicyAuthorizer()]),
     audit,
+    auditPolicy: auditPolicyRuleEvaluator({ rules: [{ level: 'Metadata' }] }),
     livezChecks: [{ name: 'ping', check: () => true }],
     readyzChecks: [{ name: 'ping', check: () => true }],
     logger: pino({ level: 'silent' }),

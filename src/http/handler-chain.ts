@@ -5,7 +5,7 @@
  */
 import type { DefaultContext, DefaultState, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { AuditBackend } from '../auth/audit.js';
+import type { AuditBackend, AuditPolicyRuleEvaluator } from '../auth/audit.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { errorMiddleware } from './filters/error-middleware.js';
@@ -21,12 +21,14 @@ export interface HandlerChainConfig {
   readonly logger: Logger;
   readonly authenticators: readonly Authenticator[];
   readonly audit: AuditBackend;
+  readonly auditPolicy: AuditPolicyRuleEvaluator;
   readonly authorizer: Authorizer;
 }
 
 /**
  * The filters around `routes`, outermost first. What each leaves on `ctx.state` for
- * those after it: `requestInfo` (RequestInfo), `user` (UserInfo), `auditID`.
+ * those after it: `requestInfo` (RequestInfo), `user` (UserInfo), `auditID`, and `audit` (its
+ * audit event in the making) when the request is audited.
  */
 export function buildHandlerChain<C extends DefaultContext>(config: HandlerChainConfig, routes: Middleware<DefaultState, C>): Middleware<DefaultState, C>[] {
   return [
@@ -37,7 +39,7 @@ export function buildHandlerChain<C extends DefaultContext>(config: HandlerChain
     withRequestInfo(),
     config.metrics.inFlight(),
     withAuthentication(config.authenticators),
-    withAudit(config.audit),
+    withAudit(config.audit, config.auditPolicy),
     withAuthorization(config.authorizer),
     // Admission: the registry runs it on each write; its configuration (plugins, webhooks)
     // attaches here, on ctx.state, between authorization and the routes.

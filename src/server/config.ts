@@ -48,6 +48,20 @@ export interface InClusterService {
   readonly port: string;
 }
 
+/** Auditing, with kube-apiserver's `--audit-*` flags: nothing is audited without a policy file. */
+export interface AuditConfig {
+  /** `--audit-policy-file`: an `audit.k8s.io/v1` Policy. */
+  readonly policyFile?: string;
+  /** `--audit-log-path`: the file events are written to, `-` for stdout; no log when unset. */
+  readonly logPath?: string;
+  /** `--audit-log-maxsize` in megabytes (100): the file is rotated before it grows past it; 0 never rotates. */
+  readonly logMaxSizeMb: number;
+  /** `--audit-log-maxbackup` (100): rotated files kept; 0 keeps all. */
+  readonly logMaxBackups: number;
+  /** `--audit-log-maxage` in days (366): rotated files older are removed; 0 keeps them. */
+  readonly logMaxAgeDays: number;
+}
+
 /** Where the database is. */
 export interface DatabaseLocation {
   readonly dataDir: string;
@@ -88,6 +102,7 @@ export interface ServerConfig extends DatabaseLocation {
   readonly requestHeader: RequestHeaderConfig;
   /** Delegated authentication and authorization (in a cluster). */
   readonly delegation: DelegationConfig;
+  readonly audit: AuditConfig;
 }
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
@@ -100,6 +115,8 @@ const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--
   [--authentication-kubeconfig FILE] [--authorization-kubeconfig FILE]
   [--authentication-token-webhook-cache-ttl DURATION] [--authorization-webhook-cache-authorized-ttl DURATION]
   [--authorization-webhook-cache-unauthorized-ttl DURATION] [--authorization-always-allow-paths PATH,...]
+  [--audit-policy-file FILE] [--audit-log-path FILE|-] [--audit-log-maxsize MB] [--audit-log-maxbackup N]
+  [--audit-log-maxage DAYS] [--audit-log-format json]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
   COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS;
   in a pod, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT: the kubeconfig flags left
@@ -169,6 +186,31 @@ function requestHeaderConfig(values: Record<string, string | string[] | boolean 
   });
 }
 
+/** An int flag as pflag reads it, which kube then requires to be non-negative. */
+function count(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^[-+]?\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw new Error(`invalid argument "${value}" for "--${flag}" flag: parsing "${value}": invalid syntax\n${usage}`);
+  if (n < 0) throw new Error(`--${flag} ${n} can't be a negative number\n${usage}`);
+  return n;
+}
+
+function auditConfig(values: Record<string, string | string[] | boolean | undefined>): AuditConfig {
+  const format = (values['audit-log-format'] as string | undefined) ?? 'json';
+  if (format === 'legacy') throw new Error(`--audit-log-format legacy is not supported: Cairn writes the json format only\n${usage}`);
+  if (format !== 'json') throw new Error(`invalid audit log format ${format}, allowed formats are "legacy,json"\n${usage}`);
+  const policyFile = values['audit-policy-file'] as string | undefined;
+  const logPath = values['audit-log-path'] as string | undefined;
+  return Object.freeze({
+    ...(policyFile ? { policyFile: resolve(policyFile) } : {}),
+    ...(logPath ? { logPath: logPath === '-' ? '-' : resolve(logPath) } : {}),
+    logMaxSizeMb: count('audit-log-maxsize', values['audit-log-maxsize'] as string | undefined, 100),
+    logMaxBackups: count('audit-log-maxbackup', values['audit-log-maxbackup'] as string | undefined, 100),
+    logMaxAgeDays: count('audit-log-maxage', values['audit-log-maxage'] as string | undefined, 366),
+  });
+}
+
 /** The database every command of the process uses, from `--data-dir`/`DATA_DIR` and `--database-url`/`DATABASE_URL`. */
 export function databaseLocation(flags: { readonly 'data-dir'?: string; readonly 'database-url'?: string }, env: NodeJS.ProcessEnv): DatabaseLocation {
   return { dataDir: resolve(flags['data-dir'] ?? env.DATA_DIR ?? '.data'), databaseUrl: flags['database-url'] ?? (env.DATABASE_URL || undefined) };
@@ -206,6 +248,12 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'authorization-webhook-cache-authorized-ttl': { type: 'string' },
       'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
       'authorization-always-allow-paths': { type: 'string', multiple: true },
+      'audit-policy-file': { type: 'string' },
+      'audit-log-path': { type: 'string' },
+      'audit-log-maxsize': { type: 'string' },
+      'audit-log-maxbackup': { type: 'string' },
+      'audit-log-maxage': { type: 'string' },
+      'audit-log-format': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -242,5 +290,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     controller: !values['no-controller'],
     requestHeader: requestHeaderConfig(values),
     delegation: delegationConfig(values, env),
+    audit: auditConfig(values),
   });
 }

@@ -32,6 +32,7 @@ import { fsyncEnabled } from '../storage/durability.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { SqlObjectStore } from '../storage/sql-object-store.js';
 import type { DelegationConfig, RequestHeaderConfig, ServerConfig } from './config.js';
+import { startAuditing } from './auditing.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { openDatabase, pgliteDirectory } from './open-database.js';
 import { serverMetrics } from './server-metrics.js';
@@ -92,7 +93,7 @@ async function servingPki(config: ServerConfig): Promise<Pki> {
 
 /** What a server is given beside its configuration; tests plug in here. */
 export interface ServerSeams {
-  /** Where audit events go; nowhere by default. */
+  /** Where audit events go besides `--audit-log-path`, at the levels `--audit-policy-file` says. */
   readonly audit?: AuditBackend;
   /**
    * Where the in-cluster config's ServiceAccount token and CA are read from; the path
@@ -182,6 +183,7 @@ async function delegation(
 export async function startServer(config: ServerConfig, logger: Logger = pino({ level: config.logLevel }), seams: ServerSeams = {}): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
   const pki = await servingPki(config);
+  const auditing = await startAuditing(config.audit, seams.audit, logger);
   // Draining (readyz fails, everything is still served) starts at SIGTERM; shutdown (long-running requests end) after the delay.
   const draining = new AbortController();
   const shutdown = new AbortController();
@@ -221,7 +223,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     registry: () => registry,
     authenticators,
     authorizer: delegated.authorizer,
-    audit: seams.audit,
+    audit: auditing.backend,
+    auditPolicy: auditing.policy,
     livezChecks: [{ name: 'ping', check: () => true }],
     readyzChecks: [
       { name: 'ping', check: () => true },
@@ -323,6 +326,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       delegated.authenticationClient?.close();
       delegated.authorizationClient?.close();
       await listener.close(config.shutdownGraceMs);
+      // After the last response, so the log ends with its ResponseComplete.
+      await auditing.shutdown();
       await database?.close();
     },
   };

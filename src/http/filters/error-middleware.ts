@@ -31,6 +31,14 @@ export function statusCodeOf(ctx: Context, error?: unknown): number {
   return isStatusError(error) ? error.code : 500;
 }
 
+/**
+ * Whether `error` is one the error middleware answers as an unexpected 500: not a Status,
+ * thrown before the response started (kube's handlers would have panicked).
+ */
+export function isUnexpectedError(ctx: Context, error: unknown): boolean {
+  return error !== undefined && !responseStarted(ctx) && !isStatusError(error);
+}
+
 /** Catches everything below it; unknown errors are logged and answered as a 500 without their message. */
 export function errorMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {

@@ -14,7 +14,7 @@ import type { ApiGroup } from '../../apis/api-resource.js';
 import { applyPatchType } from '../../machinery/patch/patch.js';
 import { discoveredResources } from '../discovery/discovery.js';
 import { mediaType } from '../response/negotiation.js';
-import type { RequestInfo } from '../request/request-info.js';
+import { isLongRunning, type RequestInfo } from '../request/request-info.js';
 
 type RequestLabel = 'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component';
 
@@ -41,11 +41,6 @@ const reportedVerbs: ReadonlySet<string> = new Set([
 
 /** kube's `apiserver_watch_events_sizes` buckets: 1 KiB doubling to 128 KiB. */
 const watchEventSizeBuckets = Array.from({ length: 8 }, (_, i) => 1024 * 2 ** i);
-
-/** What kube's `BasicLongRunningRequestCheck` counts as long-running: watches, and logs (as `pods/log`). */
-function isLongRunning(info: RequestInfo | undefined): boolean {
-  return info?.isResourceRequest === true && (info.verb === 'watch' || info.subresource === 'log' || info.subresource === 'logs');
-}
 
 /** kube's in-flight request kinds: reads and everything else. */
 const readOnlyVerbs: ReadonlySet<string> = new Set(['get', 'list', 'watch']);

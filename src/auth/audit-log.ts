@@ -1,0 +1,91 @@
+/**
+ * The log backend of `--audit-log-path`, as kube's `plugin/pkg/audit/log` in its JSON
+ * format: one `audit.k8s.io/v1` Event per line. Events are encoded on the request path
+ * and written behind it, in batches, so a request never waits for the disk;
+ * {@link AuditLogBackend.shutdown} writes what is left before the process exits.
+ */
+import type { AuditBackend, AuditEvent } from './audit.js';
+
+/** The `audit.k8s.io/v1` Event of `event`, its fields in kube's order. */
+export function auditEventV1(event: AuditEvent): Record<string, unknown> {
+  const { user } = event;
+  return {
+    kind: 'Event',
+    apiVersion: 'audit.k8s.io/v1',
+    level: event.level,
+    auditID: event.auditID,
+    stage: event.stage,
+    requestURI: event.requestURI,
+    verb: event.verb,
+    user: {
+      username: user.name,
+      ...(user.uid ? { uid: user.uid } : {}),
+      ...(user.groups.length ? { groups: user.groups } : {}),
+      ...(user.extra && Object.keys(user.extra).length ? { extra: user.extra } : {}),
+    },
+    sourceIPs: event.sourceIPs,
+    ...(event.userAgent ? { userAgent: event.userAgent } : {}),
+    ...(event.objectRef ? { objectRef: event.objectRef } : {}),
+    // metav1.Status always carries its (empty) metadata.
+    ...(event.responseStatus ? { responseStatus: { metadata: {}, ...event.responseStatus } } : {}),
+    ...(event.requestObject !== undefined ? { requestObject: event.requestObject } : {}),
+    ...(event.responseObject !== undefined ? { responseObject: event.responseObject } : {}),
+    requestReceivedTimestamp: event.requestReceivedTimestamp,
+    stageTimestamp: event.stageTimestamp,
+    ...(event.annotations && Object.keys(event.annotations).length ? { annotations: event.annotations } : {}),
+  };
+}
+
+/** Where the lines go: a (rotating) file, or stdout. */
+export interface AuditLogSink {
+  /** Writes the lines in order; calls do not overlap. */
+  write(lines: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Writes audit events as JSON lines to `sink`, behind the requests. */
+export class AuditLogBackend implements AuditBackend {
+  readonly #sink: AuditLogSink;
+  readonly #onError: (error: unknown) => void;
+  #queue: string[] = [];
+  #draining: Promise<void> | undefined;
+
+  /** `onError` hears of lines that could not be written (kube logs them and goes on). */
+  constructor(sink: AuditLogSink, onError: (error: unknown) => void) {
+    this.#sink = sink;
+    this.#onError = onError;
+  }
+
+  processEvents(...events: AuditEvent[]): void {
+    for (const event of events) this.#queue.push(`${JSON.stringify(auditEventV1(event))}\n`);
+    this.#draining ??= this.#drain();
+  }
+
+  /** Writes every event processed so far, then closes the sink. */
+  async shutdown(): Promise<void> {
+    await this.#draining;
+    await this.#sink.close();
+  }
+
+  async #drain(): Promise<void> {
+    // Yields first, so the events of one tick go out in one batch.
+    await Promise.resolve();
+    while (this.#queue.length > 0) {
+      const batch = this.#queue;
+      this.#queue = [];
+      try {
+        await this.#sink.write(batch);
+      } catch (error) {
+        this.#onError(error);
+      }
+    }
+    this.#draining = undefined;
+  }
+}
+
+/** Standard output as a sink (`--audit-log-path -`); it is not closed. */
+export const stdoutAuditLogSink: AuditLogSink = Object.freeze({
+  write: (lines: readonly string[]) =>
+    new Promise<void>((resolve, reject) => process.stdout.write(lines.join(''), (error) => (error ? reject(error) : resolve()))),
+  close: () => Promise.resolve(),
+});
