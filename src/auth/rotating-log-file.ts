@@ -104,17 +104,18 @@ export class RotatingLogFile {
   async #rotate(): Promise<void> {
     const { mode } = await this.#file.stat();
     await this.#file.close();
+    const now = this.#now();
     const name = basename(this.#path);
     const ext = extension(name);
-    const backup = join(dirname(this.#path), `${name.slice(0, name.length - ext.length)}-${backupTimestamp(this.#now())}${ext}`);
+    const backup = join(dirname(this.#path), `${name.slice(0, name.length - ext.length)}-${backupTimestamp(now)}${ext}`);
     await rename(this.#path, backup);
     this.#file = await open(this.#path, 'w', mode & 0o777);
     this.#size = 0;
-    await this.#removeOldBackups();
+    await this.#removeOldBackups(now);
   }
 
   /** lumberjack's `millRunOnce`: the newest `maxBackups` backups stay, then those younger than `maxAgeDays`. */
-  async #removeOldBackups(): Promise<void> {
+  async #removeOldBackups(now: Date): Promise<void> {
     const { maxBackups, maxAgeDays } = this.#options;
     if (maxBackups === 0 && maxAgeDays === 0) return;
     const name = basename(this.#path);
@@ -128,7 +129,7 @@ export class RotatingLogFile {
         return Number.isNaN(time) ? [] : [{ file, time }];
       })
       .sort((a, b) => b.time - a.time);
-    const cutoff = this.#now().getTime() - maxAgeDays * dayMs;
+    const cutoff = now.getTime() - maxAgeDays * dayMs;
     const doomed = backups.filter((backup, i) => (maxBackups > 0 && i >= maxBackups) || (maxAgeDays > 0 && backup.time < cutoff));
     await Promise.all(doomed.map(({ file }) => rm(join(dirname(this.#path), file), { force: true })));
   }

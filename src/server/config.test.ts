@@ -150,3 +150,48 @@ describe('parseConfig: the in-cluster config', () => {
     });
   });
 });
+
+describe('parseConfig: auditing', () => {
+  it('has kube-apiserver’s flags and defaults: no policy, no log, rotation at 100 MB keeping 100 backups for 366 days', () => {
+    expect(parseConfig([], {}).audit).toEqual({ logMaxSizeMb: 100, logMaxBackups: 100, logMaxAgeDays: 366 });
+  });
+
+  it('takes the policy file, the log path (- for stdout) and the rotation flags, sizes in megabytes', () => {
+    const config = parseConfig(
+      [
+        '--audit-policy-file',
+        'policy.yaml',
+        '--audit-log-path',
+        'logs/audit.log',
+        '--audit-log-maxsize',
+        '1',
+        '--audit-log-maxbackup',
+        '0',
+        '--audit-log-maxage',
+        '7',
+        '--audit-log-format',
+        'json',
+      ],
+      {},
+    );
+    expect(config.audit).toEqual({
+      policyFile: resolve('policy.yaml'),
+      logPath: resolve('logs/audit.log'),
+      logMaxSizeMb: 1,
+      logMaxBackups: 0,
+      logMaxAgeDays: 7,
+    });
+    expect(parseConfig(['--audit-log-path', '-'], {}).audit.logPath).toBe('-');
+  });
+
+  it.each([
+    [['--audit-log-maxsize=-1'], "--audit-log-maxsize -1 can't be a negative number"],
+    [['--audit-log-maxbackup=-2'], "--audit-log-maxbackup -2 can't be a negative number"],
+    [['--audit-log-maxage', '1.5'], 'invalid argument "1.5" for "--audit-log-maxage" flag'],
+    [['--audit-log-maxsize', '10M'], 'invalid argument "10M" for "--audit-log-maxsize" flag'],
+    [['--audit-log-format', 'legacy'], '--audit-log-format legacy is not supported: Cairn writes the json format only'],
+    [['--audit-log-format', 'xml'], 'invalid audit log format xml, allowed formats are "legacy,json"'],
+  ])('refuses %j', (args, message) => {
+    expect(() => parseConfig(args, {})).toThrow(message);
+  });
+});
