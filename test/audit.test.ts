@@ -218,6 +218,24 @@ describe('the audit log', () => {
     expect(ended[2]).toMatchObject({ stage: 'ResponseComplete', verb: 'watch', responseStatus: { code: 200 } });
   });
 
+  it('records a log read’s ResponseStarted, as kube counts logs long-running, and an append’s Success Status', async () => {
+    expect((await server.request('POST', pipelinesIn('default'), { body: pipeline('logged') })).status).toBe(201);
+    const append = await audited('POST', `${pipelinesIn('default')}/logged/log`, 2, { body: { step: 'fetch', lines: ['fetched'] } });
+    expect(append.res.status).toBe(201);
+    expect(append.events[1]).toMatchObject({
+      verb: 'create',
+      objectRef: { resource: 'pipelines', namespace: 'default', name: 'logged', subresource: 'log' },
+      responseStatus: { metadata: {}, status: 'Success', code: 201 },
+    });
+    const read = await audited('GET', `${pipelinesIn('default')}/logged/log`, 3);
+    expect(read.res.text).toBe('fetched\n');
+    expect(read.events.map((e) => [e.stage, e.verb, e.objectRef.subresource, e.responseStatus?.code])).toEqual([
+      ['RequestReceived', 'get', 'log', undefined],
+      ['ResponseStarted', 'get', 'log', 200],
+      ['ResponseComplete', 'get', 'log', 200],
+    ]);
+  });
+
   it('records an anonymous request refused 401 with the authorization decision', async () => {
     const { res, events } = await audited('GET', pipelinesIn('default'), 2, { clientCert: null });
     expect(res.status).toBe(401);
@@ -358,66 +376,75 @@ describe('the Panic stage', () => {
 });
 
 describe('shutdown', () => {
-  it('leaves the last request’s ResponseComplete on disk when SIGTERM ends the process', { timeout: 60_000 }, async () => {
-    const policyFile = await tempFile('policy.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
-    const dir = dirname(policyFile);
-    const log = join(dir, 'audit.log');
-    const root = join(import.meta.dirname, '..');
-    const args = [
-      'src/server/main.ts',
-      '--port',
-      '0',
-      '--data-dir',
-      join(dir, 'data'),
-      '--no-controller',
-      '--audit-policy-file',
-      policyFile,
-      '--audit-log-path',
-      log,
-    ];
-    const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'info' };
-    const child = spawn(join(root, 'node_modules/.bin/tsx'), args, { cwd: root, env, stdio: ['ignore', 'pipe', 'ignore'] });
-    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let listening: string | undefined;
-        onJsonLines(
-          child.stdout,
-          (line) => {
-            const entry = line as { msg?: string; url?: string };
-            if (entry.msg === 'listening') listening = entry.url;
-            if (entry.msg === 'ready' && listening) resolve(listening);
-          },
-          { lenient: true },
+  it.each(['a file', 'stdout'])(
+    'leaves the last request’s ResponseComplete in the log (%s) when SIGTERM ends the process',
+    { timeout: 60_000 },
+    async (where) => {
+      const policyFile = await tempFile('policy.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+      const dir = dirname(policyFile);
+      const log = where === 'stdout' ? '-' : join(dir, 'audit.log');
+      const root = join(import.meta.dirname, '..');
+      const args = [
+        'src/server/main.ts',
+        '--port',
+        '0',
+        '--data-dir',
+        join(dir, 'data'),
+        '--no-controller',
+        '--audit-policy-file',
+        policyFile,
+        '--audit-log-path',
+        log,
+      ];
+      const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'info' };
+      const child = spawn(join(root, 'node_modules/.bin/tsx'), args, { cwd: root, env, stdio: ['ignore', 'pipe', 'ignore'] });
+      const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+      // With `-`, the events are the lines of stdout that are Events, among pino's.
+      const stdoutEvents: LoggedAuditEvent[] = [];
+      const events = async (): Promise<LoggedAuditEvent[]> => (log === '-' ? stdoutEvents : readAuditLog(log));
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let listening: string | undefined;
+          onJsonLines(
+            child.stdout,
+            (line) => {
+              const entry = line as { msg?: string; url?: string; kind?: string };
+              if (entry.kind === 'Event') stdoutEvents.push(entry);
+              if (entry.msg === 'listening') listening = entry.url;
+              if (entry.msg === 'ready' && listening) resolve(listening);
+            },
+            { lenient: true },
+          );
+          void exited.then(([code]) => reject(new Error(`the server exited (${code}) before it was ready`)));
+        });
+        const [servingCaPem, adminCertPem, adminKeyPem] = await Promise.all(
+          ['serving-ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(dir, 'data', 'pki', f), 'utf8')),
         );
-        void exited.then(([code]) => reject(new Error(`the server exited (${code}) before it was ready`)));
-      });
-      const [servingCaPem, adminCertPem, adminKeyPem] = await Promise.all(
-        ['serving-ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(dir, 'data', 'pki', f), 'utf8')),
-      );
-      expect(
-        (await requestServer({ url, pki: { servingCaPem, adminCertPem, adminKeyPem } }, 'POST', pipelinesIn('default'), { body: pipeline('first') })).status,
-      ).toBe(201);
-      // A watch ends only as the server shuts down: its ResponseComplete is the last event, written during the exit.
-      const watchID = await new Promise<string>((resolve, reject) => {
-        https
-          .get(`${url}${pipelinesIn('default')}?watch=true`, { ca: servingCaPem, cert: adminCertPem, key: adminKeyPem, agent: false }, (res) => {
-            res.on('error', () => undefined);
-            res.resume();
-            resolve(String(res.headers['audit-id']));
-          })
-          .on('error', reject);
-      });
-      await eventsOf(log, watchID, 2);
-      child.kill('SIGTERM');
-      const [code] = await exited;
-      expect(code).toBe(0);
-      const events = await readAuditLog(log);
-      expect(events.at(-1)).toMatchObject({ auditID: watchID, stage: 'ResponseComplete', verb: 'watch' });
-    } finally {
-      child.kill('SIGKILL');
-      await eventually('the server to exit', 10_000, () => Promise.resolve(child.exitCode !== null || child.signalCode !== null));
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+        expect(
+          (await requestServer({ url, pki: { servingCaPem, adminCertPem, adminKeyPem } }, 'POST', pipelinesIn('default'), { body: pipeline('first') })).status,
+        ).toBe(201);
+        // A watch ends only as the server shuts down: its ResponseComplete is the last event, written during the exit.
+        const watchID = await new Promise<string>((resolve, reject) => {
+          https
+            .get(`${url}${pipelinesIn('default')}?watch=true`, { ca: servingCaPem, cert: adminCertPem, key: adminKeyPem, agent: false }, (res) => {
+              res.on('error', () => undefined);
+              res.resume();
+              resolve(String(res.headers['audit-id']));
+            })
+            .on('error', reject);
+        });
+        await eventually('the watch’s ResponseStarted', 10_000, async () =>
+          (await events()).some((e) => e.auditID === watchID && e.stage === 'ResponseStarted'),
+        );
+        child.kill('SIGTERM');
+        const [code] = await exited;
+        expect(code).toBe(0);
+        expect((await events()).at(-1)).toMatchObject({ auditID: watchID, stage: 'ResponseComplete', verb: 'watch' });
+      } finally {
+        child.kill('SIGKILL');
+        await eventually('the server to exit', 10_000, () => Promise.resolve(child.exitCode !== null || child.signalCode !== null));
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
