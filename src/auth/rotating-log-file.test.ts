@@ -79,7 +79,16 @@ describe('RotatingLogFile', () => {
     const file = await RotatingLogFile.open(path, { maxBytes: 10, maxBackups: 0, maxAgeDays: 1, now: steppingClock() });
     await file.write([line(0), line(1)]);
     await file.close();
-    expect((await readdir(dir)).sort()).toEqual(['audit-2026-02-28T11-00-00.000.log', 'audit-2026-03-01T10-00-00.250.log', 'audit.log']);
+    // The clock was read once on opening, so the rotation is at 10:00:01.
+    expect((await readdir(dir)).sort()).toEqual(['audit-2026-02-28T11-00-00.000.log', 'audit-2026-03-01T10-00-01.250.log', 'audit.log']);
+  });
+
+  it('removes backups past the limits when it opens, as lumberjack does', async () => {
+    for (const time of ['2026-02-28T10-00-00.000', '2026-02-28T11-00-00.000', '2026-02-28T12-00-00.000'])
+      await writeFile(join(dir, `audit-${time}.log`), 'old\n');
+    const file = await RotatingLogFile.open(join(dir, 'audit.log'), { maxBytes: 10, maxBackups: 2, maxAgeDays: 0, now: steppingClock() });
+    await file.close();
+    expect((await readdir(dir)).sort()).toEqual(['audit-2026-02-28T11-00-00.000.log', 'audit-2026-02-28T12-00-00.000.log', 'audit.log']);
   });
 
   it('never rotates with a maximum of 0', async () => {

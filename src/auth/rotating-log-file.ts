@@ -54,11 +54,16 @@ export class RotatingLogFile {
     this.#size = size;
   }
 
-  /** Opens (creating, with its directory, as kube's `ensureLogFile` does: 0700 and 0600) the file at `path` for appending. */
+  /**
+   * Opens (creating, with its directory, as kube's `ensureLogFile` does: 0700 and 0600)
+   * the file at `path` for appending; backups past the limits go, as lumberjack prunes on opening.
+   */
   static async open(path: string, options: RotationOptions): Promise<RotatingLogFile> {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const file = await open(path, 'a', 0o600);
-    return new RotatingLogFile(path, options, file, (await file.stat()).size);
+    const rotating = new RotatingLogFile(path, options, file, (await file.stat()).size);
+    await rotating.#removeOldBackups(rotating.#now);
+    return rotating;
   }
 
   /**
@@ -111,11 +116,11 @@ export class RotatingLogFile {
     await rename(this.#path, backup);
     this.#file = await open(this.#path, 'w', mode & 0o777);
     this.#size = 0;
-    await this.#removeOldBackups(now);
+    await this.#removeOldBackups(() => now);
   }
 
   /** lumberjack's `millRunOnce`: the newest `maxBackups` backups stay, then those younger than `maxAgeDays`. */
-  async #removeOldBackups(now: Date): Promise<void> {
+  async #removeOldBackups(now: () => Date): Promise<void> {
     const { maxBackups, maxAgeDays } = this.#options;
     if (maxBackups === 0 && maxAgeDays === 0) return;
     const name = basename(this.#path);
@@ -129,8 +134,8 @@ export class RotatingLogFile {
         return Number.isNaN(time) ? [] : [{ file, time }];
       })
       .sort((a, b) => b.time - a.time);
-    const cutoff = now.getTime() - maxAgeDays * dayMs;
-    const doomed = backups.filter((backup, i) => (maxBackups > 0 && i >= maxBackups) || (maxAgeDays > 0 && backup.time < cutoff));
+    const cutoff = maxAgeDays > 0 ? now().getTime() - maxAgeDays * dayMs : -Infinity;
+    const doomed = backups.filter((backup, i) => (maxBackups > 0 && i >= maxBackups) || backup.time < cutoff);
     await Promise.all(doomed.map(({ file }) => rm(join(dirname(this.#path), file), { force: true })));
   }
 }
