@@ -130,7 +130,7 @@ describe('the audit log', () => {
     expect(events[0].requestObject).toBeUndefined();
   });
 
-  it('records a patch document as the request object, and an update’s resourceVersion in objectRef', async () => {
+  it('records a patch document and DeleteOptions as the request object, and an update’s resourceVersion in objectRef', async () => {
     const created = await server.request('POST', pipelinesIn('req'), { body: pipeline('patched') });
     const patch = { metadata: { labels: { tier: 'gold' } } };
     const patched = await audited('PATCH', `${pipelinesIn('req')}/patched`, 2, { body: patch, headers: { 'Content-Type': 'application/merge-patch+json' } });
@@ -153,6 +153,11 @@ describe('the audit log', () => {
       resourceVersion: patched.res.json.metadata.resourceVersion,
     });
     expect(updated.events[1].requestObject.metadata.labels).toEqual({ tier: 'silver' });
+
+    const options = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };
+    const deleted = await audited('DELETE', `${pipelinesIn('req')}/patched`, 2, { body: options });
+    expect(deleted.res.status).toBe(200);
+    expect(deleted.events[1]).toMatchObject({ verb: 'delete', objectRef: { name: 'patched' }, requestObject: options, responseStatus: { code: 200 } });
   });
 
   it('records at RequestResponse the object answered, managedFields and all, for objects and lists', async () => {

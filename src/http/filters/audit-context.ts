@@ -140,9 +140,9 @@ export function logRequestObject(ctx: Context, object: unknown): void {
   requestAuditOf(ctx)?.logRequestObject(object, true);
 }
 
-/** Records a patch document as the request object (kube's `LogRequestPatch`). */
-export function logRequestPatch(ctx: Context, patch: unknown): void {
-  requestAuditOf(ctx)?.logRequestObject(patch, false);
+/** Records a body that is not the object itself as the request object: a patch document (kube's `LogRequestPatch`), DeleteOptions. */
+export function logRequestBody(ctx: Context, body: unknown): void {
+  requestAuditOf(ctx)?.logRequestObject(body, false);
 }
 
 /** Records what the response carries (kube's `LogResponseObject`): a Status's fields, and the object at RequestResponse. */
