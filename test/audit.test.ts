@@ -15,10 +15,11 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditBackend, AuditEvent } from '../src/auth/audit.js';
+import type { AuditEvent } from '../src/auth/audit.js';
 import { auditPolicyRuleEvaluator } from '../src/auth/audit-policy.js';
 import { defaultAuthorizer } from '../src/auth/default-authorizer.js';
-import { createApp } from '../src/http/app.js';
+import { createApp, type AppOptions } from '../src/http/app.js';
+import { internal } from '../src/machinery/errors.js';
 import { parseConfig } from '../src/server/config.js';
 import { servedGroups, startServer } from '../src/server/server.js';
 import { eventsOf, readAuditLog, type LoggedAuditEvent } from './support/audit-log.js';
@@ -345,38 +346,61 @@ describe('audit configuration', () => {
   });
 });
 
-describe('the Panic stage', () => {
-  it('replaces ResponseComplete when a handler fails unexpectedly, with a 500 InternalError status', async () => {
+describe('audited failures, in process', () => {
+  /** Serves one GET of pipelines with `options` over plain HTTP, returning its code and its audit events. */
+  async function served(options: Pick<AppOptions, 'registry' | 'authorizer'>): Promise<{ status: number; events: AuditEvent[] }> {
     const events: AuditEvent[] = [];
-    const recording: AuditBackend = { processEvents: (...e) => events.push(...e) };
     const app = createApp({
       groups: servedGroups,
-      registry: () => {
-        throw new TypeError('the registry is broken');
-      },
       authenticators: [{ authenticate: () => ({ name: 'jane', groups: ['system:authenticated'] }) }],
-      authorizer: defaultAuthorizer(),
-      audit: recording,
+      audit: { processEvents: (...e) => events.push(...e) },
       auditPolicy: auditPolicyRuleEvaluator({ rules: [{ level: 'Metadata' }] }),
       livezChecks: [],
       readyzChecks: [],
       logger: pino({ level: 'silent' }),
       shutdown: new AbortController().signal,
       watchBookmarkIntervalMs: 60_000,
+      ...options,
     });
     const server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const res = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}${pipelinesIn('default')}`);
-      expect(res.status).toBe(500);
-      const auditID = res.headers.get('audit-id');
-      expect(events.filter((e) => e.auditID === auditID).map((e) => [e.stage, e.responseStatus])).toEqual([
-        ['RequestReceived', undefined],
-        ['Panic', { code: 500, status: 'Failure', reason: 'InternalError', message: "APIServer panic'd: TypeError: the registry is broken" }],
-      ]);
+      await res.arrayBuffer();
+      return { status: res.status, events: events.filter((e) => e.auditID === res.headers.get('audit-id')) };
     } finally {
       server.close();
     }
+  }
+
+  it('records Panic instead of ResponseComplete when a handler fails unexpectedly, with a 500 InternalError status', async () => {
+    const { status, events } = await served({
+      registry: () => {
+        throw new TypeError('the registry is broken');
+      },
+      authorizer: defaultAuthorizer(),
+    });
+    expect(status).toBe(500);
+    expect(events.map((e) => [e.stage, e.responseStatus])).toEqual([
+      ['RequestReceived', undefined],
+      ['Panic', { code: 500, status: 'Failure', reason: 'InternalError', message: "APIServer panic'd: TypeError: the registry is broken" }],
+    ]);
+  });
+
+  it('records an authorizer’s failure as kube does: 500, and the reason "internal error"', async () => {
+    const { status, events } = await served({
+      registry: () => undefined,
+      authorizer: {
+        authorize: () => {
+          throw internal('SubjectAccessReview failed: HTTP 503');
+        },
+      },
+    });
+    expect(status).toBe(500);
+    expect(events.map((e) => [e.stage, e.responseStatus?.code, e.annotations])).toEqual([
+      ['RequestReceived', undefined, undefined],
+      ['ResponseComplete', 500, { 'authorization.k8s.io/reason': 'internal error' }],
+    ]);
   });
 });
 

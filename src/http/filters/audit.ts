@@ -16,7 +16,7 @@ import { isLongRunning, type RequestInfo } from '../request/request-info.js';
 import { RequestAudit } from './audit-context.js';
 import { userOf } from './authentication.js';
 import { authorizationAttributes } from './authorization.js';
-import { isUnexpectedError, statusCodeOf } from './error-middleware.js';
+import { isUnexpectedError, responseStarted, statusCodeOf } from './error-middleware.js';
 import { requestInfoOf } from './request-info.js';
 
 /** kube's MicroTime: RFC 3339 with microseconds, of now. */
@@ -113,7 +113,7 @@ export function withAudit(backend: AuditBackend, policy: AuditPolicyRuleEvaluato
         emit('Panic');
       } else {
         // A Status thrown before the response started is what the error middleware answers with.
-        if (isStatusError(failure) && !ctx.headerSent && ctx.respond !== false) audit.logResponseObject(failure.status);
+        if (isStatusError(failure) && !responseStarted(ctx)) audit.logResponseObject(failure.status);
         audit.setResponseCode(statusCodeOf(ctx, failure));
         emit('ResponseComplete');
       }
@@ -122,8 +122,8 @@ export function withAudit(backend: AuditBackend, policy: AuditPolicyRuleEvaluato
 }
 
 /**
- * Calls `started` when a long-running response the handler streams itself
- * (`ctx.respond = false`) sends its headers. Like kube's audit response writer, it wraps the one call every
+ * Calls `started` when a response the handler streams itself (`ctx.respond = false`)
+ * sends its headers. Like kube's audit response writer, it wraps the one call every
  * first write goes through: `writeHead` (HTTP/1.1 and HTTP/2 compatibility responses alike).
  */
 function reportStreamStart(ctx: Context, started: (code: number) => void): void {

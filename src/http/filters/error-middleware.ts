@@ -18,7 +18,7 @@ function writeStatus(ctx: Context, error: StatusError): void {
 }
 
 /** Whether the response went out before `error` was thrown: it can no longer become a Status. */
-function responseStarted(ctx: Context): boolean {
+export function responseStarted(ctx: Context): boolean {
   return ctx.respond === false || ctx.headerSent;
 }
 
