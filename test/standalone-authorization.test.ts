@@ -283,6 +283,13 @@ describe('startup', () => {
     await expect(start(['--client-ca-file', badCa])).rejects.toThrow(`--client-ca-file ${badCa}: no certificate in the PEM bundle`);
   });
 
+  it('refuses a front-proxy CA that --client-ca-file shares, without allowed names, as kube-apiserver does', async () => {
+    const ca = join(dir, 'users-ca.crt');
+    await expect(start(['--client-ca-file', ca, '--requestheader-client-ca-file', ca])).rejects.toThrow(
+      'the client CA and --requestheader-client-ca-file contain overlapping certificates; --requestheader-allowed-names must be specified',
+    );
+  });
+
   it('refuses a policy file when authorization is delegated to the main API server', async () => {
     const kubeconfig = join(dir, 'main.kubeconfig');
     await writeFile(

@@ -137,7 +137,8 @@ function policyObject(value: Json): Role | Binding {
   return { kind, name, namespace, roleRef: { kind: roleRef.kind as Role['kind'], name: roleName }, subjects };
 }
 
-const describe = (o: { kind: string; name: string; namespace: string }) => `${o.kind} ${JSON.stringify(o.namespace ? `${o.namespace}/${o.name}` : o.name)}`;
+const describeObject = (o: { kind: string; name: string; namespace: string }) =>
+  `${o.kind} ${JSON.stringify(o.namespace ? `${o.namespace}/${o.name}` : o.name)}`;
 
 /** The objects of the YAML documents, a `List`'s items in its place. */
 function manifests(text: string): { readonly where: string; readonly value: unknown }[] {
@@ -162,7 +163,7 @@ function manifests(text: string): { readonly where: string; readonly value: unkn
 export function parseRbacPolicy(text: string, builtIn: RbacPolicy = { roles: [], bindings: [] }): RbacPolicy {
   const roles: Role[] = [];
   const bindings: Binding[] = [];
-  const seen = new Set([...builtIn.roles, ...builtIn.bindings].map(describe));
+  const seen = new Set([...builtIn.roles, ...builtIn.bindings].map(describeObject));
   for (const { where, value } of manifests(text)) {
     if (!isObject(value)) throw new Error(`${where}: not an object`);
     if (value.apiVersion !== rbacVersion || typeof value.kind !== 'string' || !policyKinds.has(value.kind))
@@ -178,14 +179,14 @@ export function parseRbacPolicy(text: string, builtIn: RbacPolicy = { roles: [],
       const name = typeof metadata.name === 'string' ? ` ${JSON.stringify(namespace + metadata.name)}` : '';
       throw new Error(`${where} (${value.kind}${name}): ${(error as Error).message}`, { cause: error });
     }
-    if (seen.has(describe(object))) throw new Error(`${where}: ${describe(object)} is defined twice`);
-    seen.add(describe(object));
+    if (seen.has(describeObject(object))) throw new Error(`${where}: ${describeObject(object)} is defined twice`);
+    seen.add(describeObject(object));
     if ('rules' in object) roles.push(object);
     else bindings.push(object);
   }
   for (const binding of bindings) {
     const role = { kind: binding.roleRef.kind, name: binding.roleRef.name, namespace: binding.roleRef.kind === 'Role' ? binding.namespace : '' };
-    if (!seen.has(describe(role))) throw new Error(`${describe(binding)} refers to ${describe(role)}, which is not defined`);
+    if (!seen.has(describeObject(role))) throw new Error(`${describeObject(binding)} refers to ${describeObject(role)}, which is not defined`);
   }
   return { roles, bindings };
 }

@@ -9,6 +9,8 @@ import { pino, type Logger } from 'pino';
 import type { ApiGroup } from '../apis/api-resource.js';
 import { cairnGroup } from '../apis/cairn/register.js';
 import type { AuditBackend } from '../auth/audit.js';
+import { BearerTokenAuthenticator, type TokenAuthenticator } from '../auth/bearer-token-authenticator.js';
+import { bootstrapPolicy } from '../auth/bootstrap-policy.js';
 import { parseCertificates } from '../auth/certificate-verifier.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { ClusterAuthentication } from '../auth/cluster-authentication.js';
@@ -16,10 +18,8 @@ import { defaultAuthorizer } from '../auth/default-authorizer.js';
 import { delegatingAuthorizer } from '../auth/delegating-authorizer.js';
 import { KubeApiClient, serviceAccountDir } from '../auth/kube-api-client.js';
 import { defaultAlwaysAllowPaths } from '../auth/path-authorizer.js';
-import { RequestHeaderAuthenticator } from '../auth/request-header-authenticator.js';
-import { bootstrapPolicy } from '../auth/bootstrap-policy.js';
-import { BearerTokenAuthenticator, type TokenAuthenticator } from '../auth/bearer-token-authenticator.js';
 import { parseRbacPolicy, type RbacPolicy } from '../auth/rbac-policy.js';
+import { RequestHeaderAuthenticator } from '../auth/request-header-authenticator.js';
 import { TokenFileAuthenticator } from '../auth/token-file.js';
 import { TokenReviewAuthenticator } from '../auth/token-review-authenticator.js';
 import type { Authenticator } from '../auth/user-info.js';
@@ -230,6 +230,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
   const tokenFile = config.authentication.tokenAuthFile === undefined ? undefined : await TokenFileAuthenticator.fromFile(config.authentication.tokenAuthFile);
   for (const warning of tokenFile?.warnings ?? []) logger.warn(warning);
   const policy = await loadPolicy(config.authorizationPolicyFile);
+  if (policy)
+    logger.info({ file: config.authorizationPolicyFile, roles: policy.roles.length, bindings: policy.bindings.length }, 'authorization policy loaded');
   // Set once the listener exists: a change of the cluster's trust gives it the new CAs.
   let updateListenerCas = (): void => {};
   // In a cluster, kube-system/extension-apiserver-authentication supplies whatever the --requestheader-* flags leave out.
