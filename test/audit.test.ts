@@ -21,6 +21,7 @@ import { defaultAuthorizer } from '../src/auth/default-authorizer.js';
 import { createApp, type AppOptions } from '../src/http/app.js';
 import { internal } from '../src/machinery/errors.js';
 import { parseConfig } from '../src/server/config.js';
+import { issueClientCertificate } from '../src/server/pki.js';
 import { servedGroups, startServer } from '../src/server/server.js';
 import { eventsOf, readAuditLog, type LoggedAuditEvent } from './support/audit-log.js';
 import { eventually } from './support/eventually.js';
@@ -108,7 +109,10 @@ describe('the audit log', () => {
         code: 404,
       },
       stageTimestamp: complete.stageTimestamp,
-      annotations: { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': '' },
+      annotations: {
+        'authorization.k8s.io/decision': 'allow',
+        'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"',
+      },
     });
     expect(received.requestReceivedTimestamp).toMatch(microTime);
     expect(complete.stageTimestamp).toMatch(microTime);
@@ -242,6 +246,18 @@ describe('the audit log', () => {
     ]);
   });
 
+  it('records a request refused 403 with the authorization decision', async () => {
+    const bob = issueClientCertificate(server.pki.clientCaPem, server.pki.clientCaKeyPem, { commonName: 'bob', organizations: ['devs'] });
+    const { res, events } = await audited('DELETE', `${pipelinesIn('default')}/anything`, 2, { clientCert: bob });
+    expect(res.status).toBe(403);
+    expect(events[1]).toMatchObject({
+      user: { username: 'bob', groups: ['devs', 'system:authenticated'] },
+      verb: 'delete',
+      responseStatus: { status: 'Failure', reason: 'Forbidden', code: 403 },
+      annotations: { 'authorization.k8s.io/decision': 'forbid', 'authorization.k8s.io/reason': '' },
+    });
+  });
+
   it('records an anonymous request refused 401 with the authorization decision', async () => {
     const { res, events } = await audited('GET', pipelinesIn('default'), 2, { clientCert: null });
     expect(res.status).toBe(401);
@@ -352,7 +368,7 @@ describe('audited failures, in process', () => {
     const events: AuditEvent[] = [];
     const app = createApp({
       groups: servedGroups,
-      authenticators: [{ authenticate: () => ({ name: 'jane', groups: ['system:authenticated'] }) }],
+      authenticators: [{ authenticate: () => ({ name: 'jane', groups: ['system:masters', 'system:authenticated'] }) }],
       audit: { processEvents: (...e) => events.push(...e) },
       auditPolicy: auditPolicyRuleEvaluator({ rules: [{ level: 'Metadata' }] }),
       livezChecks: [],

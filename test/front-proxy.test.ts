@@ -174,9 +174,9 @@ describe.each([
     expect(served.user).toEqual({ name: 'cairn-admin', groups: ['system:masters', 'system:authenticated'] });
   });
 
-  it('trusts the front proxy CN only from the request-header CA: from the client CA it is an ordinary user', async () => {
+  it('trusts the front proxy CN only from the request-header CA: from the client CA it is an ordinary user, refused outside the admin group', async () => {
     const served = await get(pipelines, aliceHeaders, clientCaFrontProxyCn);
-    expect(served.status).toBe(200);
+    expect(served.status).toBe(403);
     expect(served.user).toEqual({ name: 'front-proxy-client', groups: ['system:authenticated'] });
   });
 });

@@ -45,6 +45,13 @@ describe('parseConfig', () => {
     expect(() => parseConfig(['--tls-private-key-file', 'tls.key'], {})).toThrow(/go together/);
   });
 
+  it('takes the standalone authentication and authorization files of kube-apiserver’s flags, as absolute paths', () => {
+    expect(parseConfig([], {})).toMatchObject({ authentication: { tokenAuthFile: undefined, clientCaFile: undefined }, authorizationPolicyFile: undefined });
+    const config = parseConfig(['--token-auth-file', 'tokens.csv', '--client-ca-file=/etc/cairn/ca.crt', '--authorization-policy-file', 'policy.yaml'], {});
+    expect(config.authentication).toEqual({ tokenAuthFile: resolve('tokens.csv'), clientCaFile: '/etc/cairn/ca.crt' });
+    expect(config.authorizationPolicyFile).toBe(resolve('policy.yaml'));
+  });
+
   it('has front-proxy authentication off, with the headers kube-apiserver sends, unless a request-header CA is given', () => {
     expect(parseConfig([], {}).requestHeader).toEqual({
       allowedNames: [],

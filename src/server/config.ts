@@ -103,6 +103,18 @@ export interface ServerConfig extends DatabaseLocation {
   /** Delegated authentication and authorization (in a cluster). */
   readonly delegation: DelegationConfig;
   readonly audit: AuditConfig;
+  /** Users of their own, as kube-apiserver's flags name them (standalone or not). */
+  readonly authentication: AuthenticationConfig;
+  /** `--authorization-policy-file`: RBAC roles and bindings for a standalone Cairn; the bootstrap policy alone when unset. */
+  readonly authorizationPolicyFile?: string;
+}
+
+/** Users Cairn authenticates itself, beside the admin kubeconfig's certificate. */
+export interface AuthenticationConfig {
+  /** `--token-auth-file`: static bearer tokens, kube's CSV. */
+  readonly tokenAuthFile?: string;
+  /** `--client-ca-file`: a CA whose client certificates name users (CN) and groups (O). */
+  readonly clientCaFile?: string;
 }
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
@@ -117,6 +129,7 @@ const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--
   [--authorization-webhook-cache-unauthorized-ttl DURATION] [--authorization-always-allow-paths PATH,...]
   [--audit-policy-file FILE] [--audit-log-path FILE|-] [--audit-log-maxsize MB] [--audit-log-maxbackup N]
   [--audit-log-maxage DAYS] [--audit-log-format json]
+  [--token-auth-file FILE] [--client-ca-file FILE] [--authorization-policy-file FILE]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
   COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS;
   in a pod, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT: the kubeconfig flags left
@@ -254,6 +267,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'audit-log-maxbackup': { type: 'string' },
       'audit-log-maxage': { type: 'string' },
       'audit-log-format': { type: 'string' },
+      'token-auth-file': { type: 'string' },
+      'client-ca-file': { type: 'string' },
+      'authorization-policy-file': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -263,6 +279,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
   const portText = values.port ?? env.PORT ?? '8443';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}"\n${usage}`);
+  const file = (flag: 'token-auth-file' | 'client-ca-file' | 'authorization-policy-file') => (values[flag] ? resolve(values[flag]) : undefined);
   const tlsCertFile = values['tls-cert-file'];
   const tlsPrivateKeyFile = values['tls-private-key-file'];
   if ((tlsCertFile === undefined) !== (tlsPrivateKeyFile === undefined)) throw new Error(`--tls-cert-file and --tls-private-key-file go together\n${usage}`);
@@ -291,5 +308,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     requestHeader: requestHeaderConfig(values),
     delegation: delegationConfig(values, env),
     audit: auditConfig(values),
+    authentication: Object.freeze({ tokenAuthFile: file('token-auth-file'), clientCaFile: file('client-ca-file') }),
+    authorizationPolicyFile: file('authorization-policy-file'),
   });
 }
