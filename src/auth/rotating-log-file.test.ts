@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -89,6 +89,20 @@ describe('RotatingLogFile', () => {
     const file = await RotatingLogFile.open(join(dir, 'audit.log'), { maxBytes: 10, maxBackups: 2, maxAgeDays: 0, now: steppingClock() });
     await file.close();
     expect((await readdir(dir)).sort()).toEqual(['audit-2026-02-28T11-00-00.000.log', 'audit-2026-02-28T12-00-00.000.log', 'audit.log']);
+  });
+
+  it('keeps writing to the full file when it cannot be renamed, and rotates at the next write', async () => {
+    const path = join(dir, 'audit.log');
+    // A directory where the first backup would go makes that rename fail; being a directory, it is no backup to prune.
+    await mkdir(join(dir, 'audit-2026-03-01T10-00-00.250.log', 'occupied'), { recursive: true });
+    const file = await RotatingLogFile.open(path, { maxBytes: 10, maxBackups: 1, maxAgeDays: 0, now: steppingClock() });
+    await file.write([line(1)]);
+    await expect(file.write([line(2)])).rejects.toThrow();
+    await file.write([line(3)]);
+    await file.close();
+    expect(await readFile(join(dir, 'audit-2026-03-01T10-00-01.250.log'), 'utf8')).toBe(line(1));
+    expect(await readFile(path, 'utf8')).toBe(line(3));
+    expect((await readdir(dir)).sort()).toEqual(['audit-2026-03-01T10-00-00.250.log', 'audit-2026-03-01T10-00-01.250.log', 'audit.log']);
   });
 
   it('never rotates with a maximum of 0', async () => {

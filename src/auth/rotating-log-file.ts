@@ -108,14 +108,16 @@ export class RotatingLogFile {
 
   async #rotate(): Promise<void> {
     const { mode } = await this.#file.stat();
-    await this.#file.close();
     const now = this.#now();
     const name = basename(this.#path);
     const ext = extension(name);
     const backup = join(dirname(this.#path), `${name.slice(0, name.length - ext.length)}-${backupTimestamp(now)}${ext}`);
+    // Renamed while still open: should the rename fail, the file stays as it was and the next write tries again.
     await rename(this.#path, backup);
+    const full = this.#file;
     this.#file = await open(this.#path, 'w', mode & 0o777);
     this.#size = 0;
+    await full.close();
     await this.#removeOldBackups(() => now);
   }
 
@@ -126,9 +128,10 @@ export class RotatingLogFile {
     const name = basename(this.#path);
     const ext = extension(name);
     const prefix = `${name.slice(0, name.length - ext.length)}-`;
-    const backups = (await readdir(dirname(this.#path)))
-      .flatMap((file) => {
-        if (!file.startsWith(prefix) || !file.endsWith(ext)) return [];
+    const backups = (await readdir(dirname(this.#path), { withFileTypes: true }))
+      .flatMap((entry) => {
+        const file = entry.name;
+        if (!entry.isFile() || !file.startsWith(prefix) || !file.endsWith(ext)) return [];
         const match = backupTimestampPattern.exec(file.slice(prefix.length, file.length - ext.length));
         const time = match ? Date.parse(`${match[1]}T${match[2]}:${match[3]}:${match[4]}Z`) : NaN;
         return Number.isNaN(time) ? [] : [{ file, time }];
