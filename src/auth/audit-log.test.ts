@@ -25,6 +25,10 @@ describe('auditEventV1', () => {
   it('is an audit.k8s.io/v1 Event: kind and apiVersion first, the user as authentication.k8s.io UserInfo, Status metadata', () => {
     const v1 = auditEventV1(event(1));
     expect(Object.keys(v1).slice(0, 5)).toEqual(['kind', 'apiVersion', 'level', 'auditID', 'stage']);
+    const failed = auditEventV1({ ...event(1), responseStatus: { code: 404, reason: 'NotFound', message: 'gone', status: 'Failure', details: { name: 'x' } } });
+    expect(JSON.stringify(failed.responseStatus)).toBe(
+      '{"metadata":{},"status":"Failure","message":"gone","reason":"NotFound","details":{"name":"x"},"code":404}',
+    );
     expect(v1).toEqual({
       kind: 'Event',
       apiVersion: 'audit.k8s.io/v1',

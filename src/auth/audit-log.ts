@@ -4,7 +4,19 @@
  * and written behind it, in batches, so a request never waits for the disk;
  * {@link AuditLogBackend.shutdown} writes what is left before the process exits.
  */
-import type { AuditBackend, AuditEvent } from './audit.js';
+import type { AuditBackend, AuditEvent, AuditResponseStatus } from './audit.js';
+
+/** A response status as metav1.Status, in its field order, with its (empty) metadata. */
+function statusV1({ code, status, message, reason, details }: AuditResponseStatus): Record<string, unknown> {
+  return {
+    metadata: {},
+    ...(status ? { status } : {}),
+    ...(message ? { message } : {}),
+    ...(reason ? { reason } : {}),
+    ...(details !== undefined ? { details } : {}),
+    code,
+  };
+}
 
 /** The `audit.k8s.io/v1` Event of `event`, its fields in kube's order. */
 export function auditEventV1(event: AuditEvent): Record<string, unknown> {
@@ -26,8 +38,7 @@ export function auditEventV1(event: AuditEvent): Record<string, unknown> {
     sourceIPs: event.sourceIPs,
     ...(event.userAgent ? { userAgent: event.userAgent } : {}),
     ...(event.objectRef ? { objectRef: event.objectRef } : {}),
-    // metav1.Status always carries its (empty) metadata.
-    ...(event.responseStatus ? { responseStatus: { metadata: {}, ...event.responseStatus } } : {}),
+    ...(event.responseStatus ? { responseStatus: statusV1(event.responseStatus) } : {}),
     ...(event.requestObject !== undefined ? { requestObject: event.requestObject } : {}),
     ...(event.responseObject !== undefined ? { responseObject: event.responseObject } : {}),
     requestReceivedTimestamp: event.requestReceivedTimestamp,
