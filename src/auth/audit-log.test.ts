@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent } from './audit.js';
-import { AuditLogBackend, auditEventV1, type AuditLogSink } from './audit-log.js';
+import { eventually } from '../../test/support/eventually.js';
+import { AuditEventDroppedError, AuditLogBackend, auditEventV1, type AuditLogSink } from './audit-log.js';
 import { RotatingLogFile } from './rotating-log-file.js';
 
 const event = (n: number): AuditEvent => ({
@@ -69,6 +70,36 @@ describe('AuditLogBackend', () => {
     const lines = (await readFile(path, 'utf8')).split('\n');
     expect(lines.pop()).toBe('');
     expect(lines.map((line) => (JSON.parse(line) as { auditID: string }).auditID)).toEqual(Array.from({ length: 2000 }, (_, n) => `id-${n}`));
+  });
+
+  it('drops events rather than buffer more than its limit while the sink is behind, and takes them again once it caught up', async () => {
+    const written: string[] = [];
+    const errors: unknown[] = [];
+    // Each write waits until the test lets it finish.
+    const pending: (() => void)[] = [];
+    const sink: AuditLogSink = {
+      write: async (lines) => {
+        await new Promise<void>((resolve) => pending.push(resolve));
+        written.push(...lines);
+      },
+      close: () => Promise.resolve(),
+    };
+    const lineLength = `${JSON.stringify(auditEventV1(event(0)))}\n`.length;
+    const backend = new AuditLogBackend(sink, (error) => errors.push(error), 3 * lineLength);
+    for (let n = 0; n < 5; n++) backend.processEvents(event(n));
+    expect(errors.map((e) => (e as Error).message)).toEqual([
+      `audit event id-3 (ResponseComplete) dropped: the log is ${3 * lineLength} bytes behind`,
+      `audit event id-4 (ResponseComplete) dropped: the log is ${3 * lineLength} bytes behind`,
+    ]);
+    expect(errors.every((e) => e instanceof AuditEventDroppedError)).toBe(true);
+    await eventually('the first write', 1000, () => Promise.resolve(pending.length === 1));
+    pending[0]();
+    await eventually('the first batch written', 1000, () => Promise.resolve(written.length === 3));
+    backend.processEvents(event(5));
+    await eventually('the second write', 1000, () => Promise.resolve(pending.length === 2));
+    pending[1]();
+    await backend.shutdown();
+    expect(written.map((line) => (JSON.parse(line) as { auditID: string }).auditID)).toEqual(['id-0', 'id-1', 'id-2', 'id-5']);
   });
 
   it('reports a failed write and goes on with the next events', async () => {

@@ -54,21 +54,43 @@ export interface AuditLogSink {
   close(): Promise<void>;
 }
 
-/** Writes audit events as JSON lines to `sink`, behind the requests. */
+/** An event the log could not take: the writes are further behind than the backend may buffer. */
+export class AuditEventDroppedError extends Error {}
+
+/** How many bytes of events may wait for the disk before new ones are dropped (64 MiB). */
+export const defaultMaxBufferedBytes = 64 * 1024 * 1024;
+
+/**
+ * Writes audit events as JSON lines to `sink`, behind the requests. As kube's buffered
+ * backend, it drops events rather than grow without bound when the sink falls behind,
+ * telling `onError` of each.
+ */
 export class AuditLogBackend implements AuditBackend {
   readonly #sink: AuditLogSink;
   readonly #onError: (error: unknown) => void;
+  readonly #maxBufferedBytes: number;
   #queue: string[] = [];
+  /** The bytes (as UTF-16 code units, near enough) of the lines queued or being written. */
+  #buffered = 0;
   #draining: Promise<void> | undefined;
 
-  /** `onError` hears of lines that could not be written (kube logs them and goes on). */
-  constructor(sink: AuditLogSink, onError: (error: unknown) => void) {
+  /** `onError` hears of lines that could not be written or were dropped (kube logs them and goes on). */
+  constructor(sink: AuditLogSink, onError: (error: unknown) => void, maxBufferedBytes = defaultMaxBufferedBytes) {
     this.#sink = sink;
     this.#onError = onError;
+    this.#maxBufferedBytes = maxBufferedBytes;
   }
 
   processEvents(...events: AuditEvent[]): void {
-    for (const event of events) this.#queue.push(`${JSON.stringify(auditEventV1(event))}\n`);
+    for (const event of events) {
+      const line = `${JSON.stringify(auditEventV1(event))}\n`;
+      if (this.#buffered + line.length > this.#maxBufferedBytes) {
+        this.#onError(new AuditEventDroppedError(`audit event ${event.auditID} (${event.stage}) dropped: the log is ${this.#buffered} bytes behind`));
+        continue;
+      }
+      this.#buffered += line.length;
+      this.#queue.push(line);
+    }
     this.#draining ??= this.#drain();
   }
 
@@ -89,6 +111,7 @@ export class AuditLogBackend implements AuditBackend {
       } catch (error) {
         this.#onError(error);
       }
+      this.#buffered -= batch.reduce((bytes, line) => bytes + line.length, 0);
     }
     this.#draining = undefined;
   }
