@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Logger } from 'pino';
 import type { ApiGroup } from '../apis/api-resource.js';
-import { noAudit, type AuditBackend } from '../auth/audit.js';
+import { auditNothing, noAudit, type AuditBackend, type AuditPolicyRuleEvaluator } from '../auth/audit.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { pathNotFound } from '../machinery/errors.js';
@@ -34,6 +34,8 @@ export interface AppOptions {
   readonly authorizer: Authorizer;
   /** Where audit events go; nowhere by default. */
   readonly audit?: AuditBackend;
+  /** Which requests are audited, at which level; none by default, as kube without `--audit-policy-file`. */
+  readonly auditPolicy?: AuditPolicyRuleEvaluator;
   readonly livezChecks: readonly HealthCheck[];
   readonly readyzChecks: readonly HealthCheck[];
   readonly logger: Logger;
@@ -113,6 +115,7 @@ export function createApp(options: AppOptions): Koa {
       logger: options.logger,
       authenticators: options.authenticators,
       audit: options.audit ?? noAudit,
+      auditPolicy: options.auditPolicy ?? auditNothing,
       authorizer: options.authorizer,
       requestTimeoutMs: options.requestTimeoutMs ?? defaultRequestTimeoutMs,
       inFlightLimits: options.inFlightLimits ?? defaultInFlightLimits,

@@ -5,7 +5,7 @@
  */
 import type { DefaultContext, DefaultState, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { AuditBackend } from '../auth/audit.js';
+import type { AuditBackend, AuditPolicyRuleEvaluator } from '../auth/audit.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { errorMiddleware } from './filters/error-middleware.js';
@@ -23,6 +23,7 @@ export interface HandlerChainConfig {
   readonly logger: Logger;
   readonly authenticators: readonly Authenticator[];
   readonly audit: AuditBackend;
+  readonly auditPolicy: AuditPolicyRuleEvaluator;
   readonly authorizer: Authorizer;
   /** `--request-timeout`, in ms. */
   readonly requestTimeoutMs: number;
@@ -32,7 +33,8 @@ export interface HandlerChainConfig {
 
 /**
  * The filters around `routes`, outermost first. What each leaves on `ctx.state` for
- * those after it: `requestInfo` (RequestInfo), `user` (UserInfo), `auditID`.
+ * those after it: `requestInfo` (RequestInfo), `user` (UserInfo), `auditID`, and `audit` (its
+ * audit event in the making) when the request is audited.
  */
 export function buildHandlerChain<C extends DefaultContext>(config: HandlerChainConfig, routes: Middleware<DefaultState, C>): Middleware<DefaultState, C>[] {
   return [
@@ -45,7 +47,7 @@ export function buildHandlerChain<C extends DefaultContext>(config: HandlerChain
     // Outside authentication, as kube's: a slow token review is timed out too.
     withRequestTimeout(config.requestTimeoutMs, config.logger),
     withAuthentication(config.authenticators),
-    withAudit(config.audit),
+    withAudit(config.audit, config.auditPolicy),
     // After authentication (system:masters passes a full server) and audit (a 429 is audited), as kube orders them.
     withMaxInFlightLimit(config.inFlightLimits, (kind, count) => config.metrics.reportInFlight(kind, count)),
     withAuthorization(config.authorizer),

@@ -52,6 +52,20 @@ export interface InClusterService {
   readonly port: string;
 }
 
+/** Auditing, with kube-apiserver's `--audit-*` flags: nothing is audited without a policy file. */
+export interface AuditConfig {
+  /** `--audit-policy-file`: an `audit.k8s.io/v1` Policy. */
+  readonly policyFile?: string;
+  /** `--audit-log-path`: the file events are written to, `-` for stdout; no log when unset. */
+  readonly logPath?: string;
+  /** `--audit-log-maxsize` in megabytes (100): the file is rotated before it grows past it; 0 never rotates. */
+  readonly logMaxSizeMb: number;
+  /** `--audit-log-maxbackup` (100): rotated files kept; 0 keeps all. */
+  readonly logMaxBackups: number;
+  /** `--audit-log-maxage` in days (366): rotated files older are removed; 0 keeps them. */
+  readonly logMaxAgeDays: number;
+}
+
 /** Where the database is. */
 export interface DatabaseLocation {
   readonly dataDir: string;
@@ -100,6 +114,19 @@ export interface ServerConfig extends DatabaseLocation {
   readonly requestHeader: RequestHeaderConfig;
   /** Delegated authentication and authorization (in a cluster). */
   readonly delegation: DelegationConfig;
+  readonly audit: AuditConfig;
+  /** Users of their own, as kube-apiserver's flags name them (standalone or not). */
+  readonly authentication: AuthenticationConfig;
+  /** `--authorization-policy-file`: RBAC roles and bindings for a standalone Cairn; the bootstrap policy alone when unset. */
+  readonly authorizationPolicyFile?: string;
+}
+
+/** Users Cairn authenticates itself, beside the admin kubeconfig's certificate. */
+export interface AuthenticationConfig {
+  /** `--token-auth-file`: static bearer tokens, kube's CSV. */
+  readonly tokenAuthFile?: string;
+  /** `--client-ca-file`: a CA whose client certificates name users (CN) and groups (O). */
+  readonly clientCaFile?: string;
 }
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
@@ -114,6 +141,9 @@ const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--
   [--authentication-kubeconfig FILE] [--authorization-kubeconfig FILE]
   [--authentication-token-webhook-cache-ttl DURATION] [--authorization-webhook-cache-authorized-ttl DURATION]
   [--authorization-webhook-cache-unauthorized-ttl DURATION] [--authorization-always-allow-paths PATH,...]
+  [--audit-policy-file FILE] [--audit-log-path FILE|-] [--audit-log-maxsize MB] [--audit-log-maxbackup N]
+  [--audit-log-maxage DAYS] [--audit-log-format json]
+  [--token-auth-file FILE] [--client-ca-file FILE] [--authorization-policy-file FILE]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
   COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS;
   in a pod, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT: the kubeconfig flags left
@@ -184,13 +214,29 @@ function requestHeaderConfig(values: Record<string, string | string[] | boolean 
   });
 }
 
-/** A count flag such as `--max-requests-inflight`: a non-negative integer, as kube validates it. */
+/** An int flag as pflag reads it, which kube then requires to be non-negative. */
 function count(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n)) throw new Error(`invalid value "${value}" for --${flag}\n${usage}`);
-  if (n < 0) throw new Error(`--${flag} can not be negative value\n${usage}`);
+  if (!/^[-+]?\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw new Error(`invalid argument "${value}" for "--${flag}" flag: parsing "${value}": invalid syntax\n${usage}`);
+  if (n < 0) throw new Error(`--${flag} ${n} can't be a negative number\n${usage}`);
   return n;
+}
+
+function auditConfig(values: Record<string, string | string[] | boolean | undefined>): AuditConfig {
+  const format = (values['audit-log-format'] as string | undefined) ?? 'json';
+  if (format === 'legacy') throw new Error(`--audit-log-format legacy is not supported: Cairn writes the json format only\n${usage}`);
+  if (format !== 'json') throw new Error(`invalid audit log format ${format}, allowed formats are "legacy,json"\n${usage}`);
+  const policyFile = values['audit-policy-file'] as string | undefined;
+  const logPath = values['audit-log-path'] as string | undefined;
+  return Object.freeze({
+    ...(policyFile ? { policyFile: resolve(policyFile) } : {}),
+    ...(logPath ? { logPath: logPath === '-' ? '-' : resolve(logPath) } : {}),
+    logMaxSizeMb: count('audit-log-maxsize', values['audit-log-maxsize'] as string | undefined, 100),
+    logMaxBackups: count('audit-log-maxbackup', values['audit-log-maxbackup'] as string | undefined, 100),
+    logMaxAgeDays: count('audit-log-maxage', values['audit-log-maxage'] as string | undefined, 366),
+  });
 }
 
 /** The TLS flags, checked as kube checks them at startup. */
@@ -248,6 +294,15 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'authorization-webhook-cache-authorized-ttl': { type: 'string' },
       'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
       'authorization-always-allow-paths': { type: 'string', multiple: true },
+      'audit-policy-file': { type: 'string' },
+      'audit-log-path': { type: 'string' },
+      'audit-log-maxsize': { type: 'string' },
+      'audit-log-maxbackup': { type: 'string' },
+      'audit-log-maxage': { type: 'string' },
+      'audit-log-format': { type: 'string' },
+      'token-auth-file': { type: 'string' },
+      'client-ca-file': { type: 'string' },
+      'authorization-policy-file': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -257,6 +312,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
   const portText = values.port ?? env.PORT ?? '8443';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}"\n${usage}`);
+  const file = (flag: 'token-auth-file' | 'client-ca-file' | 'authorization-policy-file') => (values[flag] ? resolve(values[flag]) : undefined);
   const tlsCertFile = values['tls-cert-file'];
   const tlsPrivateKeyFile = values['tls-private-key-file'];
   if ((tlsCertFile === undefined) !== (tlsPrivateKeyFile === undefined)) throw new Error(`--tls-cert-file and --tls-private-key-file go together\n${usage}`);
@@ -290,5 +346,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     controller: !values['no-controller'],
     requestHeader: requestHeaderConfig(values),
     delegation: delegationConfig(values, env),
+    audit: auditConfig(values),
+    authentication: Object.freeze({ tokenAuthFile: file('token-auth-file'), clientCaFile: file('client-ca-file') }),
+    authorizationPolicyFile: file('authorization-policy-file'),
   });
 }

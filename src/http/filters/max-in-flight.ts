@@ -9,7 +9,7 @@
  */
 import type { Context, Next } from 'koa';
 import { tooManyRequests } from '../../machinery/errors.js';
-import { isLongRunning } from '../request/long-running.js';
+import { isLongRunning } from '../request/request-info.js';
 import { userOf } from './authentication.js';
 import { requestInfoOf } from './request-info.js';
 

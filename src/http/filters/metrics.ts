@@ -14,8 +14,7 @@ import type { ApiGroup } from '../../apis/api-resource.js';
 import { applyPatchType } from '../../machinery/patch/patch.js';
 import { discoveredResources } from '../discovery/discovery.js';
 import { mediaType } from '../response/negotiation.js';
-import { isLongRunning } from '../request/long-running.js';
-import type { RequestInfo } from '../request/request-info.js';
+import { isLongRunning, type RequestInfo } from '../request/request-info.js';
 import type { RequestKind } from './max-in-flight.js';
 
 type RequestLabel = 'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component';

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { parseGoDuration } from '../../machinery/duration.js';
 import { badRequest } from '../../machinery/errors.js';
 import { failureStatus } from '../../machinery/status.js';
-import { isLongRunning } from '../request/long-running.js';
+import { isLongRunning } from '../request/request-info.js';
 import { statusSerializer } from '../response/negotiation.js';
 import { requestInfoOf } from './request-info.js';
 
