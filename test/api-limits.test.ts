@@ -21,8 +21,8 @@ const anonymous = { clientCert: null };
 /**
  * Locks one of Cairn's tables until `release()`. `cairn_events`: every write waits (it
  * appends its event), reads do not. `cairn_resource_version`: reads that must see the
- * latest write wait too (they read the newest resourceVersion), and so does a scrape of
- * /metrics (it reports how far the watch cache trails it).
+ * latest write wait too (they read the newest resourceVersion); a scrape of /metrics
+ * does not wait for it for long (it reports how far the watch cache trails it).
  */
 async function lockTable(server: TestServer, table: 'cairn_events' | 'cairn_resource_version'): Promise<{ release(): Promise<void> }> {
   const client = new pg.Client({ connectionString: server.databaseUrl });
@@ -258,5 +258,21 @@ describe('in-flight limits of 0', () => {
       await lock.release();
     }
     expect((await Promise.all(held)).map((res) => res.status)).toEqual([201, 201]);
+  });
+});
+
+describe('a stalled database', () => {
+  const server = sharedTestServer({ backend: 'postgres' });
+
+  it('does not hold a scrape of /metrics: the event log lag keeps its last value', async () => {
+    expect((await server().request('GET', '/metrics')).text).toMatch(/^cairn_event_log_lag \d+$/m);
+    const lock = await lockTable(server(), 'cairn_resource_version');
+    try {
+      const scrape = await server().request('GET', '/metrics');
+      expect(scrape.status).toBe(200);
+      expect(scrape.text).toMatch(/^cairn_event_log_lag \d+$/m);
+    } finally {
+      await lock.release();
+    }
   });
 });

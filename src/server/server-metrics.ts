@@ -16,6 +16,9 @@ import { SqlObjectStore } from '../storage/sql-object-store.js';
 import type { ResourceStats, StoreStats } from '../storage/store-stats.js';
 import { writeBatchSizes } from '../storage/write-batch-sizes.js';
 
+/** How long a scrape waits for the database's newest resourceVersion before reporting the last lag. */
+const lagReadTimeoutMs = 1000;
+
 /** A server's metrics, and what it records in them. */
 export interface ServerMetrics {
   readonly api: ApiMetrics;
@@ -161,8 +164,12 @@ function storageMetrics(registry: Registry, database: () => Database | undefined
     async collect() {
       const db = database();
       const store = db && SqlObjectStore.of(db);
-      // While the database cannot answer, the last value stands rather than failing the whole scrape.
-      const current = await store?.currentResourceVersion().catch(() => undefined);
+      // While the database cannot answer, or answers slowly (a stalled database must not hang /metrics), the
+      // last value stands rather than failing or holding the whole scrape.
+      let timer: NodeJS.Timeout | undefined;
+      const giveUp = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), lagReadTimeoutMs)));
+      const current = await Promise.race([store?.currentResourceVersion().catch(() => undefined), giveUp]);
+      clearTimeout(timer);
       if (store && current !== undefined) this.set(Math.max(0, Number(BigInt(current) - store.cachedResourceVersion)));
     },
   });
