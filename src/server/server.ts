@@ -26,7 +26,8 @@ import { startController, type RunningController } from '../controller/controlle
 import { createApp } from '../http/app.js';
 import type { HealthCheck } from '../http/health.js';
 import { NamespaceLifecycle, type NamespaceLookup } from '../registry/namespace-lifecycle.js';
-import { Registry } from '../registry/registry.js';
+import { admissionChain } from '../registry/admission.js';
+import { objectLookup, Registry } from '../registry/registry.js';
 import type { Database } from '../storage/database.js';
 import { fsyncEnabled } from '../storage/durability.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -234,8 +235,11 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     logger,
     shutdown: shutdown.signal,
     watchBookmarkIntervalMs: config.watchBookmarkIntervalMs,
-    // As kube's NamespaceLifecycle: in a cluster, namespaces are the main API server's.
-    admission: delegated.authenticationClient ? new NamespaceLifecycle(namespaceLookup(delegated.authenticationClient)) : undefined,
+    // In kube's order: NamespaceLifecycle (in a cluster, namespaces are the main API server's), the groups' own plugins.
+    admission: admissionChain([
+      ...(delegated.authenticationClient ? [new NamespaceLifecycle(namespaceLookup(delegated.authenticationClient))] : []),
+      ...servedGroups.flatMap((group) => (group.admission ? [group.admission(objectLookup(() => registry, group.name))] : [])),
+    ]),
   });
   const listener: Listener = await listen(
     app.callback(),
@@ -272,7 +276,10 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
           // An embedded PGlite belongs to this process alone (its data directory is locked).
           exclusiveWriter: database.backend === 'pglite',
         });
-        registry = new Registry(servedGroups, store);
+        const opened = new Registry(servedGroups, store);
+        // As kube-apiserver's post-start hooks: the default objects exist before the API is served.
+        await opened.bootstrap();
+        registry = opened;
         storage = {
           backend: database.backend,
           location: config.databaseUrl ? redactedDatabaseUrl(config.databaseUrl) : pgliteDirectory(config.dataDir),
@@ -282,6 +289,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       } catch (error) {
         if (shutdown.signal.aborted) throw error;
         logger.warn({ err: error }, 'storage not ready; retrying');
+        await store?.close().catch(() => undefined);
+        store = undefined;
         await new Promise((resolve) => setTimeout(resolve, databaseRetryMs));
       }
     }
