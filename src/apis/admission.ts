@@ -40,6 +40,8 @@ export interface AdmissionAttributes {
   readonly oldObject?: KubeObject;
   readonly dryRun: boolean;
   readonly user?: RequestUser;
+  /** Adds a warning to the response (a `Warning: 299 - "…"` header), as kube's `warning.AddWarning`. */
+  readonly warn?: (message: string) => void;
 }
 
 /** An admission plugin or chain: both steps are optional; a refusal is a thrown Status error (403 or 422 as kube's plugins answer). */

@@ -45,6 +45,11 @@ describe('parseConfig', () => {
     expect(() => parseConfig(['--tls-private-key-file', 'tls.key'], {})).toThrow(/go together/);
   });
 
+  it('reads admission webhook configurations from a file only when --admission-webhook-config-file names one', () => {
+    expect(parseConfig([], {}).admissionWebhookConfigFile).toBeUndefined();
+    expect(parseConfig(['--admission-webhook-config-file=webhooks.yaml'], {}).admissionWebhookConfigFile).toBe(resolve('webhooks.yaml'));
+  });
+
   it('has front-proxy authentication off, with the headers kube-apiserver sends, unless a request-header CA is given', () => {
     expect(parseConfig([], {}).requestHeader).toEqual({
       allowedNames: [],

@@ -88,12 +88,17 @@ export interface ServerConfig extends DatabaseLocation {
   readonly requestHeader: RequestHeaderConfig;
   /** Delegated authentication and authorization (in a cluster). */
   readonly delegation: DelegationConfig;
+  /**
+   * Mutating- and ValidatingWebhookConfigurations to call, read at startup (standalone;
+   * in a cluster the main API server's are called too).
+   */
+  readonly admissionWebhookConfigFile?: string;
 }
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
   [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS]
   [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
-  [--watch-bookmark-interval SECONDS] [--no-controller]
+  [--watch-bookmark-interval SECONDS] [--no-controller] [--admission-webhook-config-file FILE]
   [--requestheader-client-ca-file FILE] [--requestheader-allowed-names NAME,...]
   [--requestheader-username-headers H,...] [--requestheader-uid-headers H,...]
   [--requestheader-group-headers H,...] [--requestheader-extra-headers-prefix P,...]
@@ -206,6 +211,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'authorization-webhook-cache-authorized-ttl': { type: 'string' },
       'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
       'authorization-always-allow-paths': { type: 'string', multiple: true },
+      'admission-webhook-config-file': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -242,5 +248,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     controller: !values['no-controller'],
     requestHeader: requestHeaderConfig(values),
     delegation: delegationConfig(values, env),
+    ...(values['admission-webhook-config-file'] !== undefined ? { admissionWebhookConfigFile: resolve(values['admission-webhook-config-file']) } : {}),
   });
 }

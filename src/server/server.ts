@@ -28,6 +28,8 @@ import type { HealthCheck } from '../http/health.js';
 import { NamespaceLifecycle, type NamespaceLookup } from '../registry/namespace-lifecycle.js';
 import { admissionChain } from '../registry/admission.js';
 import { objectLookup, Registry } from '../registry/registry.js';
+import { WebhookAdmission } from '../registry/webhooks/webhook-admission.js';
+import { noWebhooks, parseWebhookConfigurations, type WebhookConfigurations } from '../registry/webhooks/webhook-configuration.js';
 import type { Database } from '../storage/database.js';
 import { fsyncEnabled } from '../storage/durability.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -123,6 +125,30 @@ function namespaceLookup(client: KubeApiClient): NamespaceLookup {
   };
 }
 
+/**
+ * A namespace's labels, for webhooks' namespaceSelector: the main API server's in a
+ * cluster; standalone, where a namespace is only a name, the label kube gives every namespace.
+ */
+function namespaceLabels(client: KubeApiClient | undefined): (name: string) => Promise<Record<string, string>> {
+  if (!client) return (name) => Promise.resolve({ 'kubernetes.io/metadata.name': name });
+  return async (name) => {
+    const answer = await client.request('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`, undefined, { timeoutMs: 10_000 });
+    if (answer.status === 404) return {};
+    if (answer.status !== 200) throw new Error(`GET namespace ${name}: HTTP ${answer.status}`);
+    return (answer.body as { metadata?: { labels?: Record<string, string> } }).metadata?.labels ?? {};
+  };
+}
+
+/** The webhooks of `--admission-webhook-config-file`, read once at startup; none without it. */
+async function webhookFile(file: string | undefined): Promise<WebhookConfigurations> {
+  if (file === undefined) return noWebhooks;
+  try {
+    return parseWebhookConfigurations(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`--admission-webhook-config-file ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** What delegation to the main API server adds: clients, the cluster's trust, and who authorizes. */
 interface Delegation {
   readonly authenticationClient?: KubeApiClient;
@@ -215,6 +241,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       ? [new TokenReviewAuthenticator({ client: delegated.authenticationClient, cacheTtlMs: config.delegation.tokenCacheTtlMs })]
       : []),
   ];
+  const webhooks = await webhookFile(config.admissionWebhookConfigFile);
   const metrics = serverMetrics(servedGroups, () => (migrated ? database : undefined));
   const app = createApp({
     groups: servedGroups,
@@ -235,10 +262,16 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     logger,
     shutdown: shutdown.signal,
     watchBookmarkIntervalMs: config.watchBookmarkIntervalMs,
-    // In kube's order: NamespaceLifecycle (in a cluster, namespaces are the main API server's), the groups' own plugins.
+    // In kube's order: NamespaceLifecycle (in a cluster, namespaces are the main API server's), the groups' own plugins, webhooks.
     admission: admissionChain([
       ...(delegated.authenticationClient ? [new NamespaceLifecycle(namespaceLookup(delegated.authenticationClient))] : []),
       ...servedGroups.flatMap((group) => (group.admission ? [group.admission(objectLookup(() => registry, group.name))] : [])),
+      new WebhookAdmission({
+        groups: servedGroups,
+        configurations: () => webhooks,
+        namespaceLabels: namespaceLabels(delegated.authenticationClient),
+        onIgnoredFailure: (webhook, error) => logger.warn({ webhook, err: error }, 'admission webhook failed; failurePolicy Ignore lets the request pass'),
+      }),
     ]),
   });
   const listener: Listener = await listen(

@@ -5,6 +5,7 @@
 import type { KubeObject, StoredObject } from '../../machinery/meta/object.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../../registry/admission.js';
 import type { ValidateObject, ValidateObjectUpdate } from '../../registry/store.js';
+import { addWarnings } from '../response/respond.js';
 import type { ResourceContext } from './resource-context.js';
 
 function attributes(
@@ -27,6 +28,7 @@ function attributes(
     oldObject,
     dryRun,
     user: rc.user,
+    warn: (message) => addWarnings(rc.ctx, [message]),
   };
 }
 
