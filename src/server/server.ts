@@ -29,7 +29,9 @@ import { NamespaceLifecycle, type NamespaceLookup } from '../registry/namespace-
 import { admissionChain } from '../registry/admission.js';
 import { objectLookup, Registry } from '../registry/registry.js';
 import { WebhookAdmission } from '../registry/webhooks/webhook-admission.js';
-import { noWebhooks, parseWebhookConfigurations, type WebhookConfigurations } from '../registry/webhooks/webhook-configuration.js';
+import { parseWebhookConfigurations, webhookConfigurations } from '../registry/webhooks/webhook-configuration.js';
+import { WebhookConfigurationInformer } from '../registry/webhooks/webhook-configuration-informer.js';
+import type { KubeObject } from '../machinery/meta/object.js';
 import type { Database } from '../storage/database.js';
 import { fsyncEnabled } from '../storage/durability.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -139,9 +141,9 @@ function namespaceLabels(client: KubeApiClient | undefined): (name: string) => P
   };
 }
 
-/** The webhooks of `--admission-webhook-config-file`, read once at startup; none without it. */
-async function webhookFile(file: string | undefined): Promise<WebhookConfigurations> {
-  if (file === undefined) return noWebhooks;
+/** The configurations of `--admission-webhook-config-file`, read once at startup; none without it. */
+async function webhookFile(file: string | undefined): Promise<KubeObject[]> {
+  if (file === undefined) return [];
   try {
     return parseWebhookConfigurations(await readFile(file, 'utf8'));
   } catch (error) {
@@ -241,7 +243,17 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       ? [new TokenReviewAuthenticator({ client: delegated.authenticationClient, cacheTtlMs: config.delegation.tokenCacheTtlMs })]
       : []),
   ];
-  const webhooks = await webhookFile(config.admissionWebhookConfigFile);
+  const localWebhooks = await webhookFile(config.admissionWebhookConfigFile);
+  // In a cluster, as kube-apiserver's webhook plugins: the configurations stored in the main API server too.
+  const webhookInformer =
+    delegated.authenticationClient &&
+    new WebhookConfigurationInformer({
+      client: delegated.authenticationClient,
+      local: localWebhooks,
+      onError: (error) => logger.warn({ err: error }, 'reading admission webhook configurations'),
+    });
+  webhookInformer?.start();
+  const fileWebhooks = webhookConfigurations(localWebhooks);
   const metrics = serverMetrics(servedGroups, () => (migrated ? database : undefined));
   const app = createApp({
     groups: servedGroups,
@@ -268,7 +280,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       ...servedGroups.flatMap((group) => (group.admission ? [group.admission(objectLookup(() => registry, group.name))] : [])),
       new WebhookAdmission({
         groups: servedGroups,
-        configurations: () => webhooks,
+        configurations: () => webhookInformer?.current() ?? fileWebhooks,
+        synced: webhookInformer?.synced,
         namespaceLabels: namespaceLabels(delegated.authenticationClient),
         onIgnoredFailure: (webhook, error) => logger.warn({ webhook, err: error }, 'admission webhook failed; failurePolicy Ignore lets the request pass'),
       }),
@@ -362,6 +375,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       clearInterval(compaction);
       await store?.close();
       await delegated.cluster?.stop();
+      await webhookInformer?.stop();
       delegated.authenticationClient?.close();
       delegated.authorizationClient?.close();
       await listener.close(config.shutdownGraceMs);

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Admission, AdmissionAttributes } from '../../apis/admission.js';
 import { servedVersion, type ApiGroup, type ApiResource } from '../../apis/api-resource.js';
-import { badRequest, internal } from '../../machinery/errors.js';
+import { badRequest, forbidden, internal } from '../../machinery/errors.js';
 import { isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
 import { applyJsonPatch } from '../../machinery/patch/patch.js';
 import { matchesLabels, type LabelSelector, type Labels } from '../../machinery/selectors/label-selector.js';
@@ -33,7 +33,12 @@ export interface WebhookAdmissionOptions {
   readonly namespaceLabels: (namespace: string) => Promise<Labels>;
   /** Told of a call that failed and that failurePolicy Ignore let pass, as kube logs it. */
   readonly onIgnoredFailure?: (webhook: string, error: Error) => void;
+  /** Resolves once the configurations were read (the main API server's listed); writes wait for it. */
+  readonly synced?: Promise<void>;
 }
+
+/** How long a write waits for the configurations to be read before it is refused, as kube's plugins wait. */
+const readyTimeoutMs = 10_000;
 
 type Phase = 'mutating' | 'validating';
 
@@ -58,12 +63,25 @@ function denied(webhook: string, status: AdmissionResponse['status']): StatusErr
 /** The two webhook plugins, as one Admission: `admit` calls the mutating webhooks, `validate` the validating ones. */
 export class WebhookAdmission implements Admission {
   readonly #options: WebhookAdmissionOptions;
+  #ready: boolean;
 
   constructor(options: WebhookAdmissionOptions) {
     this.#options = options;
+    this.#ready = options.synced === undefined;
+    void options.synced?.then(() => (this.#ready = true));
+  }
+
+  /** kube's `WaitForReady`: a write before the configurations are known waits, then is refused with 403. */
+  async #waitForReady(a: AdmissionAttributes): Promise<void> {
+    if (this.#ready) return;
+    const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, readyTimeoutMs, 'timeout').unref());
+    if ((await Promise.race([this.#options.synced, timeout])) === 'timeout') {
+      throw forbidden({ group: a.group, resource: a.resource }, a.name, 'not yet ready to handle request');
+    }
   }
 
   async admit(a: AdmissionAttributes): Promise<KubeObject> {
+    await this.#waitForReady(a);
     let object = a.object!;
     for (const webhook of this.#options.configurations().mutating) {
       object = await this.#call(webhook, 'mutating', { ...a, object });
@@ -72,6 +90,7 @@ export class WebhookAdmission implements Admission {
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {
+    await this.#waitForReady(a);
     const results = await Promise.allSettled(this.#options.configurations().validating.map((webhook) => this.#call(webhook, 'validating', a)));
     const refused = results.find((result) => result.status === 'rejected');
     if (refused) throw refused.reason;

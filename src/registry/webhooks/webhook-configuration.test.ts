@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { parseWebhookConfigurations } from './webhook-configuration.js';
+import { parseWebhookConfigurations, webhookConfigurations } from './webhook-configuration.js';
 
 const hook = (name: string, extra = '') => `
   - name: ${name}
@@ -16,7 +16,7 @@ webhooks:${webhooks}
 
 describe('webhook configurations from a file', () => {
   it('applies kube’s defaults and decodes the caBundle', () => {
-    const { validating, mutating } = parseWebhookConfigurations(configuration('ValidatingWebhookConfiguration', 'v', hook('a')));
+    const { validating, mutating } = webhookConfigurations(parseWebhookConfigurations(configuration('ValidatingWebhookConfiguration', 'v', hook('a'))));
     expect(mutating).toEqual([]);
     expect(validating).toEqual([
       {
@@ -40,7 +40,7 @@ describe('webhook configurations from a file', () => {
       stringify({ apiVersion: 'v1', kind: 'List', items: [parse(configuration('MutatingWebhookConfiguration', 'a', hook('a1')))] }),
       configuration('ValidatingWebhookConfiguration', 'm', hook('m1')),
     ].join('---\n');
-    const { mutating, validating } = parseWebhookConfigurations(text);
+    const { mutating, validating } = webhookConfigurations(parseWebhookConfigurations(text));
     expect(mutating.map((w) => w.name)).toEqual(['a1', 'z1', 'z0']);
     expect(validating.map((w) => w.name)).toEqual(['m1']);
   });

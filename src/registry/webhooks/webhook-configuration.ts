@@ -145,8 +145,11 @@ export function webhookConfigurations(objects: readonly KubeObject[]): WebhookCo
   return { mutating: of('mutating'), validating: of('validating') };
 }
 
-/** The webhooks a YAML (or JSON) file holds: documents separated by `---`, each a configuration or a List. */
-export function parseWebhookConfigurations(text: string): WebhookConfigurations {
+/**
+ * The configurations a YAML (or JSON) file holds: documents separated by `---`, each a
+ * configuration or a List; throws when one is not a valid configuration.
+ */
+export function parseWebhookConfigurations(text: string): KubeObject[] {
   const objects = parseAllDocuments(text).flatMap((document) => {
     if (document.errors.length) throw new Error(document.errors[0].message);
     const value: unknown = document.toJS();
@@ -154,5 +157,6 @@ export function parseWebhookConfigurations(text: string): WebhookConfigurations 
     if (!isPlainObject(value)) throw new Error('every document must be an object');
     return [value];
   });
-  return webhookConfigurations(objects);
+  webhookConfigurations(objects);
+  return objects;
 }
