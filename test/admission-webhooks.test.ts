@@ -88,6 +88,7 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
               rules: [{ operations: ['*'], apiGroups: ['example.com'], apiVersions: ['*'], resources: ['*'] }],
             }),
             hook('exact.cairn.test', '/never', { ...byLabel('exact'), matchPolicy: 'Exact' }),
+            hook('undeletable.cairn.test', '/deny', { ...byLabel('undeletable'), rules: pipelineRules(['DELETE']) }),
           ],
         },
       ],
@@ -228,6 +229,23 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
     });
     const scaled = await server.request('PATCH', `${pipelinesIn('scaled')}/web/scale`, { body: { spec: { replicas: 5 } }, headers: merge });
     expect(scaled.status).toBe(200);
+  });
+
+  it('validates a DELETE with the object deleted as oldObject', async () => {
+    expect((await server.request('POST', pipelinesIn('hooks'), { body: selected('kept', 'undeletable') })).status).toBe(201);
+    const refused = await server.request('DELETE', `${pipelinesIn('hooks')}/kept`);
+    expect(refused.json).toMatchObject({ code: 403, message: 'admission webhook "undeletable.cairn.test" denied the request: no pipelines today' });
+    expect(lastReview('/deny')).toMatchObject({
+      operation: 'DELETE',
+      name: 'kept',
+      object: null,
+      oldObject: { metadata: { name: 'kept' } },
+      options: { kind: 'DeleteOptions' },
+    });
+    expect((await server.request('GET', `${pipelinesIn('hooks')}/kept`)).status).toBe(200);
+    const collection = await server.request('DELETE', `${pipelinesIn('hooks')}?labelSelector=webhook%3Dundeletable`);
+    expect(collection.status).toBe(403);
+    expect((await server.request('GET', `${pipelinesIn('hooks')}/kept`)).status).toBe(200);
   });
 
   it('calls no webhook whose rules do not match the request', () => {

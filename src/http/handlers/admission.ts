@@ -23,7 +23,7 @@ function attributes(
     subresource: rc.scope.subresource,
     kind: rc.scope.kind,
     namespace: rc.resource.namespaced ? (rc.request.namespace ?? '') : '',
-    name: rc.request.name ?? object?.metadata?.name ?? '',
+    name: rc.request.name ?? object?.metadata?.name ?? oldObject?.metadata?.name ?? '',
     object,
     oldObject,
     dryRun,
@@ -44,4 +44,9 @@ export function validations(rc: ResourceContext, dryRun: boolean): { createValid
     createValidation: (object) => admission.validate?.(attributes(rc, 'CREATE', object, undefined, dryRun)),
     updateValidation: (object, old: StoredObject) => admission.validate?.(attributes(rc, 'UPDATE', object, old, dryRun)),
   };
+}
+
+/** The validating admission of a delete (each object's, for a deletecollection), as the store's deleteValidation. */
+export function deleteValidation(rc: ResourceContext, dryRun: boolean): ValidateObject {
+  return (old) => rc.admission.validate?.(attributes(rc, 'DELETE', undefined, old, dryRun));
 }

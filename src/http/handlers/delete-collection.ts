@@ -1,5 +1,6 @@
 /** DELETE of a collection: what the namespace controller calls when a namespace goes. */
 import { deleteOptions } from '../request/delete-options.js';
+import { deleteValidation } from './admission.js';
 import { listOptions } from '../request/list-options.js';
 import { readBody } from '../request/read-body.js';
 import { respond } from '../response/respond.js';
@@ -9,6 +10,6 @@ import type { ResourceContext } from './resource-context.js';
 export async function deleteCollectionHandler(rc: ResourceContext): Promise<void> {
   const options = deleteOptions(await readBody(rc.ctx.req), rc.ctx.get('Content-Type'), rc.query);
   const selection = listOptions(rc.query, rc.scope, false);
-  const deleted = await rc.storages.store.deleteCollection(rc.request.namespace ?? '', selection, options);
+  const deleted = await rc.storages.store.deleteCollection(rc.request.namespace ?? '', selection, options, deleteValidation(rc, options.dryRun));
   respond(rc.ctx, 200, rc.representation.list(deleted.items.map(rc.scope.fromStorage), { resourceVersion: deleted.resourceVersion }), rc.output.format);
 }

@@ -7,9 +7,9 @@
  *
  * Mutating admission sees the object in the request's version (a Scale on `/scale`),
  * validating admission the object about to be stored (storage version); a webhook is
- * sent either in the version its rule matched. Not supported: `reinvocationPolicy`
- * (no webhook is called twice), DELETE and CONNECT (Cairn admits neither), and
- * `matchConditions`.
+ * sent either in the version its rule matched; a DELETE is validated with the object
+ * deleted as oldObject. Not supported: `reinvocationPolicy` (no webhook is called
+ * twice), CONNECT (Cairn serves none), and `matchConditions`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Admission, AdmissionAttributes } from '../../apis/admission.js';
@@ -102,6 +102,7 @@ export class WebhookAdmission implements Admission {
 
   /** Calls `webhook` when it matches; returns the object, patched by a mutating webhook. */
   async #call(webhook: Webhook, phase: Phase, a: AdmissionAttributes): Promise<KubeObject> {
+    // Undefined only for a DELETE, which is validated, never mutated.
     const object = a.object!;
     const resource = this.#resource(a);
     if (!resource) return object;
@@ -143,7 +144,7 @@ export class WebhookAdmission implements Admission {
       throw internal(`mutating webhook "${webhook.name}" answered patchType ${String(response.patchType)}, not JSONPatch`);
     let patched: KubeObject;
     try {
-      patched = applyJsonPatch(sent.object, JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')));
+      patched = applyJsonPatch(sent.object!, JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')));
     } catch (error) {
       throw internal(`applying the patch of mutating webhook "${webhook.name}": ${(error as Error).message}`);
     }
@@ -168,7 +169,7 @@ export class WebhookAdmission implements Admission {
       // Mutating admission holds the Scale sent; validating admission the object it is mapped onto.
       const toScale = phase === 'mutating' ? identity : (object: KubeObject) => scaleOf(object, scale) as KubeObject;
       return {
-        object: toScale(a.object!),
+        object: a.object && toScale(a.object),
         oldObject: a.oldObject && toScale(a.oldObject),
         kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
         back: identity,
@@ -178,13 +179,19 @@ export class WebhookAdmission implements Admission {
     const held = servedVersion(resource, phase === 'mutating' ? a.version : resource.storageVersion)!;
     const convert = target === held ? identity : (object: KubeObject) => (target.fromStorage ?? identity)((held.toStorage ?? identity)(object));
     const back = target === held ? identity : (object: KubeObject) => (held.fromStorage ?? identity)((target.toStorage ?? identity)(object));
-    return { object: convert(a.object!), oldObject: a.oldObject && convert(a.oldObject), kind: { group: resource.group, version, kind: resource.kind }, back };
+    return {
+      object: a.object && convert(a.object),
+      oldObject: a.oldObject && convert(a.oldObject),
+      kind: { group: resource.group, version, kind: resource.kind },
+      back,
+    };
   }
 }
 
 /** What a webhook is sent, and how its patched object returns. */
 interface Sent {
-  readonly object: KubeObject;
+  /** Undefined for a DELETE. */
+  readonly object?: KubeObject;
   readonly oldObject?: KubeObject;
   readonly kind: { readonly group: string; readonly version: string; readonly kind: string };
   readonly back: (object: KubeObject) => KubeObject;
@@ -197,7 +204,7 @@ function matchesObject(selector: LabelSelector, object: KubeObject | undefined):
 /** The admission.k8s.io/v1 AdmissionReview of a request. */
 function review(uid: string, a: AdmissionAttributes, version: string, sent: Sent): unknown {
   const requestKind = a.subresource === 'scale' ? sent.kind : { group: a.group, version: a.version, kind: sent.kind.kind };
-  const options = a.operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions';
+  const options = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: 'ConnectOptions' }[a.operation];
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -214,7 +221,7 @@ function review(uid: string, a: AdmissionAttributes, version: string, sent: Sent
       userInfo: a.user
         ? { username: a.user.name, ...(a.user.uid ? { uid: a.user.uid } : {}), groups: a.user.groups, ...(a.user.extra ? { extra: a.user.extra } : {}) }
         : {},
-      object: sent.object,
+      object: sent.object ?? null,
       oldObject: sent.oldObject ?? null,
       dryRun: a.dryRun,
       options: { apiVersion: 'meta.k8s.io/v1', kind: options, ...(a.dryRun ? { dryRun: ['All'] } : {}) },
