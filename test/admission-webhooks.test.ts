@@ -2,7 +2,7 @@
  * Admission webhooks called by Cairn itself (kube-apiserver calls none for an aggregated
  * server's resources), configured standalone by --admission-webhook-config-file, against
  * real HTTPS webhook servers with a CA of their own: allow, deny, JSON Patch mutation in
- * kube's order, timeouts under failurePolicy Fail and Ignore, object and namespace
+ * kube's order and reinvocation, timeouts under failurePolicy Fail and Ignore, object and namespace
  * selectors, sideEffects under dryRun, rules and matchPolicy Equivalent, `/scale`.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -50,6 +50,19 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
         allowed: true,
         ...jsonPatch([{ op: 'add', path: '/metadata/annotations', value: { 'seen-label': request.object.metadata.labels['mutated-by'] ?? 'none' } }]),
       }),
+      // Called first (reinvocationPolicy IfNeeded): notes the replicas it saw, and is called again once the first one doubled them.
+      '/mutate-reinvoked': (request) => {
+        const seen = String(request.object.spec.replicas);
+        const annotations = request.object.metadata.annotations;
+        return {
+          allowed: true,
+          ...jsonPatch([
+            annotations
+              ? { op: 'add', path: '/metadata/annotations/replicas-seen', value: seen }
+              : { op: 'add', path: '/metadata/annotations', value: { 'replicas-seen': seen } },
+          ]),
+        };
+      },
       '/slow': () => 'never',
       '/scale-bound': (request) => (request.object.spec.replicas > 5 ? { allowed: false, status: { message: 'at most 5 by webhook' } } : { allowed: true }),
       '/never': () => ({ allowed: false }),
@@ -93,18 +106,23 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
         },
       ],
     };
-    const mutating = (name: string, webhook: string, path: string) => ({
+    const mutating = (name: string, webhook: string, path: string, extra: Record<string, unknown> = {}) => ({
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'MutatingWebhookConfiguration',
       metadata: { name },
-      webhooks: [hook(webhook, path, byLabel('mutate'))],
+      webhooks: [hook(webhook, path, { ...byLabel('mutate'), ...extra })],
     });
     dir = await mkdtemp(join(tmpdir(), 'cairn-webhooks-'));
     const file = join(dir, 'webhooks.yaml');
     // Out of name order in the file: kube calls configurations in name order.
     await writeFile(
       file,
-      [mutating('b-mutating', 'second.cairn.test', '/mutate-second'), validating, mutating('a-mutating', 'first.cairn.test', '/mutate-first')]
+      [
+        mutating('b-mutating', 'second.cairn.test', '/mutate-second'),
+        validating,
+        mutating('a-mutating', 'first.cairn.test', '/mutate-first'),
+        mutating('0-reinvoked', 'reinvoked.cairn.test', '/mutate-reinvoked', { reinvocationPolicy: 'IfNeeded' }),
+      ]
         .map((doc) => stringify(doc))
         .join('---\n'),
     );
@@ -165,8 +183,16 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
     expect(created.status, created.text).toBe(201);
     expect(created.headers.warning).toBe('299 - "mutated"');
     expect(created.json.metadata.labels).toEqual({ webhook: 'mutate', 'mutated-by': 'first' });
-    expect(created.json.metadata.annotations).toEqual({ 'seen-label': 'first' });
     expect(created.json.spec.replicas).toBe(4);
+    // The IfNeeded webhook ran first, saw 2, and ran once more after the others had changed the object; the Never ones ran once.
+    expect(created.json.metadata.annotations).toEqual({ 'seen-label': 'first', 'replicas-seen': '4' });
+    const calls = (path: string) =>
+      webhooks.received
+        .get(path)!
+        .filter((request) => request.name === 'mutated')
+        .map((request) => request.object.spec.replicas);
+    expect(calls('/mutate-reinvoked')).toEqual([2, 4]);
+    expect(calls('/mutate-first')).toEqual([2]);
     // The rules name v1 only; under matchPolicy Equivalent a v1alpha1 request is sent as v1, and the patch comes back as parallelism.
     const alpha = {
       apiVersion: 'cairn.dev/v1alpha1',

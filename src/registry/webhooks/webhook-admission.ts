@@ -8,14 +8,15 @@
  * Mutating admission sees the object in the request's version (a Scale on `/scale`),
  * validating admission the object about to be stored (storage version); a webhook is
  * sent either in the version its rule matched; a DELETE is validated with the object
- * deleted as oldObject. Not supported: `reinvocationPolicy` (no webhook is called
- * twice), CONNECT (Cairn serves none), and `matchConditions`.
+ * deleted as oldObject. A mutating webhook with reinvocationPolicy IfNeeded is called
+ * once more when a later one changed what it returned. Not supported: CONNECT (Cairn
+ * serves none) and `matchConditions`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Admission, AdmissionAttributes } from '../../apis/admission.js';
 import { servedVersion, type ApiGroup, type ApiResource } from '../../apis/api-resource.js';
 import { badRequest, forbidden, internal } from '../../machinery/errors.js';
-import { isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
+import { isPlainObject, jsonEqual, type KubeObject } from '../../machinery/meta/object.js';
 import { applyJsonPatch } from '../../machinery/patch/patch.js';
 import { matchesLabels, type LabelSelector, type Labels } from '../../machinery/selectors/label-selector.js';
 import { scaleOf } from '../../machinery/types/scale.js';
@@ -82,9 +83,18 @@ export class WebhookAdmission implements Admission {
 
   async admit(a: AdmissionAttributes): Promise<KubeObject> {
     await this.#waitForReady(a);
+    const webhooks = this.#options.configurations().mutating;
     let object = a.object!;
-    for (const webhook of this.#options.configurations().mutating) {
-      object = await this.#call(webhook, 'mutating', { ...a, object });
+    // What each webhook with reinvocationPolicy IfNeeded returned: it is called once more if a later one changed that.
+    const returned = new Map<Webhook, KubeObject>();
+    for (const webhook of webhooks) {
+      const result = await this.#call(webhook, 'mutating', { ...a, object });
+      if (result === undefined) continue;
+      object = result;
+      if (webhook.reinvocationPolicy === 'IfNeeded') returned.set(webhook, object);
+    }
+    for (const [webhook, result] of returned) {
+      if (!jsonEqual(result, object)) object = (await this.#call(webhook, 'mutating', { ...a, object })) ?? object;
     }
     return object;
   }
@@ -100,12 +110,12 @@ export class WebhookAdmission implements Admission {
     return this.#options.groups.find((g) => g.name === a.group)?.resources.find((r) => r.plural === a.resource);
   }
 
-  /** Calls `webhook` when it matches; returns the object, patched by a mutating webhook. */
-  async #call(webhook: Webhook, phase: Phase, a: AdmissionAttributes): Promise<KubeObject> {
+  /** Calls `webhook` when it matches; returns the object (patched by a mutating webhook), undefined when it was not called. */
+  async #call(webhook: Webhook, phase: Phase, a: AdmissionAttributes): Promise<KubeObject | undefined> {
     // Undefined only for a DELETE, which is validated, never mutated.
     const object = a.object!;
     const resource = this.#resource(a);
-    if (!resource) return object;
+    if (!resource) return undefined;
     const target = {
       operation: a.operation,
       group: a.group,
@@ -119,7 +129,7 @@ export class WebhookAdmission implements Admission {
       target,
       resource.versions.map((v) => v.version),
     );
-    if (version === undefined || !(await this.#selected(webhook, a))) return object;
+    if (version === undefined || !(await this.#selected(webhook, a))) return undefined;
     if (a.dryRun && webhook.sideEffects !== 'None' && webhook.sideEffects !== 'NoneOnDryRun') {
       throw badRequest(`admission webhook "${webhook.name}" does not support dry run`);
     }

@@ -30,6 +30,7 @@ describe('webhook configurations from a file', () => {
         objectSelector: [],
         sideEffects: 'None',
         timeoutSeconds: 10,
+        reinvocationPolicy: 'Never',
       },
     ]);
   });

@@ -39,6 +39,8 @@ export interface Webhook {
   readonly objectSelector: LabelSelector;
   readonly sideEffects: 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
   readonly timeoutSeconds: number;
+  /** Mutating webhooks only: `IfNeeded` calls it once more when a later webhook changed the object. */
+  readonly reinvocationPolicy: 'Never' | 'IfNeeded';
 }
 
 /** The webhooks admission calls, each list in kube's order. */
@@ -120,6 +122,7 @@ function webhook(configuration: string, value: unknown, what: string): Webhook {
     // Required in v1: no default.
     sideEffects: oneOf(value.sideEffects, ['None', 'NoneOnDryRun', 'Some', 'Unknown'], undefined, `${what}.sideEffects`),
     timeoutSeconds,
+    reinvocationPolicy: oneOf(value.reinvocationPolicy, ['Never', 'IfNeeded'], 'Never', `${what}.reinvocationPolicy`),
   };
 }
 
