@@ -275,10 +275,16 @@ describe('discovery, health and OpenAPI', () => {
       expect(res.status).toBe(401);
     });
 
-    it('accepts any certificate from the local client CA', async () => {
-      const other = issueClientCertificate(server().pki.clientCaPem, server().pki.clientCaKeyPem, { commonName: 'jane', organizations: ['devs'] });
-      const res = await server().request('GET', '/apis/cairn.dev/v1/namespaces/default/pipelines', { clientCert: other });
-      expect(res.status).toBe(200);
+    it('authenticates any certificate from the local client CA; outside the admin group, its user reads discovery only', async () => {
+      const jane = issueClientCertificate(server().pki.clientCaPem, server().pki.clientCaKeyPem, { commonName: 'jane', organizations: ['devs'] });
+      expect((await server().request('GET', '/apis', { clientCert: jane })).status).toBe(200);
+      const res = await server().request('GET', '/apis/cairn.dev/v1/namespaces/default/pipelines', { clientCert: jane });
+      expect(res.status).toBe(403);
+      expect(res.json).toMatchObject({
+        kind: 'Status',
+        reason: 'Forbidden',
+        message: 'pipelines.cairn.dev is forbidden: User "jane" cannot list resource "pipelines" in API group "cairn.dev" in the namespace "default"',
+      });
     });
   });
 });

@@ -3,9 +3,10 @@
  * does, with a Status and a 4xx, and changes nothing; the values JSON allows and
  * PostgreSQL does not (U+0000) are stored and returned unchanged.
  */
+import https from 'node:https';
 import { describe, expect, it } from 'vitest';
-import { maxNestingDepth } from '../src/machinery/decoding/bounded-decoding.js';
-import { backends, pipeline, sharedTestServer, type TestResponse } from './support/test-server.js';
+import { maxNestingDepth, maxRequestBodyBytes } from '../src/machinery/decoding/bounded-decoding.js';
+import { backends, pipeline, sharedTestServer, type TestResponse, type TestServer } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
 
 const base = '/apis/cairn.dev/v1/namespaces/fz';
@@ -14,6 +15,37 @@ const pipelines = `${base}/pipelines`;
 function expectStatus(res: TestResponse, code: number, reason?: string): void {
   expect(res.status, res.text).toBe(code);
   expect(res.json).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, ...(reason ? { reason } : {}) });
+}
+
+/**
+ * Sends `chunks` as the body, chunked unless `headers` give a Content-Length, and answers
+ * as soon as the response is complete, whether or not the body was all sent: a server
+ * that refuses a body before reading it is heard without the rest ever being written.
+ */
+function sendBody(server: TestServer, method: string, path: string, chunks: readonly Buffer[], headers: Record<string, string> = {}): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${server.url}${path}`, {
+      method,
+      headers: { 'Content-Type': 'application/json', ...headers },
+      ca: server.pki.servingCaPem,
+      cert: server.pki.adminCertPem,
+      key: server.pki.adminKeyPem,
+      agent: false,
+    });
+    req.on('response', (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(parts).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: JSON.parse(text) });
+        req.destroy();
+      });
+    });
+    // Once answered, the connection is dropped: writing the rest may then fail, as it should.
+    req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+    for (const chunk of chunks) req.write(chunk);
+    if (headers['Content-Length'] === undefined) req.end();
+  });
 }
 
 /** `{"a":{"a":…}}` nested `depth` objects deep. */
@@ -178,5 +210,96 @@ describe.each(backends)('malformed requests on %s', (backend) => {
     for (const body of [{ lines: 'x' }, { lines: [1] }, { step: 7, lines: [] }, { lines: [['x']] }]) expectStatus(await append(body), 400, 'BadRequest');
     const after = await server().request('GET', `${pipelines}/scaled`);
     expect(after.json.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+  });
+
+  it('refuses a body over 3 MiB with 413: by its Content-Length before reading it, and at the limit when chunked', async () => {
+    const limit = `Request entity too large: limit is ${maxRequestBodyBytes}`;
+    const over = Buffer.alloc(maxRequestBodyBytes + 1024, ' ');
+    const announced = await sendBody(server(), 'POST', pipelines, [over], { 'Content-Length': String(over.length) });
+    expectStatus(announced, 413, 'RequestEntityTooLarge');
+    expect(announced.json.message).toBe(limit);
+    // Only a few bytes of the announced 4 MiB are ever sent: the answer does not wait for the rest.
+    const unsent = await sendBody(server(), 'PUT', `${pipelines}/big`, [Buffer.from('{"kind":')], { 'Content-Length': String(4 * 1024 * 1024) });
+    expectStatus(unsent, 413, 'RequestEntityTooLarge');
+    const chunked = await sendBody(server(), 'POST', pipelines, [
+      Buffer.from(JSON.stringify(pipeline('big')).slice(0, -1) + ',"x":"'),
+      over,
+      Buffer.from('"}'),
+    ]);
+    expectStatus(chunked, 413, 'RequestEntityTooLarge');
+    expect(chunked.json.message).toBe(limit);
+    expect((await server().request('GET', `${pipelines}/big`)).status).toBe(404);
+    // Just under the limit is read, and answered on its merits (an unknown field is dropped, as kube's non-strict decoding does).
+    const under = JSON.stringify({ ...pipeline('big'), metadata: { name: 'big', annotations: { pad: 'x'.repeat(maxRequestBodyBytes - 1024) } } });
+    expect(Buffer.byteLength(under)).toBeLessThan(maxRequestBodyBytes);
+    const created = await server().request('POST', pipelines, { body: under });
+    expect(created.status, created.text.slice(0, 300)).not.toBe(413);
+  });
+
+  it('reads invalid UTF-8 as Go’s decoder does (U+FFFD): a name it spoils is a 422, and nothing is stored', async () => {
+    const invalid = Buffer.from([0xc3, 0x28, 0xff]);
+    const body = (name: Buffer, note: Buffer) =>
+      Buffer.concat([
+        Buffer.from(`{"apiVersion":"cairn.dev/v1","kind":"Pipeline","metadata":{"name":"`),
+        name,
+        Buffer.from(`","annotations":{"note":"`),
+        note,
+        Buffer.from(`"}},"spec":${JSON.stringify(pipeline('x').spec)}}`),
+      ]);
+    const spoiled = await sendBody(server(), 'POST', pipelines, [body(Buffer.concat([Buffer.from('utf'), invalid]), Buffer.from('ok'))]);
+    expectStatus(spoiled, 422, 'Invalid');
+    expect(spoiled.json.details.causes).toContainEqual(expect.objectContaining({ field: 'metadata.name' }));
+    expect((await server().request('GET', pipelines)).json.items.some((p: { metadata: { name: string } }) => p.metadata.name.startsWith('utf'))).toBe(false);
+    // In free text the bytes become U+FFFD, as kube-apiserver stores them.
+    const noted = await sendBody(server(), 'POST', pipelines, [body(Buffer.from('utf-note'), invalid)]);
+    expect(noted.status, noted.text).toBe(201);
+    expect(noted.json.metadata.annotations.note).toBe('\ufffd(\ufffd');
+    // In a path or a selector they are a 400.
+    expectStatus(await server().request('GET', `${pipelines}/utf%C3%28`), 400, 'BadRequest');
+    expectStatus(await server().request('GET', `${pipelines}?labelSelector=a%3D%C3%28`), 400, 'BadRequest');
+  });
+
+  it('refuses path traversal in names and namespaces with a 4xx, reaching nothing else', async () => {
+    const created = await create('traversed');
+    for (const path of [
+      `${pipelines}/..`,
+      `${pipelines}/.`,
+      `${pipelines}/..%2F..%2Frunnerclasses`,
+      `${pipelines}/traversed%2F..%2Ftraversed`,
+      `${base}/pipelines/%2E%2E`,
+      '/apis/cairn.dev/v1/namespaces/..%2Fkube-system/pipelines/traversed',
+      '/apis/cairn.dev/v1/namespaces/%2E%2E/pipelines/traversed',
+    ]) {
+      for (const method of ['GET', 'PUT', 'DELETE']) {
+        const res = await server().request(method, path, method === 'PUT' ? { body: pipeline('traversed') } : {});
+        expect(res.status, `${method} ${path}: ${res.text}`).toBeGreaterThanOrEqual(400);
+        expect(res.status, `${method} ${path}`).toBeLessThan(500);
+        expectStatus(res, res.status);
+      }
+    }
+    for (const name of ['..', '.', '../x', 'a/b', 'a%2Fb']) expectStatus(await server().request('POST', pipelines, { body: pipeline(name) }), 422, 'Invalid');
+    const after = await server().request('GET', `${pipelines}/traversed`);
+    expect(after.json.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+  });
+
+  it('treats SQL metacharacters in names, labels and selectors as text: 4xx where they are invalid, no match where they are not', async () => {
+    const created = await create('sql', pipeline('sql', {}, { tier: 'web' }));
+    const injections = ["x' OR '1'='1", "x'; DROP TABLE cairn_objects; --", 'x" OR 1=1 --', "x\\'); DELETE FROM cairn_events; --"];
+    for (const text of injections) {
+      expectStatus(await server().request('POST', pipelines, { body: pipeline(text) }), 422, 'Invalid');
+      expectStatus(await server().request('POST', pipelines, { body: pipeline('sql-label', {}, { tier: text }) }), 422, 'Invalid');
+      expectStatus(await server().request('POST', pipelines, { body: pipeline('sql-label', {}, { [text]: 'v' }) }), 422, 'Invalid');
+      // kube's path check refuses only '.', '..', '/' and '%' in a name: any other name is looked up, and not found.
+      expectStatus(await server().request('GET', `${pipelines}/${encodeURIComponent(text)}`), 404, 'NotFound');
+      expectStatus(await server().request('GET', `${pipelines}?labelSelector=${encodeURIComponent(`tier=${text}`)}`), 400, 'BadRequest');
+      expectStatus(await server().request('GET', `${pipelines}?labelSelector=${encodeURIComponent(`tier in (${text})`)}`), 400, 'BadRequest');
+      // A field selector's value may be any text but an unescaped '=', ',', '!' or backslash: it matches only an object of that very name.
+      const listed = await server().request('GET', `${pipelines}?fieldSelector=${encodeURIComponent(`metadata.name=${text}`)}`);
+      if (/[=,!\\]/.test(text)) expectStatus(listed, 400, 'BadRequest');
+      else expect(listed.json.items, listed.text).toEqual([]);
+    }
+    const all = await server().request('GET', `${pipelines}?labelSelector=tier%3Dweb`);
+    expect(all.json.items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(['sql']);
+    expect((await server().request('GET', `${pipelines}/sql`)).json.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
   });
 });

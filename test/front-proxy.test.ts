@@ -20,6 +20,7 @@ import type { UserInfo } from '../src/auth/user-info.js';
 import { parseConfig } from '../src/server/config.js';
 import { ensurePki, issueClientCertificate, type IssuedCertificate } from '../src/server/pki.js';
 import { startServer, type RunningServer } from '../src/server/server.js';
+import { eventsOf } from './support/audit-log.js';
 import { issueOtherCa } from './support/other-ca.js';
 
 /** Keeps the user of every request, by audit ID. */
@@ -66,6 +67,7 @@ let frontProxy: IssuedCertificate;
 let disallowedCn: IssuedCertificate;
 let otherCa: IssuedCertificate;
 let clientCaFrontProxyCn: IssuedCertificate;
+let auditLog: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'cairn-front-proxy-'));
@@ -79,6 +81,9 @@ beforeAll(async () => {
   otherCa = await issueOtherCa();
   const caFile = join(dataDir, 'front-proxy-ca.crt');
   await writeFile(caFile, frontProxyCa.clientCaPem);
+  const policyFile = join(dataDir, 'audit-policy.yaml');
+  await writeFile(policyFile, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+  auditLog = join(dataDir, 'audit.log');
   const config = parseConfig(
     [
       '--port',
@@ -90,6 +95,10 @@ beforeAll(async () => {
       caFile,
       '--requestheader-allowed-names',
       'front-proxy-client',
+      '--audit-policy-file',
+      policyFile,
+      '--audit-log-path',
+      auditLog,
     ],
     {},
   );
@@ -165,10 +174,35 @@ describe.each([
     expect(served.user).toEqual({ name: 'cairn-admin', groups: ['system:masters', 'system:authenticated'] });
   });
 
-  it('trusts the front proxy CN only from the request-header CA: from the client CA it is an ordinary user', async () => {
+  it('trusts the front proxy CN only from the request-header CA: from the client CA it is an ordinary user, refused outside the admin group', async () => {
     const served = await get(pipelines, aliceHeaders, clientCaFrontProxyCn);
-    expect(served.status).toBe(200);
+    expect(served.status).toBe(403);
     expect(served.user).toEqual({ name: 'front-proxy-client', groups: ['system:authenticated'] });
+  });
+});
+
+describe('the audit log of a front-proxy request', () => {
+  it('names the user the headers name, with its uid, groups and extra, not the front proxy', async () => {
+    const res = await new Promise<{ status: number; auditID: string }>((resolve, reject) => {
+      https
+        .get(
+          `${server.url}${pipelines}`,
+          { headers: aliceHeaders, ca: server.pki.servingCaPem, cert: frontProxy.certPem, key: frontProxy.keyPem, agent: false },
+          (r) => {
+            r.resume();
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, auditID: String(r.headers['audit-id']) }));
+          },
+        )
+        .on('error', reject);
+    });
+    expect(res.status).toBe(200);
+    const events = await eventsOf(auditLog, res.auditID, 2);
+    expect(events.map((e) => [e.stage, e.user])).toEqual(
+      ['RequestReceived', 'ResponseComplete'].map((stage) => [
+        stage,
+        { username: 'alice', uid: 'alice-uid', groups: alice.groups, extra: { 'acme.com/project': ['x'], scopes: ['read', 'write'] } },
+      ]),
+    );
   });
 });
 

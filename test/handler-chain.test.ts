@@ -12,9 +12,11 @@ import { pino } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditBackend, AuditEvent } from '../src/auth/audit.js';
+import { auditPolicyRuleEvaluator } from '../src/auth/audit-policy.js';
 import { deny, noOpinion, type Authorizer } from '../src/auth/authorizer.js';
-import { LocalPolicyAuthorizer } from '../src/auth/local-policy-authorizer.js';
+import { bootstrapPolicy } from '../src/auth/bootstrap-policy.js';
 import { defaultAlwaysAllowPaths, PathAuthorizer } from '../src/auth/path-authorizer.js';
+import { RbacAuthorizer } from '../src/auth/rbac-authorizer.js';
 import { UnionAuthorizer } from '../src/auth/union-authorizer.js';
 import { X509Authenticator } from '../src/auth/x509-authenticator.js';
 import { createApp } from '../src/http/app.js';
@@ -43,7 +45,7 @@ class RecordingAudit implements AuditBackend {
   }
 }
 
-/** bob may do nothing (but the always-allow paths); the others get the local policy. A reason is given for deletes only. */
+/** bob may do nothing (but the always-allow paths); the others get the bootstrap policy. A reason is given for deletes only. */
 const bobIsDenied: Authorizer = {
   authorize: (a) => (a.user.name === 'bob' ? deny(a.verb === 'delete' ? 'bob may not delete' : '') : noOpinion()),
 };
@@ -76,8 +78,9 @@ beforeAll(async () => {
     groups: servedGroups,
     registry: () => registry,
     authenticators: [new X509Authenticator({ clientCaPems: [pki.clientCaPem] })],
-    authorizer: new UnionAuthorizer([new PathAuthorizer(defaultAlwaysAllowPaths), bobIsDenied, new LocalPolicyAuthorizer()]),
+    authorizer: new UnionAuthorizer([new PathAuthorizer(defaultAlwaysAllowPaths), bobIsDenied, new RbacAuthorizer([bootstrapPolicy])]),
     audit,
+    auditPolicy: auditPolicyRuleEvaluator({ rules: [{ level: 'Metadata' }] }),
     livezChecks: [{ name: 'ping', check: () => true }],
     readyzChecks: [{ name: 'ping', check: () => true }],
     logger: pino({ level: 'silent' }),
@@ -150,11 +153,13 @@ describe('authentication and authorization', () => {
     expect((await request('GET', '/apis')).status).toBe(200);
   });
 
-  it('lets authenticated users do what they could do before', async () => {
+  it('lets authenticated users outside the admin group read discovery, and the monitoring group the metrics, as kube’s bootstrap roles do', async () => {
     const jane = issueClientCertificate(pki.clientCaPem, pki.clientCaKeyPem, { commonName: 'jane' });
-    for (const path of ['/apis', '/apis/cairn.dev/v1', pipelines, '/openapi/v3', '/metrics']) {
+    for (const path of ['/apis', '/apis/cairn.dev/v1', '/openapi/v3', '/version'])
       expect((await request('GET', path, { clientCert: jane })).status, path).toBe(200);
-    }
+    for (const path of [pipelines, '/metrics']) expect((await request('GET', path, { clientCert: jane })).status, path).toBe(403);
+    const prometheus = issueClientCertificate(pki.clientCaPem, pki.clientCaKeyPem, { commonName: 'prometheus', organizations: ['system:monitoring'] });
+    expect((await request('GET', '/metrics', { clientCert: prometheus })).status).toBe(200);
   });
 
   it('answers a denied user with a 403 Status naming user, verb and resource', async () => {

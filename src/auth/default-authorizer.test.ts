@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { allow, deny, noOpinion, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
+import { bootstrapPolicy } from './bootstrap-policy.js';
 import { defaultAuthorizer } from './default-authorizer.js';
 import { PathAuthorizer } from './path-authorizer.js';
+import { parseRbacPolicy } from './rbac-policy.js';
 import { UnionAuthorizer } from './union-authorizer.js';
 import { anonymousUser, type UserInfo } from './user-info.js';
 
 const jane: UserInfo = { name: 'jane', groups: ['devs', 'system:authenticated'] };
+const admin: UserInfo = { name: 'cairn-admin', groups: ['system:masters', 'system:authenticated'] };
+const prometheus: UserInfo = { name: 'prometheus', groups: ['system:monitoring', 'system:authenticated'] };
 
 function nonResource(user: UserInfo, verb: string, path: string): AuthorizationAttributes {
   return { user, verb, path, isResourceRequest: false, namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
@@ -41,11 +45,39 @@ describe('defaultAuthorizer', () => {
     ['anonymous metrics', nonResource(anonymousUser, 'get', '/metrics'), 'NoOpinion'],
     ['anonymous list', resource(anonymousUser, 'list'), 'NoOpinion'],
     ['authenticated discovery', nonResource(jane, 'get', '/apis'), 'Allow'],
-    ['authenticated list', resource(jane, 'list'), 'Allow'],
-    ['authenticated delete', resource(jane, 'delete', { name: 'p' }), 'Allow'],
-    ['authenticated log append', resource(jane, 'create', { name: 'p', subresource: 'log' }), 'Allow'],
+    ['authenticated group discovery', nonResource(jane, 'get', '/apis/cairn.dev/v1'), 'Allow'],
+    ['authenticated legacy discovery', nonResource(jane, 'get', '/api'), 'Allow'],
+    ['authenticated OpenAPI', nonResource(jane, 'get', '/openapi/v3/apis/cairn.dev/v1'), 'Allow'],
+    ['authenticated version', nonResource(jane, 'get', '/version'), 'Allow'],
+    ['authenticated metrics', nonResource(jane, 'get', '/metrics'), 'NoOpinion'],
+    ['authenticated list', resource(jane, 'list'), 'NoOpinion'],
+    ['authenticated get', resource(jane, 'get', { name: 'p' }), 'NoOpinion'],
+    ['authenticated delete', resource(jane, 'delete', { name: 'p' }), 'NoOpinion'],
+    ['monitoring metrics', nonResource(prometheus, 'get', '/metrics'), 'Allow'],
+    ['monitoring list', resource(prometheus, 'list'), 'NoOpinion'],
+    ['admin list', resource(admin, 'list'), 'Allow'],
+    ['admin delete', resource(admin, 'delete', { name: 'p' }), 'Allow'],
+    ['admin log append', resource(admin, 'create', { name: 'p', subresource: 'log' }), 'Allow'],
+    ['admin cluster-scoped', resource(admin, 'create', { namespace: '', resource: 'runnerclasses' }), 'Allow'],
+    ['admin metrics', nonResource(admin, 'post', '/metrics'), 'Allow'],
   ])('%s: %s', async (_, attributes, decision) => {
     expect((await authorizer.authorize(attributes)).decision).toBe(decision);
+  });
+
+  it('adds the roles and bindings of a policy to the bootstrap ones', async () => {
+    const policy = parseRbacPolicy(
+      `apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: { name: devs-admin, namespace: ns }
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin }
+subjects: [{ kind: Group, name: devs }]`,
+      bootstrapPolicy,
+    );
+    const withPolicy = defaultAuthorizer(undefined, policy);
+    expect((await withPolicy.authorize(resource(jane, 'delete', { name: 'p' }))).decision).toBe('Allow');
+    expect((await withPolicy.authorize(resource(jane, 'delete', { name: 'p', namespace: 'other' }))).decision).toBe('NoOpinion');
+    expect((await withPolicy.authorize(resource(admin, 'delete', { name: 'p', namespace: 'other' }))).decision).toBe('Allow');
+    expect((await withPolicy.authorize(nonResource(anonymousUser, 'get', '/healthz'))).decision).toBe('Allow');
   });
 });
 

@@ -4,14 +4,15 @@
  * `pkg/authentication/token/cache`): the token goes to
  * `authentication.k8s.io/v1 TokenReview`, and the answer, authenticated or not, is
  * kept for `--authentication-token-webhook-cache-ttl`, keyed by the token's hash. A
- * review that fails (timeout, 5xx) is not cached. A request that carries a bearer token
- * nobody vouches for is refused with 401, as kube's bearer-token authenticator does.
+ * review that fails (timeout, 5xx) is not cached. It is one of the token authenticators
+ * behind the bearer-token authenticator, which refuses a token nobody vouches for.
  */
 import { createHash } from 'node:crypto';
 import { unauthorized } from '../machinery/errors.js';
 import type { KubeApiClient } from './kube-api-client.js';
+import type { TokenAuthenticator } from './bearer-token-authenticator.js';
 import { TtlCache } from './ttl-cache.js';
-import { withAuthenticatedGroup, type AuthenticationRequest, type Authenticator, type UserInfo } from './user-info.js';
+import { withAuthenticatedGroup, type UserInfo } from './user-info.js';
 
 /** How the authenticator asks and remembers. */
 export interface TokenReviewAuthenticatorOptions {
@@ -34,15 +35,8 @@ interface TokenReviewStatus {
   readonly user?: { readonly username?: string; readonly uid?: string; readonly groups?: string[]; readonly extra?: Record<string, string[]> };
 }
 
-/** kube's bearer-token authenticator: `Authorization: Bearer <token>`, the scheme without case. */
-export function bearerToken(authorization: string | undefined): string | undefined {
-  const parts = (authorization ?? '').trim().split(' ');
-  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer') return undefined;
-  return parts[1] === '' ? undefined : parts[1];
-}
-
 /** Authenticates bearer tokens through TokenReview. */
-export class TokenReviewAuthenticator implements Authenticator {
+export class TokenReviewAuthenticator implements TokenAuthenticator {
   readonly #options: TokenReviewAuthenticatorOptions;
   readonly #cache = new TtlCache<Review>(4096);
 
@@ -50,16 +44,15 @@ export class TokenReviewAuthenticator implements Authenticator {
     this.#options = options;
   }
 
-  async authenticate(request: AuthenticationRequest): Promise<UserInfo | undefined> {
-    const token = bearerToken(request.headers.authorization);
-    if (token === undefined) return undefined;
+  /** The reviewed user; undefined when the server does not vouch for the token; 401 when it cannot be asked. */
+  async authenticateToken(token: string): Promise<UserInfo | undefined> {
     const key = createHash('sha256').update(token).digest('hex');
     let review = this.#cache.get(key);
     if (review === undefined) {
       review = await this.#review(token);
       this.#cache.set(key, review, this.#options.cacheTtlMs);
     }
-    if ('error' in review) throw unauthorized();
+    if ('error' in review) return undefined;
     return review.user;
   }
 

@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Logger } from 'pino';
 import type { ApiGroup } from '../apis/api-resource.js';
-import { noAudit, type AuditBackend } from '../auth/audit.js';
+import { auditNothing, noAudit, type AuditBackend, type AuditPolicyRuleEvaluator } from '../auth/audit.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { pathNotFound } from '../machinery/errors.js';
@@ -15,7 +15,9 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discover
 import { discoveryRoute } from './discovery/discovery-route.js';
 import { buildHandlerChain } from './handler-chain.js';
 import { answerHealth, type HealthCheck } from './health.js';
+import { defaultInFlightLimits, type InFlightLimits } from './filters/max-in-flight.js';
 import { ApiMetrics } from './filters/metrics.js';
+import { defaultRequestTimeoutMs } from './filters/timeout.js';
 import { openApiDocuments } from '../openapi/documents.js';
 import { openApiEndpoints } from './discovery/openapi-endpoints.js';
 import { handleResource } from './resource-handler.js';
@@ -32,6 +34,8 @@ export interface AppOptions {
   readonly authorizer: Authorizer;
   /** Where audit events go; nowhere by default. */
   readonly audit?: AuditBackend;
+  /** Which requests are audited, at which level; none by default, as kube without `--audit-policy-file`. */
+  readonly auditPolicy?: AuditPolicyRuleEvaluator;
   readonly livezChecks: readonly HealthCheck[];
   readonly readyzChecks: readonly HealthCheck[];
   readonly logger: Logger;
@@ -45,6 +49,10 @@ export interface AppOptions {
   readonly unresponsiveWatcherTimeoutMs?: number;
   /** The metrics `/metrics` answers with, when the server reports more than the app's own (storage, compaction). */
   readonly metrics?: ApiMetrics;
+  /** `--request-timeout` in ms; kube's 60 s by default. */
+  readonly requestTimeoutMs?: number;
+  /** `--max-requests-inflight` and `--max-mutating-requests-inflight`; kube's 400 and 200 by default. */
+  readonly inFlightLimits?: InFlightLimits;
 }
 
 /**
@@ -102,7 +110,16 @@ export function createApp(options: AppOptions): Koa {
   );
 
   const chain = buildHandlerChain(
-    { metrics, logger: options.logger, authenticators: options.authenticators, audit: options.audit ?? noAudit, authorizer: options.authorizer },
+    {
+      metrics,
+      logger: options.logger,
+      authenticators: options.authenticators,
+      audit: options.audit ?? noAudit,
+      auditPolicy: options.auditPolicy ?? auditNothing,
+      authorizer: options.authorizer,
+      requestTimeoutMs: options.requestTimeoutMs ?? defaultRequestTimeoutMs,
+      inFlightLimits: options.inFlightLimits ?? defaultInFlightLimits,
+    },
     router.routes(),
   );
   for (const middleware of chain) app.use(middleware);

@@ -5,15 +5,17 @@
  */
 import type { DefaultContext, DefaultState, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { AuditBackend } from '../auth/audit.js';
+import type { AuditBackend, AuditPolicyRuleEvaluator } from '../auth/audit.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { errorMiddleware } from './filters/error-middleware.js';
 import { withAudit } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
-import { withRequestInfo } from './filters/request-info.js';
+import { withMaxInFlightLimit, type InFlightLimits } from './filters/max-in-flight.js';
 import type { ApiMetrics } from './filters/metrics.js';
+import { withRequestInfo } from './filters/request-info.js';
+import { withRequestTimeout } from './filters/timeout.js';
 
 /** What the filters are configured with. */
 export interface HandlerChainConfig {
@@ -21,12 +23,18 @@ export interface HandlerChainConfig {
   readonly logger: Logger;
   readonly authenticators: readonly Authenticator[];
   readonly audit: AuditBackend;
+  readonly auditPolicy: AuditPolicyRuleEvaluator;
   readonly authorizer: Authorizer;
+  /** `--request-timeout`, in ms. */
+  readonly requestTimeoutMs: number;
+  /** `--max-requests-inflight` and `--max-mutating-requests-inflight`. */
+  readonly inFlightLimits: InFlightLimits;
 }
 
 /**
  * The filters around `routes`, outermost first. What each leaves on `ctx.state` for
- * those after it: `requestInfo` (RequestInfo), `user` (UserInfo), `auditID`.
+ * those after it: `requestInfo` (RequestInfo), `user` (UserInfo), `auditID`, and `audit` (its
+ * audit event in the making) when the request is audited.
  */
 export function buildHandlerChain<C extends DefaultContext>(config: HandlerChainConfig, routes: Middleware<DefaultState, C>): Middleware<DefaultState, C>[] {
   return [
@@ -35,9 +43,13 @@ export function buildHandlerChain<C extends DefaultContext>(config: HandlerChain
     // Every error thrown below becomes a Status, in the serializer the client accepts.
     errorMiddleware(config.logger),
     withRequestInfo(),
-    config.metrics.inFlight(),
+    config.metrics.longRunning(),
+    // Outside authentication, as kube's: a slow token review is timed out too.
+    withRequestTimeout(config.requestTimeoutMs, config.logger),
     withAuthentication(config.authenticators),
-    withAudit(config.audit),
+    withAudit(config.audit, config.auditPolicy),
+    // After authentication (system:masters passes a full server) and audit (a 429 is audited), as kube orders them.
+    withMaxInFlightLimit(config.inFlightLimits, (kind, count) => config.metrics.reportInFlight(kind, count)),
     withAuthorization(config.authorizer),
     // Admission: the registry runs it on each write; its configuration (plugins, webhooks)
     // attaches here, on ctx.state, between authorization and the routes.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { humanDuration } from './duration.js';
+import { humanDuration, parseGoDuration } from './duration.js';
 
 const s = 1000;
 const m = 60 * s;
@@ -27,5 +27,31 @@ describe('humanDuration', () => {
     [8 * 365 * d + 3 * d, '8y'],
   ])('%d ms is %s, as kube renders it', (ms, expected) => {
     expect(humanDuration(ms)).toBe(expected);
+  });
+});
+
+describe('parseGoDuration', () => {
+  it.each([
+    ['0', 0],
+    ['1m0s', 60 * s],
+    ['30s', 30 * s],
+    ['1.5h', 1.5 * h],
+    ['500ms', 500],
+    ['+2s', 2 * s],
+    ['-2s', -2 * s],
+    ['1h2m3s4ms', h + 2 * m + 3 * s + 4],
+    ['.5s', 500],
+  ])('reads %s as %d ms, as time.ParseDuration does', (text, ms) => {
+    expect(parseGoDuration(text)).toBe(ms);
+  });
+
+  it.each([
+    ['', 'time: invalid duration ""'],
+    ['soon', 'time: invalid duration "soon"'],
+    ['1', 'time: missing unit in duration "1"'],
+    ['1d', 'time: unknown unit "d" in duration "1d"'],
+    ['1s-2s', 'time: unknown unit "s-" in duration "1s-2s"'],
+  ])('refuses %j with Go’s message', (text, message) => {
+    expect(() => parseGoDuration(text)).toThrow(message);
   });
 });

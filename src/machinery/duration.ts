@@ -35,3 +35,29 @@ export function humanDuration(ms: number): string {
   }
   return `${years}y`;
 }
+
+const goDurationUnits: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A duration as Go's `time.ParseDuration` reads it (`1m0s`, `30s`, `1.5h`, `-2s`, `0`), in
+ * milliseconds; throws with Go's message (`time: invalid duration "x"`) otherwise.
+ */
+export function parseGoDuration(text: string): number {
+  const quoted = JSON.stringify(text);
+  const sign = text.startsWith('-') ? -1 : 1;
+  const unsigned = text.replace(/^[-+]/, '');
+  if (unsigned === '0') return 0;
+  if (unsigned === '') throw new Error(`time: invalid duration ${quoted}`);
+  let ms = 0;
+  for (let rest = unsigned; rest !== '';) {
+    const part = /^(\d+(?:\.\d*)?|\.\d+)([^\d.]*)/.exec(rest);
+    if (!part) throw new Error(`time: invalid duration ${quoted}`);
+    const [whole, amount, unit] = part;
+    if (unit === '') throw new Error(`time: missing unit in duration ${quoted}`);
+    const scale = goDurationUnits[unit];
+    if (scale === undefined) throw new Error(`time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`);
+    ms += Number(amount) * scale;
+    rest = rest.slice(whole.length);
+  }
+  return sign * ms;
+}

@@ -50,6 +50,13 @@ describe('parseConfig', () => {
     expect(parseConfig(['--admission-webhook-config-file=webhooks.yaml'], {}).admissionWebhookConfigFile).toBe(resolve('webhooks.yaml'));
   });
 
+  it('takes the standalone authentication and authorization files of kube-apiserver’s flags, as absolute paths', () => {
+    expect(parseConfig([], {})).toMatchObject({ authentication: { tokenAuthFile: undefined, clientCaFile: undefined }, authorizationPolicyFile: undefined });
+    const config = parseConfig(['--token-auth-file', 'tokens.csv', '--client-ca-file=/etc/cairn/ca.crt', '--authorization-policy-file', 'policy.yaml'], {});
+    expect(config.authentication).toEqual({ tokenAuthFile: resolve('tokens.csv'), clientCaFile: '/etc/cairn/ca.crt' });
+    expect(config.authorizationPolicyFile).toBe(resolve('policy.yaml'));
+  });
+
   it('has front-proxy authentication off, with the headers kube-apiserver sends, unless a request-header CA is given', () => {
     expect(parseConfig([], {}).requestHeader).toEqual({
       allowedNames: [],
@@ -153,5 +160,82 @@ describe('parseConfig: the in-cluster config', () => {
       authenticationKubeconfig: '/etc/kc',
       inCluster: { host: '10.96.0.1' },
     });
+  });
+});
+
+describe('parseConfig: auditing', () => {
+  it('has kube-apiserver’s flags and defaults: no policy, no log, rotation at 100 MB keeping 100 backups for 366 days', () => {
+    expect(parseConfig([], {}).audit).toEqual({ logMaxSizeMb: 100, logMaxBackups: 100, logMaxAgeDays: 366 });
+  });
+
+  it('takes the policy file, the log path (- for stdout) and the rotation flags, sizes in megabytes', () => {
+    const config = parseConfig(
+      [
+        '--audit-policy-file',
+        'policy.yaml',
+        '--audit-log-path',
+        'logs/audit.log',
+        '--audit-log-maxsize',
+        '1',
+        '--audit-log-maxbackup',
+        '0',
+        '--audit-log-maxage',
+        '7',
+        '--audit-log-format',
+        'json',
+      ],
+      {},
+    );
+    expect(config.audit).toEqual({
+      policyFile: resolve('policy.yaml'),
+      logPath: resolve('logs/audit.log'),
+      logMaxSizeMb: 1,
+      logMaxBackups: 0,
+      logMaxAgeDays: 7,
+    });
+    expect(parseConfig(['--audit-log-path', '-'], {}).audit.logPath).toBe('-');
+  });
+
+  it.each([
+    [['--audit-log-maxsize=-1'], "--audit-log-maxsize -1 can't be a negative number"],
+    [['--audit-log-maxbackup=-2'], "--audit-log-maxbackup -2 can't be a negative number"],
+    [['--audit-log-maxage', '1.5'], 'invalid argument "1.5" for "--audit-log-maxage" flag'],
+    [['--audit-log-maxsize', '10M'], 'invalid argument "10M" for "--audit-log-maxsize" flag'],
+    [['--audit-log-format', 'legacy'], '--audit-log-format legacy is not supported: Cairn writes the json format only'],
+    [['--audit-log-format', 'xml'], 'invalid audit log format xml, allowed formats are "legacy,json"'],
+  ])('refuses %j', (args, message) => {
+    expect(() => parseConfig(args, {})).toThrow(message);
+  });
+});
+
+describe('parseConfig: request limits and TLS', () => {
+  it('has kube-apiserver’s defaults: a 1m0s request timeout, 400 reads and 200 writes in flight, Node’s TLS defaults', () => {
+    const config = parseConfig([], {});
+    expect(config.requestTimeoutMs).toBe(60_000);
+    expect(config.inFlightLimits).toEqual({ readOnly: 400, mutating: 200 });
+    expect(config.tlsMinVersion).toBeUndefined();
+    expect(config.tlsCipherSuites).toEqual([]);
+  });
+
+  it('reads --request-timeout as a Go duration and the in-flight limits as counts, 0 for none', () => {
+    const config = parseConfig(['--request-timeout=1m30s', '--max-requests-inflight=0', '--max-mutating-requests-inflight', '7'], {});
+    expect(config.requestTimeoutMs).toBe(90_000);
+    expect(config.inFlightLimits).toEqual({ readOnly: 0, mutating: 7 });
+    expect(() => parseConfig(['--request-timeout=60'], {})).toThrow(/invalid duration "60" for --request-timeout/);
+    expect(() => parseConfig(['--request-timeout=-1s'], {})).toThrow(/can not be negative value/);
+    expect(() => parseConfig(['--max-requests-inflight=-1'], {})).toThrow("--max-requests-inflight -1 can't be a negative number");
+    expect(() => parseConfig(['--max-mutating-requests-inflight=lots'], {})).toThrow('invalid argument "lots" for "--max-mutating-requests-inflight" flag');
+  });
+
+  it('takes kube’s TLS version and cipher suite names, and refuses names it does not know, naming them', () => {
+    const config = parseConfig(['--tls-min-version=VersionTLS13', '--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256'], {});
+    expect(config.tlsMinVersion).toBe('VersionTLS13');
+    expect(config.tlsCipherSuites).toEqual(['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_AES_128_GCM_SHA256']);
+    expect(() => parseConfig(['--tls-min-version=TLSv1.3'], {})).toThrow('unknown tls version "TLSv1.3"');
+    expect(() => parseConfig(['--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,ECDHE-RSA-AES128-GCM-SHA256'], {})).toThrow(
+      "Cipher suite ECDHE-RSA-AES128-GCM-SHA256 not supported or doesn't exist",
+    );
+    // Insecure, and gone from OpenSSL 3.
+    expect(() => parseConfig(['--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA'], {})).toThrow(/Cipher suite TLS_RSA_WITH_RC4_128_SHA is not implemented/);
   });
 });

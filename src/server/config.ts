@@ -3,7 +3,11 @@
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { defaultInFlightLimits, type InFlightLimits } from '../http/filters/max-in-flight.js';
+import { defaultRequestTimeoutMs } from '../http/filters/timeout.js';
+import { parseGoDuration } from '../machinery/duration.js';
 import { standardRequestHeaderNames, type RequestHeaderNames } from '../auth/request-header-authenticator.js';
+import { cipherSuites, tlsMinVersion } from './tls-options.js';
 
 /**
  * Front-proxy authentication, with kube-apiserver's `--requestheader-*` flags: off
@@ -48,6 +52,20 @@ export interface InClusterService {
   readonly port: string;
 }
 
+/** Auditing, with kube-apiserver's `--audit-*` flags: nothing is audited without a policy file. */
+export interface AuditConfig {
+  /** `--audit-policy-file`: an `audit.k8s.io/v1` Policy. */
+  readonly policyFile?: string;
+  /** `--audit-log-path`: the file events are written to, `-` for stdout; no log when unset. */
+  readonly logPath?: string;
+  /** `--audit-log-maxsize` in megabytes (100): the file is rotated before it grows past it; 0 never rotates. */
+  readonly logMaxSizeMb: number;
+  /** `--audit-log-maxbackup` (100): rotated files kept; 0 keeps all. */
+  readonly logMaxBackups: number;
+  /** `--audit-log-maxage` in days (366): rotated files older are removed; 0 keeps them. */
+  readonly logMaxAgeDays: number;
+}
+
 /** Where the database is. */
 export interface DatabaseLocation {
   readonly dataDir: string;
@@ -72,6 +90,14 @@ export interface ServerConfig extends DatabaseLocation {
   readonly tlsCertFile?: string;
   /** The private key of {@link tlsCertFile} (kube's --tls-private-key-file). */
   readonly tlsPrivateKeyFile?: string;
+  /** kube's `--tls-min-version` (`VersionTLS12`, `VersionTLS13`, …); Node's default (TLS 1.2) when unset. */
+  readonly tlsMinVersion?: string;
+  /** kube's `--tls-cipher-suites` (Go's names); Node's defaults when empty. */
+  readonly tlsCipherSuites: readonly string[];
+  /** kube's `--request-timeout` in ms (1m0s). */
+  readonly requestTimeoutMs: number;
+  /** kube's `--max-requests-inflight` and `--max-mutating-requests-inflight` (400 and 200; 0 is no limit). */
+  readonly inFlightLimits: InFlightLimits;
   readonly logLevel: string;
   /** How long shutdown waits for requests in flight before closing connections, in ms. */
   readonly shutdownGraceMs: number;
@@ -88,6 +114,11 @@ export interface ServerConfig extends DatabaseLocation {
   readonly requestHeader: RequestHeaderConfig;
   /** Delegated authentication and authorization (in a cluster). */
   readonly delegation: DelegationConfig;
+  readonly audit: AuditConfig;
+  /** Users of their own, as kube-apiserver's flags name them (standalone or not). */
+  readonly authentication: AuthenticationConfig;
+  /** `--authorization-policy-file`: RBAC roles and bindings for a standalone Cairn; the bootstrap policy alone when unset. */
+  readonly authorizationPolicyFile?: string;
   /**
    * Mutating- and ValidatingWebhookConfigurations to call, read at startup (standalone;
    * in a cluster the main API server's are called too).
@@ -95,9 +126,19 @@ export interface ServerConfig extends DatabaseLocation {
   readonly admissionWebhookConfigFile?: string;
 }
 
+/** Users Cairn authenticates itself, beside the admin kubeconfig's certificate. */
+export interface AuthenticationConfig {
+  /** `--token-auth-file`: static bearer tokens, kube's CSV. */
+  readonly tokenAuthFile?: string;
+  /** `--client-ca-file`: a CA whose client certificates name users (CN) and groups (O). */
+  readonly clientCaFile?: string;
+}
+
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
   [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS]
-  [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
+  [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--tls-min-version VERSION]
+  [--tls-cipher-suites NAME,...] [--request-timeout DURATION] [--max-requests-inflight N]
+  [--max-mutating-requests-inflight N] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
   [--watch-bookmark-interval SECONDS] [--no-controller] [--admission-webhook-config-file FILE]
   [--requestheader-client-ca-file FILE] [--requestheader-allowed-names NAME,...]
   [--requestheader-username-headers H,...] [--requestheader-uid-headers H,...]
@@ -105,6 +146,9 @@ const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--
   [--authentication-kubeconfig FILE] [--authorization-kubeconfig FILE]
   [--authentication-token-webhook-cache-ttl DURATION] [--authorization-webhook-cache-authorized-ttl DURATION]
   [--authorization-webhook-cache-unauthorized-ttl DURATION] [--authorization-always-allow-paths PATH,...]
+  [--audit-policy-file FILE] [--audit-log-path FILE|-] [--audit-log-maxsize MB] [--audit-log-maxbackup N]
+  [--audit-log-maxage DAYS] [--audit-log-format json]
+  [--token-auth-file FILE] [--client-ca-file FILE] [--authorization-policy-file FILE]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
   COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS;
   in a pod, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT: the kubeconfig flags left
@@ -117,17 +161,18 @@ function seconds(name: string, value: string | undefined, fallback: number): num
   return n * 1000;
 }
 
-const goDurationUnits: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A duration flag as Go's `time.ParseDuration` reads it (`10s`, `1m30s`, `500ms`, `0`), in ms. */
+/** A duration flag as Go's `time.ParseDuration` reads it (`10s`, `1m30s`, `500ms`, `0`), in ms; negative ones are refused. */
 function goDuration(flag: string, value: string | undefined, fallbackMs: number): number {
   if (value === undefined) return fallbackMs;
-  if (value === '0') return 0;
-  const parts = /^(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h)(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))*$/.test(value)
-    ? [...value.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)]
-    : undefined;
-  if (parts === undefined) throw new Error(`invalid duration "${value}" for --${flag}\n${usage}`);
-  return parts.reduce((ms, [, amount, unit]) => ms + Number(amount) * goDurationUnits[unit], 0);
+  let ms: number;
+  try {
+    ms = parseGoDuration(value);
+  } catch (error) {
+    throw new Error(`invalid duration "${value}" for --${flag}\n${usage}`, { cause: error });
+  }
+  // As kube validates --request-timeout: "can not be negative value".
+  if (ms < 0) throw new Error(`invalid duration "${value}" for --${flag}: it can not be negative value\n${usage}`);
+  return ms;
 }
 
 function delegationConfig(values: Record<string, string | string[] | boolean | undefined>, env: NodeJS.ProcessEnv): DelegationConfig {
@@ -174,6 +219,44 @@ function requestHeaderConfig(values: Record<string, string | string[] | boolean 
   });
 }
 
+/** An int flag as pflag reads it, which kube then requires to be non-negative. */
+function count(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^[-+]?\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw new Error(`invalid argument "${value}" for "--${flag}" flag: parsing "${value}": invalid syntax\n${usage}`);
+  if (n < 0) throw new Error(`--${flag} ${n} can't be a negative number\n${usage}`);
+  return n;
+}
+
+function auditConfig(values: Record<string, string | string[] | boolean | undefined>): AuditConfig {
+  const format = (values['audit-log-format'] as string | undefined) ?? 'json';
+  if (format === 'legacy') throw new Error(`--audit-log-format legacy is not supported: Cairn writes the json format only\n${usage}`);
+  if (format !== 'json') throw new Error(`invalid audit log format ${format}, allowed formats are "legacy,json"\n${usage}`);
+  const policyFile = values['audit-policy-file'] as string | undefined;
+  const logPath = values['audit-log-path'] as string | undefined;
+  return Object.freeze({
+    ...(policyFile ? { policyFile: resolve(policyFile) } : {}),
+    ...(logPath ? { logPath: logPath === '-' ? '-' : resolve(logPath) } : {}),
+    logMaxSizeMb: count('audit-log-maxsize', values['audit-log-maxsize'] as string | undefined, 100),
+    logMaxBackups: count('audit-log-maxbackup', values['audit-log-maxbackup'] as string | undefined, 100),
+    logMaxAgeDays: count('audit-log-maxage', values['audit-log-maxage'] as string | undefined, 366),
+  });
+}
+
+/** The TLS flags, checked as kube checks them at startup. */
+function tlsFlags(values: Record<string, string | string[] | boolean | undefined>): Pick<ServerConfig, 'tlsMinVersion' | 'tlsCipherSuites'> {
+  const minVersion = values['tls-min-version'] as string | undefined;
+  const suites = stringSlice('tls-cipher-suites', values['tls-cipher-suites'] as string[] | undefined, []);
+  try {
+    if (minVersion !== undefined) tlsMinVersion(minVersion);
+    cipherSuites(suites);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${usage}`, { cause: error });
+  }
+  return { ...(minVersion !== undefined ? { tlsMinVersion: minVersion } : {}), tlsCipherSuites: suites };
+}
+
 /** The database every command of the process uses, from `--data-dir`/`DATA_DIR` and `--database-url`/`DATABASE_URL`. */
 export function databaseLocation(flags: { readonly 'data-dir'?: string; readonly 'database-url'?: string }, env: NodeJS.ProcessEnv): DatabaseLocation {
   return { dataDir: resolve(flags['data-dir'] ?? env.DATA_DIR ?? '.data'), databaseUrl: flags['database-url'] ?? (env.DATABASE_URL || undefined) };
@@ -194,6 +277,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'tls-san': { type: 'string', multiple: true },
       'tls-cert-file': { type: 'string' },
       'tls-private-key-file': { type: 'string' },
+      'tls-min-version': { type: 'string' },
+      'tls-cipher-suites': { type: 'string', multiple: true },
+      'request-timeout': { type: 'string' },
+      'max-requests-inflight': { type: 'string' },
+      'max-mutating-requests-inflight': { type: 'string' },
       'log-level': { type: 'string' },
       'shutdown-grace': { type: 'string' },
       'shutdown-delay': { type: 'string' },
@@ -211,6 +299,15 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'authorization-webhook-cache-authorized-ttl': { type: 'string' },
       'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
       'authorization-always-allow-paths': { type: 'string', multiple: true },
+      'audit-policy-file': { type: 'string' },
+      'audit-log-path': { type: 'string' },
+      'audit-log-maxsize': { type: 'string' },
+      'audit-log-maxbackup': { type: 'string' },
+      'audit-log-maxage': { type: 'string' },
+      'audit-log-format': { type: 'string' },
+      'token-auth-file': { type: 'string' },
+      'client-ca-file': { type: 'string' },
+      'authorization-policy-file': { type: 'string' },
       'admission-webhook-config-file': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -221,6 +318,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
   const portText = values.port ?? env.PORT ?? '8443';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}"\n${usage}`);
+  const file = (flag: 'token-auth-file' | 'client-ca-file' | 'authorization-policy-file' | 'admission-webhook-config-file') =>
+    values[flag] ? resolve(values[flag]) : undefined;
   const tlsCertFile = values['tls-cert-file'];
   const tlsPrivateKeyFile = values['tls-private-key-file'];
   if ((tlsCertFile === undefined) !== (tlsPrivateKeyFile === undefined)) throw new Error(`--tls-cert-file and --tls-private-key-file go together\n${usage}`);
@@ -241,6 +340,12 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     ]),
     tlsCertFile: tlsCertFile === undefined ? undefined : resolve(tlsCertFile),
     tlsPrivateKeyFile: tlsPrivateKeyFile === undefined ? undefined : resolve(tlsPrivateKeyFile),
+    ...tlsFlags(values),
+    requestTimeoutMs: goDuration('request-timeout', values['request-timeout'], defaultRequestTimeoutMs),
+    inFlightLimits: Object.freeze({
+      readOnly: count('max-requests-inflight', values['max-requests-inflight'], defaultInFlightLimits.readOnly),
+      mutating: count('max-mutating-requests-inflight', values['max-mutating-requests-inflight'], defaultInFlightLimits.mutating),
+    }),
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     shutdownGraceMs: seconds('shutdown grace', values['shutdown-grace'], 10),
     shutdownDelayMs: seconds('shutdown delay', values['shutdown-delay'] ?? env.SHUTDOWN_DELAY_SECONDS, 0),
@@ -248,6 +353,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     controller: !values['no-controller'],
     requestHeader: requestHeaderConfig(values),
     delegation: delegationConfig(values, env),
-    ...(values['admission-webhook-config-file'] !== undefined ? { admissionWebhookConfigFile: resolve(values['admission-webhook-config-file']) } : {}),
+    audit: auditConfig(values),
+    authentication: Object.freeze({ tokenAuthFile: file('token-auth-file'), clientCaFile: file('client-ca-file') }),
+    authorizationPolicyFile: file('authorization-policy-file'),
+    admissionWebhookConfigFile: file('admission-webhook-config-file'),
   });
 }

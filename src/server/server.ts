@@ -9,6 +9,8 @@ import { pino, type Logger } from 'pino';
 import type { ApiGroup } from '../apis/api-resource.js';
 import { cairnGroup } from '../apis/cairn/register.js';
 import type { AuditBackend } from '../auth/audit.js';
+import { BearerTokenAuthenticator, type TokenAuthenticator } from '../auth/bearer-token-authenticator.js';
+import { bootstrapPolicy } from '../auth/bootstrap-policy.js';
 import { parseCertificates } from '../auth/certificate-verifier.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { ClusterAuthentication } from '../auth/cluster-authentication.js';
@@ -16,7 +18,9 @@ import { defaultAuthorizer } from '../auth/default-authorizer.js';
 import { delegatingAuthorizer } from '../auth/delegating-authorizer.js';
 import { KubeApiClient, serviceAccountDir } from '../auth/kube-api-client.js';
 import { defaultAlwaysAllowPaths } from '../auth/path-authorizer.js';
+import { parseRbacPolicy, type RbacPolicy } from '../auth/rbac-policy.js';
 import { RequestHeaderAuthenticator } from '../auth/request-header-authenticator.js';
+import { TokenFileAuthenticator } from '../auth/token-file.js';
 import { TokenReviewAuthenticator } from '../auth/token-review-authenticator.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { X509Authenticator } from '../auth/x509-authenticator.js';
@@ -37,12 +41,15 @@ import { fsyncEnabled } from '../storage/durability.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { SqlObjectStore } from '../storage/sql-object-store.js';
 import type { DelegationConfig, RequestHeaderConfig, ServerConfig } from './config.js';
+import { startAuditing } from './auditing.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { openDatabase, pgliteDirectory } from './open-database.js';
 import { serverMetrics } from './server-metrics.js';
 import { redactedDatabaseUrl, type StorageDescription } from './start-banner.js';
 import { ensurePki, loadServingCertificate, type Pki } from './pki.js';
+import { reloadServingCertificate } from './serving-certificate-reloader.js';
 import { listen, type Listener } from './serving.js';
+import { servingTlsOptions } from './tls-options.js';
 
 /** The groups this server serves. */
 export const servedGroups: readonly ApiGroup[] = [cairnGroup];
@@ -97,7 +104,7 @@ async function servingPki(config: ServerConfig): Promise<Pki> {
 
 /** What a server is given beside its configuration; tests plug in here. */
 export interface ServerSeams {
-  /** Where audit events go; nowhere by default. */
+  /** Where audit events go besides `--audit-log-path`, at the levels `--audit-policy-file` says. */
   readonly audit?: AuditBackend;
   /**
    * Where the in-cluster config's ServiceAccount token and CA are read from; the path
@@ -107,14 +114,36 @@ export interface ServerSeams {
 }
 
 /** The front-proxy CA bundle, when one is configured. */
-async function loadRequestHeaderCa(config: RequestHeaderConfig, clientCaPem: string): Promise<string | undefined> {
+async function loadRequestHeaderCa(config: RequestHeaderConfig, clientCaPems: readonly string[]): Promise<string | undefined> {
   if (config.clientCaFile === undefined) return undefined;
   const pem = await readFile(config.clientCaFile, 'utf8');
-  const clientCas = new Set(parseCertificates(clientCaPem).map((ca) => ca.fingerprint256));
+  const clientCas = new Set(clientCaPems.flatMap(parseCertificates).map((ca) => ca.fingerprint256));
   // As kube-apiserver refuses it: with a CA shared and no allowed names, every client certificate could name any user.
   if (config.allowedNames.length === 0 && parseCertificates(pem).some((ca) => clientCas.has(ca.fingerprint256)))
     throw new Error('the client CA and --requestheader-client-ca-file contain overlapping certificates; --requestheader-allowed-names must be specified');
   return pem;
+}
+
+/** The CA bundle of `--client-ca-file`, when one is given; throws naming the flag when it holds no certificate. */
+async function loadClientCa(path: string | undefined): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  const pem = await readFile(path, 'utf8');
+  try {
+    parseCertificates(pem);
+  } catch (error) {
+    throw new Error(`--client-ca-file ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  return pem;
+}
+
+/** The roles and bindings of `--authorization-policy-file`; throws naming the file and what is wrong in it. */
+async function loadPolicy(path: string | undefined): Promise<RbacPolicy | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    return parseRbacPolicy(await readFile(path, 'utf8'), bootstrapPolicy);
+  } catch (error) {
+    throw new Error(`--authorization-policy-file ${path}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** NamespaceLifecycle's view of the main API server: a namespace's phase, read with one GET. */
@@ -162,10 +191,11 @@ interface Delegation {
 /**
  * Clients of the main API server from `--authentication-kubeconfig` and
  * `--authorization-kubeconfig`, and the authorizer: SubjectAccessReview when delegated,
- * the local policy otherwise.
+ * RBAC over the bootstrap policy and `policy` otherwise.
  */
 async function delegation(
   config: DelegationConfig,
+  policy: RbacPolicy | undefined,
   requestHeaderFromConfigMap: boolean,
   logger: Logger,
   onTrustChange: () => void,
@@ -181,6 +211,11 @@ async function delegation(
   };
   const authenticationClient = await client(config.authenticationKubeconfig, 'authentication');
   const authorizationClient = await client(config.authorizationKubeconfig, 'authorization');
+  // The main API server's RBAC decides in a cluster; a second policy beside it would be a surprise.
+  if (authorizationClient && policy)
+    throw new Error(
+      '--authorization-policy-file is for a standalone Cairn: authorization is delegated to the main API server (--authorization-kubeconfig, or the in-cluster config)',
+    );
   const cluster =
     authenticationClient &&
     new ClusterAuthentication({
@@ -203,7 +238,7 @@ async function delegation(
         unauthorizedTtlMs: config.unauthorizedCacheTtlMs,
         alwaysAllowPaths: config.alwaysAllowPaths,
       })
-    : defaultAuthorizer(config.alwaysAllowPaths ?? defaultAlwaysAllowPaths);
+    : defaultAuthorizer(config.alwaysAllowPaths ?? defaultAlwaysAllowPaths, policy);
   return { authenticationClient, authorizationClient, cluster, authorizer };
 }
 
@@ -211,6 +246,7 @@ async function delegation(
 export async function startServer(config: ServerConfig, logger: Logger = pino({ level: config.logLevel }), seams: ServerSeams = {}): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
   const pki = await servingPki(config);
+  const auditing = await startAuditing(config.audit, seams.audit, logger);
   // Draining (readyz fails, everything is still served) starts at SIGTERM; shutdown (long-running requests end) after the delay.
   const draining = new AbortController();
   const shutdown = new AbortController();
@@ -220,28 +256,41 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
   let migrated = false;
 
   // Each authenticator verifies against its own CAs; the listener asks for certificates from all of them.
-  const requestHeaderCaPem = await loadRequestHeaderCa(config.requestHeader, pki.clientCaPem);
+  const clientCaFilePem = await loadClientCa(config.authentication.clientCaFile);
+  // Cairn's own client CA (the admin kubeconfig) is trusted beside --client-ca-file's, standalone and in a cluster alike.
+  const userCaPems = [pki.clientCaPem, ...(clientCaFilePem !== undefined ? [clientCaFilePem] : [])];
+  const requestHeaderCaPem = await loadRequestHeaderCa(config.requestHeader, userCaPems);
+  const tokenFile = config.authentication.tokenAuthFile === undefined ? undefined : await TokenFileAuthenticator.fromFile(config.authentication.tokenAuthFile);
+  for (const warning of tokenFile?.warnings ?? []) logger.warn(warning);
+  const policy = await loadPolicy(config.authorizationPolicyFile);
+  if (policy)
+    logger.info({ file: config.authorizationPolicyFile, roles: policy.roles.length, bindings: policy.bindings.length }, 'authorization policy loaded');
   // Set once the listener exists: a change of the cluster's trust gives it the new CAs.
   let updateListenerCas = (): void => {};
   // In a cluster, kube-system/extension-apiserver-authentication supplies whatever the --requestheader-* flags leave out.
   const delegated: Delegation = await delegation(
     config.delegation,
+    policy,
     config.requestHeader.clientCaFile === undefined,
     logger,
     () => updateListenerCas(),
     seams.serviceAccountDir,
   );
-  const clientCaPems = () => [pki.clientCaPem, ...(requestHeaderCaPem !== undefined ? [requestHeaderCaPem] : []), ...(delegated.cluster?.clientCaPems() ?? [])];
+  const clientCaPems = () => [...userCaPems, ...(requestHeaderCaPem !== undefined ? [requestHeaderCaPem] : []), ...(delegated.cluster?.clientCaPems() ?? [])];
+  // As kube-apiserver: the token file first, then the main API server's TokenReview.
+  const tokenAuthenticators: TokenAuthenticator[] = [
+    ...(tokenFile ? [tokenFile] : []),
+    ...(delegated.authenticationClient
+      ? [new TokenReviewAuthenticator({ client: delegated.authenticationClient, cacheTtlMs: config.delegation.tokenCacheTtlMs })]
+      : []),
+  ];
   // kube's delegating order: front proxy (its certificate says nothing of the user, its headers do), x509, bearer token.
   const authenticators: Authenticator[] = [
     ...(requestHeaderCaPem !== undefined ? [new RequestHeaderAuthenticator({ ...config.requestHeader, clientCaPems: [requestHeaderCaPem] })] : []),
     ...(delegated.cluster ? [delegated.cluster.authenticators[0]] : []),
-    // Cairn's own client CA (the admin kubeconfig) is trusted standalone and in a cluster alike.
-    new X509Authenticator({ clientCaPems: [pki.clientCaPem] }),
+    new X509Authenticator({ clientCaPems: userCaPems }),
     ...(delegated.cluster ? delegated.cluster.authenticators.slice(1) : []),
-    ...(delegated.authenticationClient
-      ? [new TokenReviewAuthenticator({ client: delegated.authenticationClient, cacheTtlMs: config.delegation.tokenCacheTtlMs })]
-      : []),
+    ...(tokenAuthenticators.length > 0 ? [new BearerTokenAuthenticator(tokenAuthenticators)] : []),
   ];
   const localWebhooks = await webhookFile(config.admissionWebhookConfigFile);
   // In a cluster, as kube-apiserver's webhook plugins: the configurations stored in the main API server too.
@@ -261,7 +310,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     registry: () => registry,
     authenticators,
     authorizer: delegated.authorizer,
-    audit: seams.audit,
+    audit: auditing.backend,
+    auditPolicy: auditing.policy,
     livezChecks: [{ name: 'ping', check: () => true }],
     readyzChecks: [
       { name: 'ping', check: () => true },
@@ -286,14 +336,29 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
         onIgnoredFailure: (webhook, error) => logger.warn({ webhook, err: error }, 'admission webhook failed; failurePolicy Ignore lets the request pass'),
       }),
     ]),
+    requestTimeoutMs: config.requestTimeoutMs,
+    inFlightLimits: config.inFlightLimits,
   });
+  const { insecureSuites, ...tlsOptions } = servingTlsOptions(config.tlsMinVersion, config.tlsCipherSuites);
+  for (const suite of insecureSuites) logger.warn(`Use of insecure cipher '${suite}' detected.`);
   const listener: Listener = await listen(
     app.callback(),
-    { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems: clientCaPems() },
+    { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems: clientCaPems(), ...tlsOptions },
     config.bindAddress,
     config.port,
   );
   updateListenerCas = () => listener.setClientCas(clientCaPems());
+  const certificateReloader =
+    config.tlsCertFile !== undefined && config.tlsPrivateKeyFile !== undefined
+      ? reloadServingCertificate({
+          certFile: config.tlsCertFile,
+          keyFile: config.tlsPrivateKeyFile,
+          certPem: pki.servingCertPem,
+          keyPem: pki.servingKeyPem,
+          onChange: (certPem, keyPem) => listener.setServingCertificate(certPem, keyPem),
+          logger,
+        })
+      : undefined;
   const url = `https://127.0.0.1:${listener.port}`;
   const kubeconfigPath = join(config.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, {
@@ -366,6 +431,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     ready,
     async close() {
       draining.abort();
+      certificateReloader?.stop();
       await controller?.stop();
       controllerClient?.close();
       // As kube's --shutdown-delay-duration: load balancers see readyz fail and stop sending, while watches and
@@ -379,6 +445,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       delegated.authenticationClient?.close();
       delegated.authorizationClient?.close();
       await listener.close(config.shutdownGraceMs);
+      // After the last response, so the log ends with its ResponseComplete.
+      await auditing.shutdown();
       await database?.close();
     },
   };

@@ -5,7 +5,7 @@
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { RequestListener } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
 
 /** TLS material of the listener. */
 export interface ServingTls {
@@ -16,6 +16,10 @@ export interface ServingTls {
    * asks for and checks certificates; each authenticator then verifies against its own CAs.
    */
   readonly clientCaPems: readonly string[];
+  /** The oldest protocol served (`--tls-min-version`); Node's default when undefined. */
+  readonly minVersion?: SecureVersion;
+  /** The OpenSSL cipher list for TLS 1.2 (`--tls-cipher-suites`); Node's defaults when undefined. */
+  readonly ciphers?: string;
 }
 
 /** A listening server. */
@@ -23,6 +27,8 @@ export interface Listener {
   readonly port: number;
   /** Asks new connections for certificates of these CAs instead (the cluster's trust changed). */
   setClientCas(clientCaPems: readonly string[]): void;
+  /** Serves new connections with this certificate and key instead (the files changed); connections open keep theirs. */
+  setServingCertificate(certPem: string, keyPem: string): void;
   /** Stops accepting, lets requests in flight finish for `graceMs`, then cuts what is left. */
   close(graceMs: number): Promise<void>;
 }
@@ -32,11 +38,22 @@ const maxConcurrentStreams = 2000;
 
 /** Starts listening on `host:port` (port 0 picks one). */
 export async function listen(handler: RequestListener, tls: ServingTls, host: string, port: number): Promise<Listener> {
+  // One state for every part of the secure context: replacing it for one part (a CA, the certificate) keeps the others.
+  let current = tls;
+  const secureContext = (): SecureContextOptions => ({
+    cert: current.certPem,
+    key: current.keyPem,
+    ca: [...current.clientCaPems],
+    ...(current.minVersion ? { minVersion: current.minVersion } : {}),
+    ...(current.ciphers ? { ciphers: current.ciphers } : {}),
+  });
+  const update = (change: Partial<ServingTls>): void => {
+    current = { ...current, ...change };
+    server.setSecureContext(secureContext());
+  };
   const server = http2.createSecureServer(
     {
-      cert: tls.certPem,
-      key: tls.keyPem,
-      ca: [...tls.clientCaPems],
+      ...secureContext(),
       requestCert: true,
       rejectUnauthorized: false,
       allowHTTP1: true,
@@ -71,9 +88,8 @@ export async function listen(handler: RequestListener, tls: ServingTls, host: st
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : port,
-    setClientCas(clientCaPems) {
-      server.setSecureContext({ cert: tls.certPem, key: tls.keyPem, ca: [...clientCaPems] });
-    },
+    setClientCas: (clientCaPems) => update({ clientCaPems }),
+    setServingCertificate: (certPem, keyPem) => update({ certPem, keyPem }),
     async close(graceMs) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();

@@ -247,7 +247,10 @@ export class SqlObjectStore implements ObjectStore {
    */
   #catchUp(): Promise<void> {
     if (this.#closed) return Promise.reject(new StorageError('Unavailable', 'the object store is closed'));
-    if (this.#options.exclusiveWriter && !this.#polling && this.#retryTimer === undefined) return Promise.resolve();
+    if (this.#options.exclusiveWriter && !this.#polling && this.#retryTimer === undefined) {
+      cacheReadWaits.observe(0);
+      return Promise.resolve();
+    }
     return new Promise((resolve, reject) => {
       this.#syncs.add({ after: this.#issued, started: performance.now(), deadlineMs: this.#options.cacheWaitMs ?? 3000, resolve, reject });
       this.#poll();

@@ -50,6 +50,8 @@ export interface AggregatedCairnOptions {
    * TokenReview and SubjectAccessReview answer (a Go duration, e.g. `1s`). Off by default.
    */
   readonly delegation?: { readonly cacheTtl: string };
+  /** More flags for Cairn (e.g. `--audit-log-path`). */
+  readonly args?: readonly string[];
 }
 
 /**
@@ -110,6 +112,7 @@ export async function startAggregatedCairn(plane: KubeControlPlane, options: Agg
         `--authorization-webhook-cache-unauthorized-ttl=${ttl}`,
       );
     }
+    args.push(...(options.args ?? []));
     server = await startServer(parseConfig(args, {}), pino({ level: 'info' }, sink));
     await server.ready;
 

@@ -6,11 +6,12 @@
  * when anonymous authentication is limited to some paths).
  */
 import type { Context, Next } from 'koa';
-import type { AuthorizationAttributes, Authorizer } from '../../auth/authorizer.js';
+import type { Authorization, AuthorizationAttributes, Authorizer } from '../../auth/authorizer.js';
 import { isAuthenticated, type UserInfo } from '../../auth/user-info.js';
 import { forbidden, unauthorized } from '../../machinery/errors.js';
 import type { StatusError } from '../../machinery/status.js';
 import type { RequestInfo } from '../request/request-info.js';
+import { addAuditAnnotations } from './audit-context.js';
 import { userOf } from './authentication.js';
 import { requestInfoOf } from './request-info.js';
 
@@ -43,11 +44,23 @@ export function forbiddenError(a: AuthorizationAttributes, reason: string): Stat
   return forbidden({ group: a.apiGroup, resource: a.resource }, a.name, reason ? `${why}: ${reason}` : why);
 }
 
-/** Lets through what `authorizer` allows; 401 or 403 for the rest. */
+/** The audit annotations of kube's authorization filter. */
+const decisionAnnotation = 'authorization.k8s.io/decision';
+const reasonAnnotation = 'authorization.k8s.io/reason';
+
+/** Lets through what `authorizer` allows; 401 or 403 for the rest; the audit event notes the decision and its reason. */
 export function withAuthorization(authorizer: Authorizer) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const attributes = authorizationAttributes(userOf(ctx), requestInfoOf(ctx));
-    const { decision, reason } = await authorizer.authorize(attributes);
+    let verdict: Authorization;
+    try {
+      verdict = await authorizer.authorize(attributes);
+    } catch (error) {
+      addAuditAnnotations(ctx, { [reasonAnnotation]: 'internal error' });
+      throw error;
+    }
+    const { decision, reason } = verdict;
+    addAuditAnnotations(ctx, { [decisionAnnotation]: decision === 'Allow' ? 'allow' : 'forbid', [reasonAnnotation]: reason });
     if (decision !== 'Allow') throw isAuthenticated(attributes.user) ? forbiddenError(attributes, reason) : unauthorized();
     await next();
   };

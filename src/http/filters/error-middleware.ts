@@ -18,7 +18,7 @@ function writeStatus(ctx: Context, error: StatusError): void {
 }
 
 /** Whether the response went out before `error` was thrown: it can no longer become a Status. */
-function responseStarted(ctx: Context): boolean {
+export function responseStarted(ctx: Context): boolean {
   return ctx.respond === false || ctx.headerSent;
 }
 
@@ -29,6 +29,14 @@ function responseStarted(ctx: Context): boolean {
 export function statusCodeOf(ctx: Context, error?: unknown): number {
   if (error === undefined || responseStarted(ctx)) return ctx.status;
   return isStatusError(error) ? error.code : 500;
+}
+
+/**
+ * Whether `error` is one the error middleware answers as an unexpected 500: not a Status,
+ * thrown before the response started (kube's handlers would have panicked).
+ */
+export function isUnexpectedError(ctx: Context, error: unknown): boolean {
+  return error !== undefined && !responseStarted(ctx) && !isStatusError(error);
 }
 
 /** Catches everything below it; unknown errors are logged and answered as a 500 without their message. */

@@ -14,7 +14,8 @@ import type { ApiGroup } from '../../apis/api-resource.js';
 import { applyPatchType } from '../../machinery/patch/patch.js';
 import { discoveredResources } from '../discovery/discovery.js';
 import { mediaType } from '../response/negotiation.js';
-import type { RequestInfo } from '../request/request-info.js';
+import { isLongRunning, type RequestInfo } from '../request/request-info.js';
+import type { RequestKind } from './max-in-flight.js';
 
 type RequestLabel = 'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component';
 
@@ -41,14 +42,6 @@ const reportedVerbs: ReadonlySet<string> = new Set([
 
 /** kube's `apiserver_watch_events_sizes` buckets: 1 KiB doubling to 128 KiB. */
 const watchEventSizeBuckets = Array.from({ length: 8 }, (_, i) => 1024 * 2 ** i);
-
-/** What kube's `BasicLongRunningRequestCheck` counts as long-running: watches, and logs (as `pods/log`). */
-function isLongRunning(info: RequestInfo | undefined): boolean {
-  return info?.isResourceRequest === true && (info.verb === 'watch' || info.subresource === 'log' || info.subresource === 'logs');
-}
-
-/** kube's in-flight request kinds: reads and everything else. */
-const readOnlyVerbs: ReadonlySet<string> = new Set(['get', 'list', 'watch']);
 
 /** Counts of stored objects by resource (`pipelines.cairn.dev`), read when scraped. */
 export type ObjectCounts = () => Promise<ReadonlyMap<string, number>>;
@@ -230,32 +223,27 @@ export class ApiMetrics {
     };
   }
 
-  /**
-   * Tracks requests while they are served, once their RequestInfo is known: long-running
-   * ones (watches, logs) in `apiserver_longrunning_requests`, the others in
-   * `apiserver_current_inflight_requests` by kind, as kube's max-in-flight filter counts them.
-   */
-  inFlight() {
+  /** Tracks long-running requests (watches, logs) while they are served, in `apiserver_longrunning_requests`. */
+  longRunning() {
     return async (ctx: Context, next: Next): Promise<void> => {
       const info = (ctx.state as { requestInfo?: RequestInfo }).requestInfo;
-      if (isLongRunning(info)) {
-        const { dry_run: _, ...labels } = this.#labels(ctx, info);
-        this.#longRunning.inc(labels);
-        try {
-          await next();
-        } finally {
-          this.#longRunning.dec(labels);
-        }
+      if (!isLongRunning(info)) {
+        await next();
         return;
       }
-      const kind = { request_kind: info && !readOnlyVerbs.has(info.verb) ? 'mutating' : 'readOnly' };
-      this.#inFlight.inc(kind);
+      const { dry_run: _, ...labels } = this.#labels(ctx, info);
+      this.#longRunning.inc(labels);
       try {
         await next();
       } finally {
-        this.#inFlight.dec(kind);
+        this.#longRunning.dec(labels);
       }
     };
+  }
+
+  /** `apiserver_current_inflight_requests`: what the max-in-flight filter counts of each kind now. */
+  reportInFlight(kind: RequestKind, count: number): void {
+    this.#inFlight.set({ request_kind: kind }, count);
   }
 
   /** Answers `/metrics`. */

@@ -2,6 +2,7 @@
 import { badRequest } from '../../machinery/errors.js';
 import { duplicateFields } from '../../machinery/decoding/duplicate-fields.js';
 import type { WriteOptions } from '../../registry/request-options.js';
+import { logRequestObject } from '../filters/audit-context.js';
 import { decodeBody, mediaType, writeMediaTypes } from '../response/negotiation.js';
 import { writeOptions } from '../request/query.js';
 import { readBody } from '../request/read-body.js';
@@ -25,5 +26,6 @@ export async function readWrite(rc: ResourceContext, decode: (raw: string) => un
 /** Decodes the body of a create or update as an object of the endpoint's kind and version. */
 export async function decodeObject(rc: ResourceContext): Promise<DecodedObject & { options: WriteOptions; manager: string }> {
   const { value, options, manager } = await readWrite(rc, (raw) => decodeBody(raw, mediaType(rc.ctx.get('Content-Type')), writeMediaTypes));
+  logRequestObject(rc.ctx, value);
   return { ...rc.scope.decode(value, options.fieldValidation, options.duplicateFields ?? []), options, manager };
 }

@@ -1,14 +1,13 @@
 /** DELETE of a collection: what the namespace controller calls when a namespace goes. */
-import { deleteOptions } from '../request/delete-options.js';
 import { deleteValidation } from './admission.js';
 import { listOptions } from '../request/list-options.js';
-import { readBody } from '../request/read-body.js';
 import { respond } from '../response/respond.js';
+import { readDeleteOptions } from './delete.js';
 import type { ResourceContext } from './resource-context.js';
 
 /** Answers `deletecollection` with the list of what was deleted (or marked for deletion). */
 export async function deleteCollectionHandler(rc: ResourceContext): Promise<void> {
-  const options = deleteOptions(await readBody(rc.ctx.req), rc.ctx.get('Content-Type'), rc.query);
+  const options = await readDeleteOptions(rc);
   const selection = listOptions(rc.query, rc.scope, false);
   const deleted = await rc.storages.store.deleteCollection(rc.request.namespace ?? '', selection, options, deleteValidation(rc, options.dryRun));
   respond(rc.ctx, 200, rc.representation.list(deleted.items.map(rc.scope.fromStorage), { resourceVersion: deleted.resourceVersion }), rc.output.format);

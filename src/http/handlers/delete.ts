@@ -1,12 +1,22 @@
 /** DELETE of one object, with optional DeleteOptions in the body. */
-import { deleteOptions } from '../request/delete-options.js';
+import type { DeleteOptions } from '../../registry/request-options.js';
+import { logRequestBody } from '../filters/audit-context.js';
+import { decodeDeleteOptions, deleteOptions } from '../request/delete-options.js';
 import { deleteValidation } from './admission.js';
 import { readBody } from '../request/read-body.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 
+/** The DeleteOptions of a delete or deletecollection; a body sent is the audit's request object, as kube records it. */
+export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOptions> {
+  const raw = await readBody(rc.ctx.req);
+  const body = decodeDeleteOptions(raw, rc.ctx.get('Content-Type'));
+  if (raw.trim() !== '') logRequestBody(rc.ctx, body);
+  return deleteOptions(body, rc.query);
+}
+
 /** Answers `delete` with 200 and the object: its last state, or marked for deletion while finalizers hold it. */
 export async function deleteHandler(rc: ResourceContext): Promise<void> {
-  const options = deleteOptions(await readBody(rc.ctx.req), rc.ctx.get('Content-Type'), rc.query);
+  const options = await readDeleteOptions(rc);
   const object = await rc.storages.store.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun));
   respondObject(rc, 200, rc.scope.fromStorage(object));
 }

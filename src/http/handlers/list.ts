@@ -1,5 +1,6 @@
 /** GET of a collection. */
 import type { ListOptions } from '../../registry/request-options.js';
+import { auditsResponseObject } from '../filters/audit-context.js';
 import { listOptions } from '../request/list-options.js';
 import { respond } from '../response/respond.js';
 import { ListStream } from '../streaming/list-stream.js';
@@ -11,7 +12,9 @@ const listChunk = 500;
 /** Answers `list`: one page, with `continue` and `remainingItemCount` when more follow. */
 export async function listHandler(rc: ResourceContext): Promise<void> {
   const options = listOptions(rc.query, rc.scope, false);
-  if (options.limit === undefined && !options.continue && rc.output.format === 'json' && !rc.output.transform) return streamList(rc, options);
+  // A list audited with its response is answered whole, so the audit event holds it.
+  if (options.limit === undefined && !options.continue && rc.output.format === 'json' && !rc.output.transform && !auditsResponseObject(rc.ctx))
+    return streamList(rc, options);
   const page = await rc.storages.store.list(rc.request.namespace, options);
   const listMeta = {
     resourceVersion: page.resourceVersion,

@@ -2,6 +2,7 @@
 import { badRequest, invalid, unsupportedMediaType, type FieldError } from '../../machinery/errors.js';
 import { deepCopy, isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
 import { applyPatchType, patchTypes, type PatchType } from '../../machinery/patch/patch.js';
+import { logRequestBody } from '../filters/audit-context.js';
 import { decodeBody, mediaType } from '../response/negotiation.js';
 import { addWarnings } from '../response/respond.js';
 import { admit, validations } from './admission.js';
@@ -38,6 +39,7 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
   // An applied configuration is YAML, of which JSON is a subset; the other patch types are JSON documents.
   const yaml = apply ? 'application/yaml' : 'application/json';
   const { value, options, manager } = await readWrite(rc, (raw) => decodeBody(raw, yaml, [yaml]));
+  logRequestBody(rc.ctx, value);
   const scope: RequestScope = rc.scope;
   let warnings: readonly string[] = [];
   const decoded = (object: unknown): KubeObject => {

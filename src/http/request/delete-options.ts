@@ -30,8 +30,8 @@ const deleteOptionsType: WireType = {
 // The versions kube's parameter scheme decodes DeleteOptions from.
 const deleteOptionsVersions = ['v1', 'meta.k8s.io/v1', 'meta.k8s.io/v1beta1'];
 
-/** The body of a delete as DeleteOptions; 400 when it is not one. */
-function decodeDeleteOptions(raw: string, contentType: string | undefined): Record<string, unknown> {
+/** The body of a delete as DeleteOptions (empty when none was sent); 400 when it is not one. */
+export function decodeDeleteOptions(raw: string, contentType: string | undefined): Record<string, unknown> {
   // kubectl sends DeleteOptions; client-node sends Content-Type json with an empty body.
   const body = raw.trim() === '' ? {} : decodeBody(raw, mediaType(contentType), ['application/json', 'application/yaml']);
   if (!isPlainObject(body)) throw badRequest('DeleteOptions must be a JSON object');
@@ -42,9 +42,8 @@ function decodeDeleteOptions(raw: string, contentType: string | undefined): Reco
   return body;
 }
 
-/** Decodes the DeleteOptions of a delete or deletecollection request. */
-export function deleteOptions(raw: string, contentType: string | undefined, query: Query): DeleteOptions {
-  const body = decodeDeleteOptions(raw, contentType);
+/** The DeleteOptions of a delete or deletecollection request, from its decoded body and its query. */
+export function deleteOptions(body: Record<string, unknown>, query: Query): DeleteOptions {
   // The query's options are decoded as strictly, though only dryRun and the policy change anything.
   signedIntegerParam(query, 'gracePeriodSeconds');
   const policy = body.propagationPolicy ?? query.get('propagationPolicy') ?? undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isStatusError } from '../../machinery/status.js';
-import { newRequestInfo, parseResourcePath, type RequestInfo } from './request-info.js';
+import { isLongRunning, newRequestInfo, parseResourcePath, type RequestInfo } from './request-info.js';
 
 const parse = (method: string, path: string) => parseResourcePath('cairn.dev', 'v1', path.split('/'), method, false);
 
@@ -125,4 +125,28 @@ describe('newRequestInfo', () => {
       expect(isStatusError(error) && error.status).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
     },
   );
+});
+
+describe('isLongRunning', () => {
+  const pipelines = '/apis/cairn.dev/v1/namespaces/ns/pipelines';
+  const info = (method: string, path: string, query = '') => newRequestInfo(method, path, new URLSearchParams(query));
+
+  it('holds watches and the log subresource, as kube’s check holds the watch verb and pods/log', () => {
+    expect(isLongRunning(info('GET', pipelines, 'watch=true'))).toBe(true);
+    expect(isLongRunning(info('GET', '/apis/cairn.dev/v1/watch/pipelines'))).toBe(true);
+    expect(isLongRunning(info('GET', `${pipelines}/p/log`, 'follow=true'))).toBe(true);
+    expect(isLongRunning(info('GET', `${pipelines}/p/logs`))).toBe(true);
+  });
+
+  it('does not hold anything else: reads, writes, the paths off resources', () => {
+    for (const [method, path] of [
+      ['GET', pipelines],
+      ['GET', `${pipelines}/p`],
+      ['POST', pipelines],
+      ['PUT', `${pipelines}/p/status`],
+      ['GET', '/healthz'],
+      ['GET', '/metrics'],
+    ])
+      expect(isLongRunning(info(method, path)), `${method} ${path}`).toBe(false);
+  });
 });

@@ -139,6 +139,11 @@ function canonicalSubresource(name: string | undefined): string {
   return name === undefined ? '' : (subresourceAliases[name] ?? name);
 }
 
+/** What kube's `BasicLongRunningRequestCheck` counts as long-running: watches, and logs (as `pods/log`). */
+export function isLongRunning(info: RequestInfo | undefined): boolean {
+  return info?.isResourceRequest === true && (info.verb === 'watch' || info.subresource === 'log' || info.subresource === 'logs');
+}
+
 /**
  * Computes the RequestInfo of a request; 400 when its path cannot be read (a broken
  * %-escape, a bare `/watch`).

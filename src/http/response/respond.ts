@@ -3,12 +3,14 @@
  * `Warning` headers.
  */
 import type { Context } from 'koa';
+import { logResponseObject } from '../filters/audit-context.js';
 import { encode, type OutputFormat } from './negotiation.js';
 import type { Serializer } from '../serializers/serializer.js';
 
-/** Writes `value` with `status` in `format` (a negotiated format's name, or its serializer). */
+/** Writes `value` with `status` in `format` (a negotiated format's name, or its serializer); the audit event records it. */
 export function respond(ctx: Context, status: number, value: unknown, format: OutputFormat | Serializer): void {
   const { body, contentType } = encode(value, format);
+  logResponseObject(ctx, value);
   ctx.status = status;
   ctx.type = contentType;
   ctx.body = body;
