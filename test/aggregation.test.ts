@@ -24,6 +24,7 @@ import { cairnApiService, cairnApiServices, cairnNamespace, cairnService, startA
 import { controlPlaneKubectl, startKubeControlPlane, type KubeControlPlane } from './support/kube-control-plane.js';
 import { kubectlAvailable, rows, waitFor, type RunResult } from './support/kubectl.js';
 import { pipeline } from './support/test-server.js';
+import { startWebhookServer } from './support/webhook-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
 const manifestsDir = join(import.meta.dirname, '..', 'apiservice');
@@ -201,6 +202,45 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
       await kubectlOk('create', 'namespace', namespace);
       expect((await kubectlOk('-n', namespace, 'create', '-f', file)).stdout.trim()).toBe(`pipeline.cairn.dev/${name} created`);
       await kubectlOk('-n', namespace, 'delete', 'pipeline', name);
+    });
+
+    it('calls a ValidatingWebhookConfiguration stored in kube-apiserver, in the namespaces its namespaceSelector selects by their labels', async ({
+      expect,
+    }) => {
+      const webhook = await startWebhookServer({ '/deny': () => ({ allowed: false, status: { code: 403, message: 'no pipelines in hooked namespaces' } }) });
+      try {
+        await kubectlOk('create', 'namespace', 'hooked');
+        await kubectlOk('label', 'namespace', 'hooked', 'cairn-webhooks=on');
+        const configuration = {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name: 'cairn-aggregation-test' },
+          webhooks: [
+            {
+              name: 'deny.cairn.test',
+              clientConfig: { url: `${webhook.url}/deny`, caBundle: webhook.caBundle },
+              rules: [{ operations: ['CREATE'], apiGroups: ['cairn.dev'], apiVersions: ['v1'], resources: ['pipelines'] }],
+              namespaceSelector: { matchLabels: { 'cairn-webhooks': 'on' } },
+              sideEffects: 'None',
+              admissionReviewVersions: ['v1'],
+            },
+          ],
+        };
+        await kubectlOk('apply', '-f', await manifest('webhook-configuration', configuration));
+        const file = await manifest('hooked', pipeline('hooked'));
+        // Cairn learns of the configuration through its watch: moments after it was stored.
+        const refused = await kubectlUntil((result) => result.code !== 0, 15_000, '-n', 'hooked', 'create', '-f', file);
+        // The webhook's Status names no reason, so kubectl names none, as with kube-apiserver's own webhooks.
+        expect(refused.stderr.trim()).toBe(
+          `Error from server: error when creating "${file}": admission webhook "deny.cairn.test" denied the request: no pipelines in hooked namespaces`,
+        );
+        expect(webhook.received.get('/deny')?.at(-1)).toMatchObject({ namespace: 'hooked', operation: 'CREATE', userInfo: { username: 'cairn-admin' } });
+        await kubectlOk('create', 'namespace', 'unhooked');
+        expect((await kubectlOk('-n', 'unhooked', 'create', '-f', file)).stdout.trim()).toBe('pipeline.cairn.dev/hooked created');
+      } finally {
+        await kubectl('delete', 'validatingwebhookconfiguration', 'cairn-aggregation-test');
+        await webhook.close();
+      }
     });
 
     it('shows the APIServices Available, their Service an ExternalName, their caBundle the CA of Cairn’s certificate', async ({ expect }) => {

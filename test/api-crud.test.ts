@@ -69,11 +69,11 @@ describe.each(backends)('CRUD on %s', (backend) => {
   });
 
   it('serves cluster-scoped RunnerClasses', async () => {
-    const body = { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'standard' }, spec: { image: 'alpine', maxReplicas: 10 } };
+    const body = { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'large' }, spec: { image: 'alpine', maxReplicas: 10 } };
     const res = await server().request('POST', runnerClasses, { body });
     expect(res.status).toBe(201);
     expect(res.json.metadata.namespace).toBeUndefined();
-    expect((await server().request('GET', `${runnerClasses}/standard`)).json.spec).toEqual({ image: 'alpine', maxReplicas: 10 });
+    expect((await server().request('GET', `${runnerClasses}/large`)).json.spec).toEqual({ image: 'alpine', maxReplicas: 10 });
     expect((await server().request('GET', runnerClasses)).json.kind).toBe('RunnerClassList');
     const namespaced = await server().request('POST', runnerClasses, { body: { ...body, metadata: { name: 'x', namespace: 'default' } } });
     expect(namespaced.status).toBe(400);

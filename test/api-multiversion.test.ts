@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { specAnnotation } from '../src/apis/cairn/v1alpha1/conversion.js';
-import { sharedTestServer } from './support/test-server.js';
+import { runnerClass, sharedTestServer } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
 
 const versions = ['v1', 'v1beta1', 'v1alpha1'] as const;
@@ -199,6 +199,7 @@ describe('three served versions', () => {
     });
 
     it('selects by field and label in every version, with that version’s field names', async () => {
+      await server().request('POST', '/apis/cairn.dev/v1/runnerclasses', { body: runnerClass('gpu') });
       const other = pipelineIn('v1', 'selected-other', { mixed: 'select' });
       await server().request('POST', collection('v1'), { body: { ...other, spec: { ...other.spec, runnerClassName: 'gpu' } } });
       await server().request('POST', collection('v1alpha1'), { body: pipelineIn('v1alpha1', 'selected', { mixed: 'select' }) });

@@ -44,7 +44,7 @@ describe.each(backends)('write options on %s', (backend) => {
 
   it('refuses duplicate and unknown fields under Strict, warns under Warn, ignores under Ignore', async () => {
     const raw =
-      '{"apiVersion":"cairn.dev/v1","kind":"Pipeline","metadata":{"name":"NAME"},"spec":{"runnerClassName":"a","replicas":1,"replicas":2,"bogus":true}}';
+      '{"apiVersion":"cairn.dev/v1","kind":"Pipeline","metadata":{"name":"NAME"},"spec":{"runnerClassName":"standard","replicas":1,"replicas":2,"bogus":true}}';
     const strict = await server().request('POST', `${pipelines}?fieldValidation=Strict`, { body: raw.replace('NAME', 'strict') });
     expect(strict.status).toBe(400);
     expect(strict.json.message).toBe(

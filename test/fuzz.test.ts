@@ -261,7 +261,7 @@ describe('fuzz', () => {
     expect(
       (
         await server().request('POST', `${group}/runnerclasses`, {
-          body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'standard' }, spec: {} },
+          body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'custom' }, spec: {} },
         })
       ).status,
     ).toBe(201);

@@ -17,7 +17,14 @@ import { bearer, eventually as eventuallyAnswers, kubectlOk } from './support/de
 
 const manifestsDir = join(import.meta.dirname, '..', 'apiservice');
 /** The manifests that make Cairn's ServiceAccount and its bindings. */
-const identityManifests = ['00-namespace.yaml', '10-service-account.yaml', '11-auth-delegator.yaml', '12-auth-reader.yaml', '14-namespace-reader.yaml'];
+const identityManifests = [
+  '00-namespace.yaml',
+  '10-service-account.yaml',
+  '11-auth-delegator.yaml',
+  '12-auth-reader.yaml',
+  '14-namespace-reader.yaml',
+  '15-webhook-configuration-reader.yaml',
+];
 const pipelinesPath = (namespace: string) => `/apis/cairn.dev/v1/namespaces/${namespace}/pipelines`;
 
 describe.runIf(kubectlAvailable)('delegation through the in-cluster config (a ServiceAccount token and CA, KUBERNETES_SERVICE_*)', () => {

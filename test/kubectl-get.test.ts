@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { kubectlAvailable, kubectlMinors, rows, runKubectl, versionedKubectl, waitFor, type RunResult } from './support/kubectl.js';
-import { pipeline, sharedTestServer } from './support/test-server.js';
+import { pipeline, runnerClass, sharedTestServer } from './support/test-server.js';
 
 /** The Pipelines seeded for every version, chosen so each selector below picks a different subset. */
 const seeded = [
@@ -98,6 +98,10 @@ function startWatch(binary: string, args: readonly string[], env: NodeJS.Process
 
 describe.runIf(kubectlAvailable)('kubectl get and describe across versions (needs kubectl on PATH)', () => {
   const srv = sharedTestServer({ backend: 'pglite' });
+  // The class some Pipelines name must exist before they are created.
+  beforeAll(async () => {
+    await srv().request('POST', '/apis/cairn.dev/v1/runnerclasses', { body: runnerClass('fast') });
+  });
 
   /** Creates an object through the API, as another client would. */
   const create = async (path: string, body: unknown): Promise<void> => {

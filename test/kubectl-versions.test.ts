@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { specAnnotation } from '../src/apis/cairn/v1alpha1/conversion.js';
 import { kubectlAvailable, kubectlMinors, runKubectl, versionedKubectl, type RunResult } from './support/kubectl.js';
-import { pipeline, sharedTestServer } from './support/test-server.js';
+import { pipeline, runnerClass, sharedTestServer } from './support/test-server.js';
 
 /** The parts of a managedFields entry these tests read. */
 interface ManagedFieldsEntry {
@@ -68,6 +68,10 @@ function alphaPipeline(name: string, spec: { runnerClass: string; parallelism: n
 
 describe.runIf(kubectlAvailable)('kubectl 1.27–1.33 with cairn.dev v1, v1beta1 and v1alpha1 (needs kubectl on PATH)', () => {
   const srv = sharedTestServer({ backend: 'pglite' });
+  // The class some Pipelines name must exist before they are created.
+  beforeAll(async () => {
+    await srv().request('POST', '/apis/cairn.dev/v1/runnerclasses', { body: runnerClass('fast') });
+  });
 
   const pipelinesPath = (namespace: string, version = 'v1') => `/apis/cairn.dev/${version}/namespaces/${namespace}/pipelines`;
 

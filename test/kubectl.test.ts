@@ -89,10 +89,11 @@ describe.runIf(kubectlAvailable)('kubectl end to end (needs kubectl on PATH)', (
         const pipelineFile = await manifestFile('pipeline', pipelineManifest);
         const runnerClassFile = await manifestFile('runnerclass', runnerClassManifest);
 
-        const created = await kubectlOk('create', '-f', pipelineFile);
-        expect(created.stdout.trim()).toBe(`pipeline.cairn.dev/${pipelineName} created`);
+        // The class first: a Pipeline may only name a RunnerClass that exists.
         const createdClass = await kubectlOk('create', '-f', runnerClassFile);
         expect(createdClass.stdout.trim()).toBe(`runnerclass.cairn.dev/${runnerClassName} created`);
+        const created = await kubectlOk('create', '-f', pipelineFile);
+        expect(created.stdout.trim()).toBe(`pipeline.cairn.dev/${pipelineName} created`);
 
         const again = await kubectl('create', '-f', pipelineFile);
         expect(again.code).not.toBe(0);

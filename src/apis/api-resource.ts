@@ -3,6 +3,7 @@
  * scope, schemas, printer columns and the strategy that holds its semantics. The
  * registry, discovery and OpenAPI are generic over these.
  */
+import type { Admission, ObjectLookup } from './admission.js';
 import type { FieldError } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/meta/object.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
@@ -115,6 +116,12 @@ export interface ApiResource {
   /** Field selectors accepted besides `metadata.name` and `metadata.namespace`. */
   readonly selectableFields: readonly string[];
   readonly subresources: ResourceSubresources;
+  /**
+   * Objects the server creates at startup when the resource has none, as kube-apiserver's
+   * post-start hooks bootstrap the `default` namespace and the system PriorityClasses;
+   * users may change or delete them afterwards.
+   */
+  readonly bootstrapObjects?: readonly KubeObject[];
 }
 
 /** A group and the resources it serves. */
@@ -123,6 +130,8 @@ export interface ApiGroup {
   /** Served versions, preferred first. */
   readonly versions: readonly string[];
   readonly resources: readonly ApiResource[];
+  /** The group's admission plugin (its business rules), reading the group's objects through `lookup`. */
+  readonly admission?: (lookup: ObjectLookup) => Admission;
 }
 
 /** The served version `version` of `resource`, if any. */

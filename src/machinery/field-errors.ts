@@ -65,6 +65,11 @@ export function required(path: FieldPath, detail = ''): FieldError {
   return error(path, 'FieldValueRequired', detail ? `Required value: ${detail}` : 'Required value');
 }
 
+/** `field.NotFound`: the value names something that does not exist. */
+export function notFound(path: FieldPath, value: unknown): FieldError {
+  return error(path, 'FieldValueNotFound', `Not found: ${show(value)}`);
+}
+
 /** `field.Forbidden`: the field may not be set (here, now). */
 export function forbidden(path: FieldPath, detail: string): FieldError {
   return error(path, 'FieldValueForbidden', `Forbidden: ${detail}`);

@@ -3,6 +3,9 @@
  * subresources (status, scale, log), sharing one schema validator.
  */
 import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
+import type { ObjectLookup } from '../apis/admission.js';
+import type { KubeObject } from '../machinery/meta/object.js';
+import { StatusError } from '../machinery/status.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
 import { metaSchemas } from '../machinery/types/meta-schemas.js';
 import { scaleSchemas } from '../machinery/types/scale.js';
@@ -65,4 +68,48 @@ export class Registry {
   storages(group: string, plural: string): ResourceStorages | undefined {
     return this.#resources.get(`${group}/${plural}`);
   }
+
+  /**
+   * Creates each resource's bootstrap objects through its Store when the resource has
+   * no object at all, as kube-apiserver's post-start hooks do; another server sharing
+   * the database may have created them first.
+   */
+  async bootstrap(): Promise<void> {
+    for (const { resource, store } of this.#resources.values()) {
+      const objects = resource.bootstrapObjects ?? [];
+      if (objects.length === 0 || (await store.list(undefined, { resourceVersion: '', limit: 1 })).items.length > 0) continue;
+      for (const object of objects) {
+        await store.create(object.metadata?.namespace ?? '', structuredClone<KubeObject>(object), () => {}, { dryRun: false }).catch(ignoreAlreadyExists);
+      }
+    }
+  }
+}
+
+function ignoreAlreadyExists(error: unknown): void {
+  if (!(error instanceof StatusError && error.code === 409 && error.status.reason === 'AlreadyExists')) throw error;
+}
+
+/** The object, or undefined when there is none. */
+async function found(get: Promise<KubeObject>): Promise<KubeObject | undefined> {
+  try {
+    return await get;
+  } catch (error) {
+    if (error instanceof StatusError && error.code === 404) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * `group`'s objects as its admission plugins read them: from the watch cache
+ * (`resourceVersion: 0`), as kube's plugins read informer listers; an object the cache
+ * does not have yet is read again consistently, as kube's NamespaceLifecycle asks the
+ * server about a namespace its informer has not seen, so one just created is found.
+ */
+export function objectLookup(registry: () => Registry | undefined, group: string): ObjectLookup {
+  return async (resource, namespace, name) => {
+    const storages = registry()?.storages(group, resource);
+    if (!storages) throw new Error(`${resource}.${group} is not served yet`);
+    const key = { namespace, name };
+    return (await found(storages.store.get(key, { resourceVersion: '0' }))) ?? found(storages.store.get(key));
+  };
 }

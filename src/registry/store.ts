@@ -367,9 +367,12 @@ export class Store {
     if (current.metadata.resourceVersion !== resourceVersion) throw conflict(this.#gr, current.metadata.name, optimisticLockMessage);
   }
 
-  /** delete: checks preconditions and removes the object, or marks it while finalizers hold it; returns its last state. */
-  async delete(key: ObjectKey, options: DeleteOptions): Promise<StoredObject> {
-    const check = (current: StoredObject): void => {
+  /**
+   * delete: checks preconditions and the validating admission of the deletion, then
+   * removes the object, or marks it while finalizers hold it; returns its last state.
+   */
+  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject = () => {}): Promise<StoredObject> {
+    const check = async (current: StoredObject): Promise<void> => {
       const pre = options.preconditions;
       if (pre?.uid && pre.uid !== current.metadata.uid) {
         throw conflict(this.#gr, key.name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
@@ -381,28 +384,29 @@ export class Store {
           `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
         );
       }
+      await deleteValidation(current);
     };
     const timestamp = now();
     if (options.dryRun) {
       const current = await this.get(key);
-      check(current);
+      await check(current);
       return (pendingDeletion(current, options, timestamp) as StoredObject | undefined) ?? current;
     }
     const storageKey = this.#storageKey(key);
     // Most objects have no finalizers: try to remove at once, and mark the others in a second step.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#storage.delete(storageKey, (current) => {
-          check(current);
+        return await this.#storage.delete(storageKey, async (current) => {
+          await check(current);
           if (pendingDeletion(current, options, timestamp)) throw new MarkInstead();
         });
       } catch (error) {
         if (!(error instanceof MarkInstead)) throw interpretStorageError(error, this.#gr, key.name);
       }
       try {
-        const marked = await this.#storage.guaranteedUpdate(storageKey, (current) => {
+        const marked = await this.#storage.guaranteedUpdate(storageKey, async (current) => {
           if (!current) throw notFound(this.#gr, key.name);
-          check(current);
+          await check(current);
           const pending = pendingDeletion(current, options, timestamp);
           if (!pending) throw new MarkInstead();
           return pending;
@@ -420,12 +424,12 @@ export class Store {
    * deletecollection: deletes every object the selection lists, as kube's store
    * does, one by one; objects deleted concurrently are skipped.
    */
-  async deleteCollection(namespace: string, selection: ListOptions, options: DeleteOptions): Promise<ListPage> {
+  async deleteCollection(namespace: string, selection: ListOptions, options: DeleteOptions, deleteValidation?: ValidateObject): Promise<ListPage> {
     const list = await this.list(namespace, { ...selection, limit: undefined, continue: undefined });
     const items: StoredObject[] = [];
     for (const item of list.items) {
       try {
-        items.push(await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options));
+        items.push(await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation));
       } catch (error) {
         if (!(error instanceof StatusError && error.code === 404)) throw error;
       }

@@ -45,6 +45,11 @@ describe('parseConfig', () => {
     expect(() => parseConfig(['--tls-private-key-file', 'tls.key'], {})).toThrow(/go together/);
   });
 
+  it('reads admission webhook configurations from a file only when --admission-webhook-config-file names one', () => {
+    expect(parseConfig([], {}).admissionWebhookConfigFile).toBeUndefined();
+    expect(parseConfig(['--admission-webhook-config-file=webhooks.yaml'], {}).admissionWebhookConfigFile).toBe(resolve('webhooks.yaml'));
+  });
+
   it('takes the standalone authentication and authorization files of kube-apiserver’s flags, as absolute paths', () => {
     expect(parseConfig([], {})).toMatchObject({ authentication: { tokenAuthFile: undefined, clientCaFile: undefined }, authorizationPolicyFile: undefined });
     const config = parseConfig(['--token-auth-file', 'tokens.csv', '--client-ca-file=/etc/cairn/ca.crt', '--authorization-policy-file', 'policy.yaml'], {});

@@ -119,6 +119,11 @@ export interface ServerConfig extends DatabaseLocation {
   readonly authentication: AuthenticationConfig;
   /** `--authorization-policy-file`: RBAC roles and bindings for a standalone Cairn; the bootstrap policy alone when unset. */
   readonly authorizationPolicyFile?: string;
+  /**
+   * Mutating- and ValidatingWebhookConfigurations to call, read at startup (standalone;
+   * in a cluster the main API server's are called too).
+   */
+  readonly admissionWebhookConfigFile?: string;
 }
 
 /** Users Cairn authenticates itself, beside the admin kubeconfig's certificate. */
@@ -134,7 +139,7 @@ const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--
   [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--tls-min-version VERSION]
   [--tls-cipher-suites NAME,...] [--request-timeout DURATION] [--max-requests-inflight N]
   [--max-mutating-requests-inflight N] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
-  [--watch-bookmark-interval SECONDS] [--no-controller]
+  [--watch-bookmark-interval SECONDS] [--no-controller] [--admission-webhook-config-file FILE]
   [--requestheader-client-ca-file FILE] [--requestheader-allowed-names NAME,...]
   [--requestheader-username-headers H,...] [--requestheader-uid-headers H,...]
   [--requestheader-group-headers H,...] [--requestheader-extra-headers-prefix P,...]
@@ -303,6 +308,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'token-auth-file': { type: 'string' },
       'client-ca-file': { type: 'string' },
       'authorization-policy-file': { type: 'string' },
+      'admission-webhook-config-file': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -312,7 +318,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
   const portText = values.port ?? env.PORT ?? '8443';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}"\n${usage}`);
-  const file = (flag: 'token-auth-file' | 'client-ca-file' | 'authorization-policy-file') => (values[flag] ? resolve(values[flag]) : undefined);
+  const file = (flag: 'token-auth-file' | 'client-ca-file' | 'authorization-policy-file' | 'admission-webhook-config-file') =>
+    values[flag] ? resolve(values[flag]) : undefined;
   const tlsCertFile = values['tls-cert-file'];
   const tlsPrivateKeyFile = values['tls-private-key-file'];
   if ((tlsCertFile === undefined) !== (tlsPrivateKeyFile === undefined)) throw new Error(`--tls-cert-file and --tls-private-key-file go together\n${usage}`);
@@ -349,5 +356,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     audit: auditConfig(values),
     authentication: Object.freeze({ tokenAuthFile: file('token-auth-file'), clientCaFile: file('client-ca-file') }),
     authorizationPolicyFile: file('authorization-policy-file'),
+    admissionWebhookConfigFile: file('admission-webhook-config-file'),
   });
 }

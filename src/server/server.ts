@@ -30,7 +30,12 @@ import { startController, type RunningController } from '../controller/controlle
 import { createApp } from '../http/app.js';
 import type { HealthCheck } from '../http/health.js';
 import { NamespaceLifecycle, type NamespaceLookup } from '../registry/namespace-lifecycle.js';
-import { Registry } from '../registry/registry.js';
+import { admissionChain } from '../registry/admission.js';
+import { objectLookup, Registry } from '../registry/registry.js';
+import { WebhookAdmission } from '../registry/webhooks/webhook-admission.js';
+import { parseWebhookConfigurations, webhookConfigurations } from '../registry/webhooks/webhook-configuration.js';
+import { WebhookConfigurationInformer } from '../registry/webhooks/webhook-configuration-informer.js';
+import type { KubeObject } from '../machinery/meta/object.js';
 import type { Database } from '../storage/database.js';
 import { fsyncEnabled } from '../storage/durability.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -151,6 +156,30 @@ function namespaceLookup(client: KubeApiClient): NamespaceLookup {
   };
 }
 
+/**
+ * A namespace's labels, for webhooks' namespaceSelector: the main API server's in a
+ * cluster; standalone, where a namespace is only a name, the label kube gives every namespace.
+ */
+function namespaceLabels(client: KubeApiClient | undefined): (name: string) => Promise<Record<string, string>> {
+  if (!client) return (name) => Promise.resolve({ 'kubernetes.io/metadata.name': name });
+  return async (name) => {
+    const answer = await client.request('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`, undefined, { timeoutMs: 10_000 });
+    if (answer.status === 404) return {};
+    if (answer.status !== 200) throw new Error(`GET namespace ${name}: HTTP ${answer.status}`);
+    return (answer.body as { metadata?: { labels?: Record<string, string> } }).metadata?.labels ?? {};
+  };
+}
+
+/** The configurations of `--admission-webhook-config-file`, read once at startup; none without it. */
+async function webhookFile(file: string | undefined): Promise<KubeObject[]> {
+  if (file === undefined) return [];
+  try {
+    return parseWebhookConfigurations(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`--admission-webhook-config-file ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** What delegation to the main API server adds: clients, the cluster's trust, and who authorizes. */
 interface Delegation {
   readonly authenticationClient?: KubeApiClient;
@@ -263,6 +292,17 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     ...(delegated.cluster ? delegated.cluster.authenticators.slice(1) : []),
     ...(tokenAuthenticators.length > 0 ? [new BearerTokenAuthenticator(tokenAuthenticators)] : []),
   ];
+  const localWebhooks = await webhookFile(config.admissionWebhookConfigFile);
+  // In a cluster, as kube-apiserver's webhook plugins: the configurations stored in the main API server too.
+  const webhookInformer =
+    delegated.authenticationClient &&
+    new WebhookConfigurationInformer({
+      client: delegated.authenticationClient,
+      local: localWebhooks,
+      onError: (error) => logger.warn({ err: error }, 'reading admission webhook configurations'),
+    });
+  webhookInformer?.start();
+  const fileWebhooks = webhookConfigurations(localWebhooks);
   const metrics = serverMetrics(servedGroups, () => (migrated ? database : undefined));
   const app = createApp({
     groups: servedGroups,
@@ -284,8 +324,18 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
     logger,
     shutdown: shutdown.signal,
     watchBookmarkIntervalMs: config.watchBookmarkIntervalMs,
-    // As kube's NamespaceLifecycle: in a cluster, namespaces are the main API server's.
-    admission: delegated.authenticationClient ? new NamespaceLifecycle(namespaceLookup(delegated.authenticationClient)) : undefined,
+    // In kube's order: NamespaceLifecycle (in a cluster, namespaces are the main API server's), the groups' own plugins, webhooks.
+    admission: admissionChain([
+      ...(delegated.authenticationClient ? [new NamespaceLifecycle(namespaceLookup(delegated.authenticationClient))] : []),
+      ...servedGroups.flatMap((group) => (group.admission ? [group.admission(objectLookup(() => registry, group.name))] : [])),
+      new WebhookAdmission({
+        groups: servedGroups,
+        configurations: () => webhookInformer?.current() ?? fileWebhooks,
+        synced: webhookInformer?.synced,
+        namespaceLabels: namespaceLabels(delegated.authenticationClient),
+        onIgnoredFailure: (webhook, error) => logger.warn({ webhook, err: error }, 'admission webhook failed; failurePolicy Ignore lets the request pass'),
+      }),
+    ]),
     requestTimeoutMs: config.requestTimeoutMs,
     inFlightLimits: config.inFlightLimits,
   });
@@ -337,7 +387,10 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
           // An embedded PGlite belongs to this process alone (its data directory is locked).
           exclusiveWriter: database.backend === 'pglite',
         });
-        registry = new Registry(servedGroups, store);
+        const opened = new Registry(servedGroups, store);
+        // As kube-apiserver's post-start hooks: the default objects exist before the API is served.
+        await opened.bootstrap();
+        registry = opened;
         storage = {
           backend: database.backend,
           location: config.databaseUrl ? redactedDatabaseUrl(config.databaseUrl) : pgliteDirectory(config.dataDir),
@@ -347,6 +400,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       } catch (error) {
         if (shutdown.signal.aborted) throw error;
         logger.warn({ err: error }, 'storage not ready; retrying');
+        await store?.close().catch(() => undefined);
+        store = undefined;
         await new Promise((resolve) => setTimeout(resolve, databaseRetryMs));
       }
     }
@@ -386,6 +441,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       clearInterval(compaction);
       await store?.close();
       await delegated.cluster?.stop();
+      await webhookInformer?.stop();
       delegated.authenticationClient?.close();
       delegated.authorizationClient?.close();
       await listener.close(config.shutdownGraceMs);

@@ -2,7 +2,7 @@
  * Cairn's identity at a test kube-apiserver when it runs outside a pod: a client
  * certificate `CN=cairn` from the cluster's client CA in a kubeconfig, bound as apiservice/
  * binds the ServiceAccount (TokenReview and SubjectAccessReview, the authentication
- * ConfigMap, `get namespaces`).
+ * ConfigMap, `get namespaces`, `list`/`watch` webhook configurations).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import type { KubeControlPlane } from './kube-control-plane.js';
 const rbac = 'rbac.authorization.k8s.io/v1';
 const userCairn = [{ kind: 'User', name: 'cairn' }];
 
-/** The bindings every aggregated API server gets, and NamespaceLifecycle's `get namespaces`, for user `cairn`. */
+/** The bindings every aggregated API server gets, NamespaceLifecycle's `get namespaces` and the webhook configurations' reader, for user `cairn`. */
 export const cairnDelegationBindings: readonly object[] = [
   {
     apiVersion: rbac,
@@ -40,6 +40,25 @@ export const cairnDelegationBindings: readonly object[] = [
     kind: 'ClusterRoleBinding',
     metadata: { name: 'cairn:namespace-reader' },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cairn:namespace-reader' },
+    subjects: userCairn,
+  },
+  {
+    apiVersion: rbac,
+    kind: 'ClusterRole',
+    metadata: { name: 'cairn:webhook-configuration-reader' },
+    rules: [
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+        verbs: ['get', 'list', 'watch'],
+      },
+    ],
+  },
+  {
+    apiVersion: rbac,
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'cairn:webhook-configuration-reader' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cairn:webhook-configuration-reader' },
     subjects: userCairn,
   },
 ];

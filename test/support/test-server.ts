@@ -138,6 +138,11 @@ export function pipeline(name: string, spec: Record<string, unknown> = {}, label
   };
 }
 
+/** A RunnerClass manifest: a Pipeline may only name a RunnerClass that exists (the server seeds `standard`). */
+export function runnerClass(name: string, spec: Record<string, unknown> = {}) {
+  return { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name }, spec };
+}
+
 /**
  * Starts one server for the enclosing `describe` block and stops it after. The
  * accessor fails the calling test when the server could not start.

@@ -3,6 +3,7 @@
  * this one and one line here; a version is one folder and one line in `versions.ts`.
  */
 import type { ApiGroup } from '../api-resource.js';
+import { runnerClassAdmission } from './admission.js';
 import { groupName } from './group-name.js';
 import { pipelines } from './pipelines.js';
 import { runnerClasses } from './runner-classes.js';
@@ -13,4 +14,5 @@ export const cairnGroup: ApiGroup = {
   name: groupName,
   versions: servedVersions.map((v) => v.version),
   resources: [pipelines, runnerClasses],
+  admission: runnerClassAdmission,
 };

@@ -5,6 +5,7 @@
 import type { KubeObject, StoredObject } from '../../machinery/meta/object.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../../registry/admission.js';
 import type { ValidateObject, ValidateObjectUpdate } from '../../registry/store.js';
+import { addWarnings } from '../response/respond.js';
 import type { ResourceContext } from './resource-context.js';
 
 function attributes(
@@ -22,11 +23,12 @@ function attributes(
     subresource: rc.scope.subresource,
     kind: rc.scope.kind,
     namespace: rc.resource.namespaced ? (rc.request.namespace ?? '') : '',
-    name: rc.request.name ?? object?.metadata?.name ?? '',
+    name: rc.request.name ?? object?.metadata?.name ?? oldObject?.metadata?.name ?? '',
     object,
     oldObject,
     dryRun,
     user: rc.user,
+    warn: (message) => addWarnings(rc.ctx, [message]),
   };
 }
 
@@ -42,4 +44,9 @@ export function validations(rc: ResourceContext, dryRun: boolean): { createValid
     createValidation: (object) => admission.validate?.(attributes(rc, 'CREATE', object, undefined, dryRun)),
     updateValidation: (object, old: StoredObject) => admission.validate?.(attributes(rc, 'UPDATE', object, old, dryRun)),
   };
+}
+
+/** The validating admission of a delete (each object's, for a deletecollection), as the store's deleteValidation. */
+export function deleteValidation(rc: ResourceContext, dryRun: boolean): ValidateObject {
+  return (old) => rc.admission.validate?.(attributes(rc, 'DELETE', undefined, old, dryRun));
 }

@@ -1,4 +1,5 @@
 /** DELETE of a collection: what the namespace controller calls when a namespace goes. */
+import { deleteValidation } from './admission.js';
 import { listOptions } from '../request/list-options.js';
 import { respond } from '../response/respond.js';
 import { readDeleteOptions } from './delete.js';
@@ -8,6 +9,6 @@ import type { ResourceContext } from './resource-context.js';
 export async function deleteCollectionHandler(rc: ResourceContext): Promise<void> {
   const options = await readDeleteOptions(rc);
   const selection = listOptions(rc.query, rc.scope, false);
-  const deleted = await rc.storages.store.deleteCollection(rc.request.namespace ?? '', selection, options);
+  const deleted = await rc.storages.store.deleteCollection(rc.request.namespace ?? '', selection, options, deleteValidation(rc, options.dryRun));
   respond(rc.ctx, 200, rc.representation.list(deleted.items.map(rc.scope.fromStorage), { resourceVersion: deleted.resourceVersion }), rc.output.format);
 }

@@ -2,6 +2,7 @@
 import type { DeleteOptions } from '../../registry/request-options.js';
 import { logRequestBody } from '../filters/audit-context.js';
 import { decodeDeleteOptions, deleteOptions } from '../request/delete-options.js';
+import { deleteValidation } from './admission.js';
 import { readBody } from '../request/read-body.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 
@@ -16,6 +17,6 @@ export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOpti
 /** Answers `delete` with 200 and the object: its last state, or marked for deletion while finalizers hold it. */
 export async function deleteHandler(rc: ResourceContext): Promise<void> {
   const options = await readDeleteOptions(rc);
-  const object = await rc.storages.store.delete(keyOf(rc), options);
+  const object = await rc.storages.store.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun));
   respondObject(rc, 200, rc.scope.fromStorage(object));
 }

@@ -19,7 +19,7 @@ export function respond(ctx: Context, status: number, value: unknown, format: Ou
 /** Adds one `Warning: 299 - "…"` header per warning, as kube-apiserver does. */
 export function addWarnings(ctx: Context, warnings: readonly string[]): void {
   if (warnings.length === 0) return;
-  ctx.set(
+  ctx.append(
     'Warning',
     warnings.map((w) => `299 - ${JSON.stringify(w)}`),
   );

@@ -322,3 +322,27 @@ function newRequirement(key: string, operator: LabelOperator, values: readonly s
 function invalid(path: string, value: string, details: readonly string[]): string {
   return `${path}: Invalid value: ${JSON.stringify(value)}: ${details.join('; ')}`;
 }
+
+/** A `metav1.LabelSelector` as objects carry it (a webhook's `namespaceSelector`, a Deployment's `selector`). */
+export interface LabelSelectorObject {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[];
+}
+
+const expressionOperators: Readonly<Record<string, LabelOperator>> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+
+/**
+ * kube's `metav1.LabelSelectorAsSelector`: `matchLabels` and `matchExpressions` as one
+ * selector; empty matches everything. Throws on an operator kube does not know.
+ *
+ * @example labelSelectorOf({ matchLabels: { app: 'web' } }) // [{ key: 'app', operator: '=', values: ['web'] }]
+ */
+export function labelSelectorOf(selector: LabelSelectorObject): LabelSelector {
+  const requirements: LabelRequirement[] = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => ({ key, operator: '=', values: [value] }));
+  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
+    const op = expressionOperators[operator];
+    if (op === undefined) throw new Error(`${JSON.stringify(operator)} is not a valid label selector operator`);
+    requirements.push({ key, operator: op, values: op === 'in' || op === 'notin' ? [...new Set(values)].sort() : [] });
+  }
+  return Object.freeze(requirements.sort((a, b) => compare(a.key, b.key)));
+}
