@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually.js';
+import { openLog } from './support/log-client.js';
 import { pipeline, sharedTestServer, type TestServer } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
 
@@ -47,23 +48,6 @@ function oneConnectionAgent(): { agent: https.Agent; connections: () => number }
     return connect(...args);
   };
   return { agent, connections: () => opened };
-}
-
-/** Follows a log: its body so far, as it arrives. */
-function followLog(server: TestServer, path: string): Promise<{ text(): string; close(): void }> {
-  return new Promise((resolve, reject) => {
-    const req = https.get(
-      `${server.url}${path}`,
-      { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        resolve({ text: () => body, close: () => req.destroy() });
-      },
-    );
-    req.on('error', reject);
-  });
 }
 
 const timeoutStatus = {
@@ -105,7 +89,7 @@ describe('--request-timeout', () => {
     expect((await server().request('POST', pipelines, { body: pipeline('followed') })).status).toBe(201);
     const list = await server().request('GET', pipelines);
     const watch = await openWatch(server(), `${pipelines}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`);
-    const follow = await followLog(server(), `${pipelines}/followed/log?follow=true`);
+    const follow = await openLog(server(), `${pipelines}/followed/log?follow=true`);
     try {
       const lock = await lockTable(server(), 'cairn_resource_version');
       let answers;

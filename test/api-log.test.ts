@@ -5,13 +5,13 @@
  * and at shutdown, lines deleted with their Pipeline, and kubectl reading it raw.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlAvailable, kubectlOnPath, runKubectl } from './support/kubectl.js';
+import { openLog, type OpenLog } from './support/log-client.js';
 import { backends, pipeline, sharedTestServer, startTestServer, type TestServer } from './support/test-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
@@ -22,62 +22,6 @@ const steps = [
 ];
 /** The budget from an append's response to its line at a follower. */
 const followBudgetMs = 100;
-
-/** A log read kept open: its text as it arrives, and when each piece arrived. */
-interface OpenLog {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  /** The body so far. */
-  text(): string;
-  /** Resolves with `performance.now()` when the body first contains `marker`; rejects after `ms`. */
-  arrival(marker: string, ms?: number): Promise<number>;
-  /** Resolves when the server ended the response. */
-  readonly ended: Promise<void>;
-  close(): void;
-}
-
-/** Opens a (follow) log read and resolves once the response headers arrived. */
-function openLog(server: TestServer, path: string): Promise<OpenLog> {
-  return new Promise((resolve, reject) => {
-    const req = https.get(
-      `${server.url}${path}`,
-      { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false },
-      (res) => {
-        let body = '';
-        const listeners = new Set<() => void>();
-        const ended = new Promise<void>((done) => res.on('close', done));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          body += chunk;
-          for (const listener of [...listeners]) listener();
-        });
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: () => body,
-          ended,
-          arrival: (marker, ms = 10_000) =>
-            new Promise((found, fail) => {
-              const timer = setTimeout(() => {
-                listeners.delete(check);
-                fail(new Error(`waited ${ms} ms for ${JSON.stringify(marker)}, got ${JSON.stringify(body)}`));
-              }, ms);
-              const check = (): void => {
-                if (!body.includes(marker)) return;
-                clearTimeout(timer);
-                listeners.delete(check);
-                found(performance.now());
-              };
-              listeners.add(check);
-              check();
-            }),
-          close: () => req.destroy(),
-        });
-      },
-    );
-    req.on('error', reject);
-  });
-}
 
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
 const within = (promise: Promise<unknown>, ms: number): Promise<boolean> =>

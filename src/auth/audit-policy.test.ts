@@ -5,28 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { auditPolicyRuleEvaluator, auditRuleMatches, loadAuditPolicyFile, parseAuditPolicy, type AuditPolicy, type AuditPolicyRule } from './audit-policy.js';
 import type { AuthorizationAttributes } from './authorizer.js';
 import type { UserInfo } from './user-info.js';
+import { nonResourceAttributes, pipelineAttributes } from '../../test/support/authorization-attributes.js';
 
 const jane: UserInfo = { name: 'jane', groups: ['devs', 'system:authenticated'] };
 
-function nonResource(path: string, verb = 'get', user: UserInfo = jane): AuthorizationAttributes {
-  return { user, verb, path, isResourceRequest: false, namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
-}
-
-function resource(rest: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes {
-  return {
-    user: jane,
-    verb: 'get',
-    path: '/apis/cairn.dev/v1/namespaces/ns/pipelines/build',
-    isResourceRequest: true,
-    namespace: 'ns',
-    apiGroup: 'cairn.dev',
-    apiVersion: 'v1',
-    resource: 'pipelines',
-    subresource: '',
-    name: 'build',
-    ...rest,
-  };
-}
+const nonResource = (path: string, verb = 'get', user: UserInfo = jane) => nonResourceAttributes(user, verb, path);
+const resource = (rest: Partial<AuthorizationAttributes> = {}) =>
+  pipelineAttributes(jane, 'get', { path: '/apis/cairn.dev/v1/namespaces/ns/pipelines/build', name: 'build', ...rest });
 
 describe('auditRuleMatches', () => {
   const rule = (selectors: Omit<AuditPolicyRule, 'level'>): AuditPolicyRule => ({ level: 'Metadata', ...selectors });

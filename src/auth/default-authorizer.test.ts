@@ -6,30 +6,14 @@ import { PathAuthorizer } from './path-authorizer.js';
 import { parseRbacPolicy } from './rbac-policy.js';
 import { UnionAuthorizer } from './union-authorizer.js';
 import { anonymousUser, type UserInfo } from './user-info.js';
+import { nonResourceAttributes, pipelineAttributes } from '../../test/support/authorization-attributes.js';
 
 const jane: UserInfo = { name: 'jane', groups: ['devs', 'system:authenticated'] };
 const admin: UserInfo = { name: 'cairn-admin', groups: ['system:masters', 'system:authenticated'] };
 const prometheus: UserInfo = { name: 'prometheus', groups: ['system:monitoring', 'system:authenticated'] };
 
-function nonResource(user: UserInfo, verb: string, path: string): AuthorizationAttributes {
-  return { user, verb, path, isResourceRequest: false, namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
-}
-
-function resource(user: UserInfo, verb: string, rest: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes {
-  const attributes = {
-    user,
-    verb,
-    path: '/apis/cairn.dev/v1/namespaces/ns/pipelines',
-    isResourceRequest: true,
-    namespace: 'ns',
-    apiGroup: 'cairn.dev',
-    apiVersion: 'v1',
-    resource: 'pipelines',
-    subresource: '',
-    name: '',
-  };
-  return { ...attributes, ...rest };
-}
+const nonResource = nonResourceAttributes;
+const resource = pipelineAttributes;
 
 describe('defaultAuthorizer', () => {
   const authorizer = defaultAuthorizer();

@@ -3,31 +3,15 @@ import type { AuthorizationAttributes, Decision } from './authorizer.js';
 import { RbacAuthorizer, ruleAllows } from './rbac-authorizer.js';
 import { parseRbacPolicy, type PolicyRule } from './rbac-policy.js';
 import type { UserInfo } from './user-info.js';
+import { nonResourceAttributes, pipelineAttributes } from '../../test/support/authorization-attributes.js';
 
 const alice: UserInfo = { name: 'alice', groups: ['team', 'system:authenticated'] };
 const bob: UserInfo = { name: 'bob', groups: ['system:authenticated'] };
 const robot: UserInfo = { name: 'system:serviceaccount:ci:robot', groups: ['system:serviceaccounts', 'system:authenticated'] };
 
 /** A request for Pipelines in namespace `ns`, by alice, unless told otherwise. */
-function resource(verb: string, rest: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes {
-  return {
-    user: alice,
-    verb,
-    isResourceRequest: true,
-    path: '',
-    namespace: 'ns',
-    apiGroup: 'cairn.dev',
-    apiVersion: 'v1',
-    resource: 'pipelines',
-    subresource: '',
-    name: '',
-    ...rest,
-  };
-}
-
-function nonResource(verb: string, path: string, user = alice): AuthorizationAttributes {
-  return { user, verb, isResourceRequest: false, path, namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
-}
+const resource = (verb: string, rest: Partial<AuthorizationAttributes> = {}) => pipelineAttributes(alice, verb, rest);
+const nonResource = (verb: string, path: string, user = alice) => nonResourceAttributes(user, verb, path);
 
 const rule = (r: Partial<PolicyRule>): PolicyRule => ({ verbs: [], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: [], ...r });
 
