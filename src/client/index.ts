@@ -15,7 +15,9 @@
 export { ApiError, isConflict, isNotFound, ResourceExpiredError, type Status } from './api-error.js';
 export { createCairnClient, type CairnClient } from './cairn-client.js';
 export type { components, operations, paths } from './generated/cairn-dev-v1.js';
+export { Informer, keyOf, type ChangeHandler, type InformerOptions, type ListWatch } from './informer.js';
 export type * from './kinds.js';
+export { listWatch } from './list-watch.js';
 export { loadKubeconfig, type ClusterAccess } from './kubeconfig.js';
 export type { LogAppend, LogOptions, PipelineName } from './pipeline-log.js';
 export { unwrap } from './unwrap.js';

@@ -11,8 +11,8 @@
  */
 import { once } from 'node:events';
 import type { CairnClient } from '../client/cairn-client.js';
-import { Informer, keyOf } from './informer.js';
-import { listWatch } from './list-watch.js';
+import { Informer, keyOf } from '../client/informer.js';
+import { listWatch } from '../client/list-watch.js';
 import { PipelineController } from './pipeline-controller.js';
 import { RunnerClassController, runnerClassesOf } from './runner-class-controller.js';
 import { WorkQueue } from './work-queue.js';

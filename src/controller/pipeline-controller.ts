@@ -10,7 +10,7 @@ import type { CairnClient } from '../client/cairn-client.js';
 import type { Pipeline } from '../client/kinds.js';
 import { unwrap } from '../client/unwrap.js';
 import { jsonEqual } from '../machinery/meta/object.js';
-import type { Informer } from './informer.js';
+import type { Informer } from '../client/informer.js';
 import { desiredStatus, targetReadyReplicas } from './pipeline-status.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 import { fieldManager, statusPatch } from './status-patch.js';

@@ -7,7 +7,7 @@ import { isNotFound } from '../client/api-error.js';
 import type { CairnClient } from '../client/cairn-client.js';
 import type { Pipeline, RunnerClass } from '../client/kinds.js';
 import { unwrap } from '../client/unwrap.js';
-import type { Informer } from './informer.js';
+import type { Informer } from '../client/informer.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 import { fieldManager, statusPatch } from './status-patch.js';
 

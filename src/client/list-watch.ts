@@ -1,8 +1,8 @@
-/** The list and watch calls of the collections the controller informs itself of, through the typed client. */
-import type { CairnClient } from '../client/cairn-client.js';
-import type { Pipeline, RunnerClass } from '../client/kinds.js';
-import { unwrap } from '../client/unwrap.js';
+/** The list and watch calls of Cairn's collections through the typed client, for an `Informer`. */
+import type { CairnClient } from './cairn-client.js';
 import type { ListWatch } from './informer.js';
+import type { Pipeline, RunnerClass } from './kinds.js';
+import { unwrap } from './unwrap.js';
 
 /**
  * List and watch of `path` across all namespaces. `watchTimeoutSeconds` bounds each

@@ -4,12 +4,13 @@
  * every change. The watch resumes by itself when the server ends a stream (see the
  * client's `watch`); when the server no longer has the resourceVersion (410 Gone) or
  * the watch fails otherwise, the informer lists again and reports the difference.
+ * With a resync period, every cached object is handed to the handlers again at that
+ * period, as client-go's resync does, so a controller retries what it left undone.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ResourceExpiredError } from '../client/api-error.js';
-import type { ObjectMeta } from '../client/kinds.js';
-import type { WatchEvent } from '../client/watch.js';
-import { deepFreeze } from '../machinery/meta/object.js';
+import { ResourceExpiredError } from './api-error.js';
+import type { ObjectMeta } from './kinds.js';
+import type { WatchEvent } from './watch.js';
 
 /** The list and watch calls of one collection. */
 export interface ListWatch<T> {
@@ -19,7 +20,10 @@ export interface ListWatch<T> {
   watch(resourceVersion: string, signal: AbortSignal): AsyncIterable<WatchEvent<T>>;
 }
 
-/** Called for each change: `previous` undefined for an addition, `current` undefined for a deletion. */
+/**
+ * Called for each change: `previous` undefined for an addition, `current` undefined for
+ * a deletion; at a resync, both are the same cached object.
+ */
 export type ChangeHandler<T> = (previous: T | undefined, current: T | undefined) => void;
 
 /** Options of an Informer. */
@@ -28,6 +32,8 @@ export interface InformerOptions {
   readonly retryDelayMs?: number;
   /** Told about every failure the informer recovers from by listing again. */
   readonly onError?: (error: unknown) => void;
+  /** Hands every cached object to the handlers again this often, in ms; never by default (client-go's resync period). */
+  readonly resyncPeriodMs?: number;
 }
 
 /** What the cache needs of an object. */
@@ -53,6 +59,7 @@ export class Informer<T extends Keyed> {
   readonly #listWatch: ListWatch<T>;
   readonly #retryDelayMs: number;
   readonly #onError: (error: unknown) => void;
+  readonly #resyncPeriodMs: number | undefined;
   readonly #cache = new Map<string, T>();
   readonly #handlers: ChangeHandler<T>[] = [];
   readonly #synced: Promise<void>;
@@ -62,6 +69,7 @@ export class Informer<T extends Keyed> {
     this.#listWatch = listWatch;
     this.#retryDelayMs = options.retryDelayMs ?? 1000;
     this.#onError = options.onError ?? (() => undefined);
+    this.#resyncPeriodMs = options.resyncPeriodMs;
     this.#synced = new Promise((resolve) => (this.#markSynced = resolve));
   }
 
@@ -85,8 +93,17 @@ export class Informer<T extends Keyed> {
     return [...this.#cache.values()];
   }
 
-  /** Lists and watches until `signal` aborts. */
+  /** Lists and watches (and resyncs) until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
+    const resync = this.#resyncPeriodMs === undefined ? undefined : setInterval(() => this.#resync(), this.#resyncPeriodMs);
+    try {
+      await this.#listAndWatch(signal);
+    } finally {
+      clearInterval(resync);
+    }
+  }
+
+  async #listAndWatch(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
         const { items, resourceVersion } = await this.#listWatch.list(signal);
@@ -101,6 +118,11 @@ export class Informer<T extends Keyed> {
         await sleep(this.#retryDelayMs, undefined, { signal }).catch(() => undefined);
       }
     }
+  }
+
+  /** Hands every cached object to the handlers as unchanged; nothing before the first list. */
+  #resync(): void {
+    for (const object of this.#cache.values()) for (const handler of this.#handlers) handler(object, object);
   }
 
   /** Makes the cache hold exactly `items`, reporting what changed since the last list. */
@@ -126,4 +148,13 @@ export class Informer<T extends Keyed> {
     else this.#cache.set(key, deepFreeze(current));
     for (const handler of this.#handlers) handler(previous, current);
   }
+}
+
+/** Freezes an object and everything in it: the cache hands the same objects to every reader. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

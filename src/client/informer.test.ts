@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, ResourceExpiredError } from '../client/api-error.js';
-import type { WatchEvent } from '../client/watch.js';
+import { ApiError, ResourceExpiredError } from './api-error.js';
+import type { WatchEvent } from './watch.js';
+import { eventually } from '../../test/support/eventually.js';
 import { Informer, keyOf, type ListWatch } from './informer.js';
 
 interface Item {
@@ -32,12 +33,8 @@ function scripted(rounds: Array<{ items: Item[]; resourceVersion: string; events
   return { listWatch, calls };
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; !condition(); i++) {
-    if (i > 200) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** Waits until `condition` holds (the informer runs on its own). */
+const until = (condition: () => boolean): Promise<void> => eventually('the informer', 5000, () => Promise.resolve(condition()), 5);
 
 describe('Informer', () => {
   it('lists, then watches from the list resourceVersion, and reports every change', async () => {
@@ -107,5 +104,24 @@ describe('Informer', () => {
     expect(changes).toEqual(['a']);
     stop.abort();
     await running;
+  });
+
+  it('hands every cached object to the handlers again at each resync period, unchanged', async () => {
+    const { listWatch } = scripted([{ items: [item('a', '1'), item('b', '2')], resourceVersion: '2', events: [] }]);
+    const informer = new Informer(listWatch, { resyncPeriodMs: 20 });
+    const resynced: string[] = [];
+    informer.onChange((previous, current) => {
+      if (previous !== undefined && previous === current) resynced.push(keyOf(current));
+    });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until(() => resynced.length >= 4);
+    // Each resync hands over the whole cache: both objects, the same frozen instances the cache holds.
+    expect(new Set(resynced.slice(0, 2))).toEqual(new Set(['default/a', 'default/b']));
+    stop.abort();
+    await running;
+    const after = resynced.length;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(resynced.length).toBe(after);
   });
 });
