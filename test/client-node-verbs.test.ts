@@ -180,6 +180,34 @@ describe('@kubernetes/client-node: every verb in every version', () => {
       expect((await stored(name)).spec).toMatchObject({ replicas: 5, steps: [{ name: 'parse' }, { name: 'fetch' }] });
     });
 
+    it('KubernetesObjectApi serves cluster-scoped RunnerClasses, read back in every version', async () => {
+      const name = `objects-${version}`;
+      const runnerClass = { apiVersion, kind: 'RunnerClass', metadata: { name } };
+      const created = await objects.create<Json>({ ...runnerClass, spec: { image: 'alpine:3.20', maxReplicas: 2 } });
+      expect(created).toMatchObject({ ...runnerClass, spec: { image: 'alpine:3.20', maxReplicas: 2 } });
+      expect(created.metadata?.namespace).toBeUndefined();
+      const replaced = await objects.replace<Json>({ ...(await objects.read<Json>(runnerClass)), spec: { image: 'alpine:3.21', maxReplicas: 3 } });
+      expect(replaced.spec).toEqual({ image: 'alpine:3.21', maxReplicas: 3 });
+      const applied = await objects.patch<Json>(
+        { ...runnerClass, spec: { maxReplicas: 4 } },
+        undefined,
+        undefined,
+        'client-node-apply',
+        true,
+        PatchStrategy.ServerSideApply,
+      );
+      expect(applied).toMatchObject({ apiVersion, spec: { image: 'alpine:3.21', maxReplicas: 4 } });
+      for (const other of versions) {
+        const read = await objects.read<Json>({ ...runnerClass, apiVersion: `${group}/${other}` });
+        expect(read, other).toMatchObject({ apiVersion: `${group}/${other}`, kind: 'RunnerClass', spec: { image: 'alpine:3.21', maxReplicas: 4 } });
+      }
+      const listed = await objects.list<Json>(apiVersion, 'RunnerClass', undefined, undefined, undefined, undefined, `metadata.name=${name}`);
+      expect(listed).toMatchObject({ apiVersion, kind: 'RunnerClassList' });
+      expect(listed.items.map(nameOf)).toEqual([name]);
+      await objects.delete(runnerClass);
+      expect((await rejectionOf(objects.read(runnerClass))).code).toBe(404);
+    });
+
     it('CustomObjectsApi creates, gets, replaces, patches and deletes a namespaced Pipeline', async () => {
       const name = 'custom';
       const created = await create(name, 1);
