@@ -51,13 +51,15 @@ function ownerReferenceErrors(references: readonly OwnerReference[]): FieldError
 }
 
 /**
- * What an update may not change in ObjectMeta: name, namespace, uid and
- * creationTimestamp (left out, they are carried over), and no new finalizers once
- * the object is being deleted.
+ * What an update may not change in ObjectMeta: name, namespace and uid (left out,
+ * they are carried over), and no new finalizers once the object is being deleted.
+ * A changed creationTimestamp is no error: as kube's `rest.BeforeUpdate`, the store
+ * ignores it, so a client that re-encodes the time it read (client-node's `Date`
+ * adds milliseconds) can still replace the object.
  */
 export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta): FieldError[] {
   const errors: FieldError[] = [];
-  for (const field of ['name', 'namespace', 'uid', 'creationTimestamp'] as const) {
+  for (const field of ['name', 'namespace', 'uid'] as const) {
     const value = meta[field];
     if (value !== undefined && value !== '' && value !== old[field]) errors.push(invalid(metadata.child(field), value, 'field is immutable'));
   }
