@@ -1,8 +1,8 @@
 /**
- * The typed client of Cairn's `cairn.dev/v1` API, exported as `cairn/client`.
+ * The typed client of Cairn's `cairn.dev/v1` API, exported as `cairn-apiserver/client`.
  *
  * @example
- * import { createCairnClient, loadKubeconfig, unwrap } from 'cairn/client';
+ * import { createCairnClient, loadKubeconfig, unwrap } from 'cairn-apiserver/client';
  *
  * const client = createCairnClient(await loadKubeconfig('.data/kubeconfig'));
  * const pipeline = await unwrap(client.api.GET('/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}', {
