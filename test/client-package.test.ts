@@ -23,7 +23,7 @@ async function installedVersion(name: string): Promise<string> {
   return (JSON.parse(await readFile(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** What a user writes: create a Pipeline, read it back, list, and keep an Informer's cache. */
+/** What a user writes: create a Pipeline, read it back, list (at once and in pages), and keep an Informer's cache. */
 const program = `
 import { createCairnClient, Informer, isNotFound, keyOf, listWatch, loadKubeconfig, unwrap, type Pipeline } from 'cairn-apiserver/client';
 
@@ -39,6 +39,8 @@ const namespace = { namespace: client.namespace };
 const created = await unwrap(client.api.POST('/apis/cairn.dev/v1/namespaces/{namespace}/pipelines', { params: { path: namespace }, body: manifest }));
 const read = await unwrap(client.api.GET('/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}', { params: { path: { ...namespace, name } } }));
 const list = await unwrap(client.api.GET('/apis/cairn.dev/v1/namespaces/{namespace}/pipelines', { params: { path: namespace } }));
+const pages: string[][] = [];
+for await (const page of client.listPages('/apis/cairn.dev/v1/pipelines', { limit: 1 })) pages.push(page.items.map((p) => p.metadata?.name ?? ''));
 const missing = await unwrap(client.api.GET('/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}', { params: { path: { ...namespace, name: 'absent' } } })).catch((error: unknown) => error);
 
 const pipelines = new Informer(listWatch(client, '/apis/cairn.dev/v1/pipelines'));
@@ -57,7 +59,7 @@ void client.api.GET('/apis/cairn.dev/v1/pipelinez');
 const misspelled: Pipeline['spec'] = { runnerClass: 'standard', steps: [] };
 void misspelled;
 
-console.log(JSON.stringify({ uid: created.metadata?.uid, replicas: read.spec?.replicas, listed: list.items.map((p) => p.metadata?.name), notFound: isNotFound(missing, 'absent'), cached }));
+console.log(JSON.stringify({ uid: created.metadata?.uid, replicas: read.spec?.replicas, listed: list.items.map((p) => p.metadata?.name), pages, notFound: isNotFound(missing, 'absent'), cached }));
 `;
 
 describe('the client package (npm pack, installed into another project)', () => {
@@ -121,8 +123,15 @@ describe('the client package (npm pack, installed into another project)', () => 
     expect(stdout).toBe('');
   }, 90_000);
 
-  it('runs it against a server: creates a Pipeline, reads it back, lists, and an Informer caches it', async () => {
+  it('runs it against a server: creates a Pipeline, reads it back, lists at once and in pages, and an Informer caches it', async () => {
     const { stdout } = await run(process.execPath, ['main.ts', server.kubeconfigPath, 'packaged'], { cwd: project, env, timeout: 60_000 });
-    expect(JSON.parse(stdout)).toEqual({ uid: expect.any(String), replicas: 2, listed: ['packaged'], notFound: true, cached: ['default/packaged'] });
+    expect(JSON.parse(stdout)).toEqual({
+      uid: expect.any(String),
+      replicas: 2,
+      listed: ['packaged'],
+      pages: [['packaged']],
+      notFound: true,
+      cached: ['default/packaged'],
+    });
   }, 90_000);
 });
