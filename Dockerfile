@@ -4,18 +4,19 @@
 
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci
-COPY tsconfig.json tsconfig.build.json ./
+# The sources before `npm ci`: it runs the package's `prepare` (the client's build).
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json tsconfig.client.json ./
 COPY src ./src
 COPY migrations ./migrations
+RUN npm ci
 RUN npm run build
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+# No scripts: `prepare` needs the dev toolchain, and no production dependency has one.
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The data directory (generated TLS material, the admin kubeconfig, PGlite without
 # DATABASE_URL), owned by the image's unprivileged `node` user.

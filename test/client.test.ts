@@ -35,6 +35,13 @@ async function collect<T>(events: AsyncIterable<WatchEvent<T>>, count: number): 
   return seen;
 }
 
+/** Every value of an async iteration (Array.fromAsync, which ES2024's lib does not declare). */
+async function all<T>(values: AsyncIterable<T>): Promise<T[]> {
+  const seen: T[] = [];
+  for await (const value of values) seen.push(value);
+  return seen;
+}
+
 describe('the generated client types', () => {
   it('match the committed OpenAPI document (run `npm run generate-client`)', async () => {
     expect(await readFile(new URL(generatedTypesPath, root), 'utf8')).toBe(await generateClientTypes(root));
@@ -75,6 +82,34 @@ describe('the typed client', () => {
       (e: unknown) => e,
     );
     expect(isConflict(stale)).toBe(true);
+  });
+
+  it('lists in pages, following each continue token to the last page, with selectors', async () => {
+    const namespace = { namespace: 'paged' };
+    for (const name of ['p-1', 'p-2', 'p-3', 'p-4', 'p-5']) {
+      const labels = { tier: name === 'p-5' ? 'other' : 'paged' };
+      await unwrap(client.api.POST(pipelinesPath, { params: { path: namespace }, body: { ...manifest(name), metadata: { name, labels } } }));
+    }
+    const pages = await all(client.listPages(pipelinesPath, { path: namespace, limit: 2 }));
+    expect(pages.map((page) => page.items.map((p) => p.metadata?.name))).toEqual([['p-1', 'p-2'], ['p-3', 'p-4'], ['p-5']]);
+    expect(pages.map((page) => page.metadata?.continue)).toEqual([expect.any(String), expect.any(String), undefined]);
+    // One snapshot: every page carries the first one's resourceVersion.
+    expect(new Set(pages.map((page) => page.metadata?.resourceVersion)).size).toBe(1);
+
+    const selected = await all(client.listPages('/apis/cairn.dev/v1/pipelines', { limit: 3, labelSelector: 'tier=paged' }));
+    expect(selected.flatMap((page) => page.items.map((p) => p.metadata?.name))).toEqual(['p-1', 'p-2', 'p-3', 'p-4']);
+
+    const refused = await all(client.listPages('/apis/cairn.dev/v1/pipelines', { labelSelector: 'tier in (' })).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ code: 400 });
+  });
+
+  it('stops listing pages when its signal aborts', async () => {
+    const stop = new AbortController();
+    const pages = client.listPages(pipelinesPath, { path: { namespace: 'paged' }, limit: 1, signal: stop.signal });
+    expect((await pages.next()).value?.items).toHaveLength(1);
+    stop.abort();
+    await expect(pages.next()).rejects.toThrow(/abort/i);
   });
 
   it('watches from a resourceVersion and resumes when the server ends the stream', async () => {

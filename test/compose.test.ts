@@ -127,7 +127,7 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect(stages.at(-1)!.instructions).toContainEqual({ keyword: 'RUN', args: expect.stringMatching(new RegExp(`chown ${image.user} ${path}$`)) });
   });
 
-  it('builds in one stage and runs, as a user other than root, with the production dependencies only', () => {
+  it('builds in one stage and runs, as a user other than root, with the production dependencies only', async () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const [build, final] = [stages[0], stages.at(-1)!];
     expect(build.name).toBeDefined();
@@ -136,6 +136,11 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect(final.instructions.filter((i) => i.keyword === 'RUN' && i.args.includes('npm ci'))).toEqual([
       { keyword: 'RUN', args: expect.stringMatching(/^npm ci --omit=dev( |$)/) },
     ]);
+    // The final stage's `npm ci --ignore-scripts` skips `prepare` (the dev toolchain's) and would skip a production dependency's install script too.
+    const lock = JSON.parse(await readFile(join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean; hasInstallScript?: boolean }>;
+    };
+    expect(Object.entries(lock.packages).filter(([key, entry]) => key !== '' && !entry.dev && entry.hasInstallScript)).toEqual([]);
     expect(final.instructions).toContainEqual({ keyword: 'COPY', args: `--from=${build.name} ${last(build, 'WORKDIR')}/dist ./dist` });
     expect(final.instructions).toContainEqual({ keyword: 'COPY', args: 'package.json package-lock.json ./' });
     expect(image.user.split(':')[0]).not.toMatch(/^(root|0)$/);

@@ -10,12 +10,12 @@ const packageVersion = ((): string => {
   for (const path of ['../../package.json', '../../../package.json']) {
     try {
       const manifest = require(path) as { name?: string; version?: string };
-      if (manifest.name === 'cairn' && typeof manifest.version === 'string') return manifest.version;
+      if (manifest.name === 'cairn-apiserver' && typeof manifest.version === 'string') return manifest.version;
     } catch {
       // not at this depth: try the next
     }
   }
-  throw new Error('package.json of cairn not found above ' + import.meta.url);
+  throw new Error('package.json of cairn-apiserver not found above ' + import.meta.url);
 })();
 
 /** The Kubernetes minor version whose API behaviour Cairn matches. */

@@ -1,0 +1,53 @@
+/**
+ * A list in pages, as client-go's pager reads one: `GET …?limit=N`, then again with the
+ * `continue` token of each page until a page has none. Every page is served from the
+ * first page's snapshot (its resourceVersion), so together they are one consistent list;
+ * a token that outlived the server's history ends the iteration with a
+ * ResourceExpiredError (410), and the caller lists again.
+ */
+import type { Client } from 'openapi-fetch';
+import type { paths } from './generated/cairn-dev-v1.js';
+import { unwrap } from './unwrap.js';
+
+/** The paths of collections that can be listed in pages (their GET takes `limit` and `continue`). */
+export type ListPath = {
+  [P in keyof paths]: paths[P] extends { get: { parameters: { query?: { limit?: number; continue?: string } } } } ? P : never;
+}[keyof paths];
+
+/** One page of a list of `P`: a list object whose `metadata.continue` names the next page. */
+export type ListPage<P extends ListPath> = paths[P]['get']['responses'][200]['content']['application/json'];
+
+/** What to list, and in pages of what size. */
+export interface ListPagesOptions<P extends ListPath> {
+  /** The path parameters of `P`, e.g. `{ namespace: 'default' }`. */
+  readonly path?: paths[P]['get']['parameters']['path'];
+  /** The most objects a page holds (kube's `limit`); the server's default page size unset. */
+  readonly limit?: number;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** Aborts the request in flight or the next one: the iteration throws the signal's reason, never passing a partial list off as whole. */
+  readonly signal?: AbortSignal;
+}
+
+/** An untyped GET: the typed one cannot be called with a path that is a type parameter. */
+type ListGet = (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+
+/**
+ * The pages of the list of `path`, in order, the last one without a `continue` token.
+ *
+ * @example
+ * for await (const page of listPages(api, '/apis/cairn.dev/v1/pipelines', { limit: 100 })) {
+ *   for (const pipeline of page.items) console.log(pipeline.metadata?.name);
+ * }
+ */
+export async function* listPages<P extends ListPath>(api: Client<paths>, path: P, options: ListPagesOptions<P> = {}): AsyncGenerator<ListPage<P>> {
+  const { limit, labelSelector, fieldSelector, signal } = options;
+  let token: string | undefined;
+  do {
+    signal?.throwIfAborted();
+    const query = { limit, continue: token, labelSelector, fieldSelector };
+    const page = (await unwrap((api.GET as unknown as ListGet)(path, { params: { path: options.path, query }, signal }))) as ListPage<P>;
+    yield page;
+    token = page.metadata?.continue || undefined;
+  } while (token !== undefined);
+}
