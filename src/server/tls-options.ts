@@ -95,7 +95,8 @@ export function cipherSuites(names: readonly string[]): { readonly ciphers?: str
     if (tls13Suites.has(name)) continue;
     const mapped = secureSuites[name] ?? insecureSuites[name];
     if (mapped === undefined) throw new Error(`Cipher suite ${name} not supported or doesn't exist (--tls-cipher-suites)`);
-    if (!available.has(mapped.toLowerCase())) throw new Error(`Cipher suite ${name} is not implemented by this server's TLS library (--tls-cipher-suites)`);
+    if (!available.has(mapped.toLowerCase()))
+      throw new Error(`Cipher suite ${name} is not available in the TLS library this server runs on (--tls-cipher-suites)`);
     if (insecureSuites[name] !== undefined) insecure.push(name);
     if (!openssl.includes(mapped)) openssl.push(mapped);
   }
