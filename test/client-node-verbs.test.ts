@@ -18,6 +18,7 @@ import {
 } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually.js';
+import { recordInformerEvents } from './support/informer-events.js';
 import { sharedTestServer } from './support/test-server.js';
 
 const group = 'cairn.dev';
@@ -388,13 +389,7 @@ describe('@kubernetes/client-node: every verb in every version', () => {
         () => customObjects.listNamespacedCustomObject({ ...pipelines, labelSelector: 'suite=informer' }),
         'suite=informer',
       );
-      const seen: string[] = [];
-      const errors: unknown[] = [];
-      informer.on('add', (o) => seen.push(`add ${nameOf(o)}`));
-      informer.on('update', (o) => seen.push(`update ${nameOf(o)}`));
-      informer.on('delete', (o) => seen.push(`delete ${nameOf(o)}`));
-      informer.on('error', (err) => errors.push(err));
-      const until = (event: string) => eventually(`informer event ${event}`, 10_000, async () => seen.includes(event) || errors.length > 0);
+      const { seen, errors, until } = recordInformerEvents(informer);
 
       await informer.start();
       try {

@@ -15,6 +15,7 @@ import {
 } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordInformerEvents } from './support/informer-events.js';
 import { waitFor } from './support/kubectl.js';
 import { pipeline, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -243,14 +244,7 @@ describe('@kubernetes/client-node against Cairn', () => {
   it('keeps a makeInformer cache in step with adds, updates and deletes', async () => {
     await createPipeline('informer-0', { suite: 'informer' });
     const informer = makeInformer(kc, pipelinesPath, listPipelines('suite=informer'), 'suite=informer');
-    const seen: string[] = [];
-    const errors: unknown[] = [];
-    informer.on('add', (o) => seen.push(`add ${nameOf(o)}`));
-    informer.on('update', (o) => seen.push(`update ${nameOf(o)}`));
-    informer.on('delete', (o) => seen.push(`delete ${nameOf(o)}`));
-    informer.on('error', (err) => errors.push(err));
-    const shown = () => `seen: ${JSON.stringify(seen)}, errors: ${errors.map(String).join('; ')}`;
-    const until = (event: string) => waitFor(() => seen.includes(event) || errors.length > 0, 10_000, shown);
+    const { seen, errors, until } = recordInformerEvents(informer);
 
     await informer.start();
     try {
