@@ -41,6 +41,16 @@ class CountingDatabase implements Database {
   close = () => this.#inner.close();
 }
 
+/** A function whose first `parties` calls all resolve once the last of them is made. */
+function barrier(parties: number): () => Promise<void> {
+  const all = Promise.withResolvers<void>();
+  let arrived = 0;
+  return () => {
+    if (++arrived === parties) all.resolve();
+    return all.promise;
+  };
+}
+
 /** The sizes of the write batches committed while `work` runs. */
 async function batchesDuring(work: () => Promise<unknown>): Promise<number[]> {
   const sizes: number[] = [];
@@ -80,14 +90,17 @@ describe.each(Object.keys(opens))('write batches on %s', (backend) => {
     const batched = store.forResource('batched.test', fieldsOf);
     const keys = Array.from({ length: 64 }, (_, i) => key(`b${i}`));
     const events = collect(await watchFromNow(batched), 64 * 3);
-    const verbs: [string, (k: StorageKey) => Promise<unknown>][] = [
+    // Updates and deletes read before they write, and those reads finish one by one: each
+    // waits at a barrier until all 64 have read, so the writes arrive together, as creates do.
+    const verbs: [string, (k: StorageKey, allRead: () => Promise<void>) => Promise<unknown>][] = [
       ['create', (k) => batched.create(k, object(k.name))],
-      ['update', (k) => batched.guaranteedUpdate(k, (c) => ({ ...c, spec: { updated: true } }))],
-      ['delete', (k) => batched.delete(k)],
+      ['update', (k, allRead) => batched.guaranteedUpdate(k, async (c) => (await allRead(), { ...c, spec: { updated: true } }))],
+      ['delete', (k, allRead) => batched.delete(k, allRead)],
     ];
     for (const [verb, write] of verbs) {
       const before = database.writeRoundTrips;
-      const sizes = await batchesDuring(() => Promise.all(keys.map(write)));
+      const allRead = barrier(keys.length);
+      const sizes = await batchesDuring(() => Promise.all(keys.map((k) => write(k, allRead))));
       expect(
         sizes.reduce((a, b) => a + b, 0),
         verb,
