@@ -7,6 +7,7 @@ import type { Admission, ObjectLookup } from './admission.js';
 import type { FieldError } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/meta/object.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
+import type { FieldNumbers } from '../machinery/protobuf/schema-messages.js';
 import type { ScalePaths } from '../machinery/types/scale.js';
 import type { TableColumn } from '../machinery/types/table.js';
 
@@ -132,6 +133,15 @@ export interface ApiGroup {
   readonly resources: readonly ApiResource[];
   /** The group's admission plugin (its business rules), reading the group's objects through `lookup`. */
   readonly admission?: (lookup: ObjectLookup) => Admission;
+  /** Its kinds' Protocol Buffers field numbers (`npm run proto` keeps them); none serves no protobuf, as for custom resources. */
+  readonly protobuf?: GroupProtobuf;
+}
+
+/** Where a group's protobuf field numbers are kept: they never change once given, so they are committed. */
+export interface GroupProtobuf {
+  readonly fieldNumbers: FieldNumbers;
+  /** The committed file of `fieldNumbers`, relative to the repository. */
+  readonly fieldNumbersFile: string;
 }
 
 /** The served version `version` of `resource`, if any. */

@@ -21,6 +21,7 @@ import { defaultRequestTimeoutMs } from './filters/timeout.js';
 import { openApiDocuments } from '../openapi/documents.js';
 import { openApiEndpoints } from './discovery/openapi-endpoints.js';
 import { handleResource } from './resource-handler.js';
+import { encode, negotiateOutput } from './response/negotiation.js';
 import { versionInfo } from '../machinery/version-info.js';
 
 /** What the app is built from. */
@@ -66,6 +67,13 @@ function json(ctx: Context, value: unknown): void {
   ctx.body = JSON.stringify(value);
 }
 
+/** Writes a discovery document in the format Accept negotiates (protobuf too, as kube); 406 when it names none. */
+function negotiated(ctx: Context, value: unknown): void {
+  const { body, contentType } = encode(value, negotiateOutput(ctx.get('Accept')));
+  ctx.type = contentType;
+  ctx.body = body;
+}
+
 /** Builds the application. */
 export function createApp(options: AppOptions): Koa {
   const app = new Koa();
@@ -86,13 +94,13 @@ export function createApp(options: AppOptions): Koa {
   router.get('/apis/:group', (ctx) => {
     const group = options.groups.find((g) => g.name === ctx.params.group);
     if (!group) throw pathNotFound();
-    json(ctx, apiGroup(group));
+    negotiated(ctx, apiGroup(group));
   });
   router.get('/apis/:group/:version', (ctx) => {
     const group = options.groups.find((g) => g.name === ctx.params.group);
     const list = group && apiResourceList(group, ctx.params.version);
     if (!list) throw pathNotFound();
-    json(ctx, list);
+    negotiated(ctx, list);
   });
   router.get('/openapi/v2', openapi.v2);
   router.get('/openapi/v3', openapi.v3Root);

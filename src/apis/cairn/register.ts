@@ -5,6 +5,7 @@
 import type { ApiGroup } from '../api-resource.js';
 import { runnerClassAdmission } from './admission.js';
 import { groupName } from './group-name.js';
+import fieldNumbers from './protobuf-field-numbers.json' with { type: 'json' };
 import { pipelines } from './pipelines.js';
 import { runnerClasses } from './runner-classes.js';
 import { servedVersions } from './versions.js';
@@ -15,4 +16,5 @@ export const cairnGroup: ApiGroup = {
   versions: servedVersions.map((v) => v.version),
   resources: [pipelines, runnerClasses],
   admission: runnerClassAdmission,
+  protobuf: { fieldNumbers, fieldNumbersFile: 'src/apis/cairn/protobuf-field-numbers.json' },
 };

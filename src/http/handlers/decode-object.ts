@@ -4,23 +4,31 @@ import { duplicateFields } from '../../machinery/decoding/duplicate-fields.js';
 import type { WriteOptions } from '../../registry/request-options.js';
 import { logRequestObject } from '../filters/audit-context.js';
 import { decodeBody, mediaType, writeMediaTypes } from '../response/negotiation.js';
+import { protobufMediaType } from '../serializers/protobuf-serializer.js';
 import { writeOptions } from '../request/query.js';
-import { readBody } from '../request/read-body.js';
+import { readBodyBytes } from '../request/read-body.js';
 import type { DecodedObject } from '../request-scope.js';
 import type { ResourceContext } from './resource-context.js';
 
 // kube names a manager after the User-Agent; a request with neither gets this.
 const unknownManager = 'unknown';
 
-/** A write's raw body and options; field validation needs the fields the body repeats, which decoding loses. */
-export async function readWrite(rc: ResourceContext, decode: (raw: string) => unknown): Promise<{ value: unknown; options: WriteOptions; manager: string }> {
+/**
+ * A write's raw body and options; field validation needs the fields a text body
+ * repeats, which decoding loses. A protobuf body repeats none that decoding keeps apart
+ * (kube's protobuf decoding is never strict).
+ */
+export async function readWrite(rc: ResourceContext, decode: (raw: Buffer) => unknown): Promise<{ value: unknown; options: WriteOptions; manager: string }> {
   const options = writeOptions(rc.query);
-  const raw = await readBody(rc.ctx.req);
-  if (raw.trim() === '') throw badRequest('the body of the request was empty');
+  const raw = await readBodyBytes(rc.ctx.req);
+  const binary = mediaType(rc.ctx.get('Content-Type')) === protobufMediaType;
+  const text = binary ? '' : raw.toString('utf8');
+  if (binary ? raw.length === 0 : text.trim() === '') throw badRequest('the body of the request was empty');
   const value = decode(raw);
   // As kube does, a write without a fieldManager is recorded under its User-Agent's product name.
   const manager = options.fieldManager ?? (rc.ctx.get('User-Agent').split('/')[0].slice(0, 128) || unknownManager);
-  return { value, options: { ...options, duplicateFields: options.fieldValidation === 'Ignore' ? [] : duplicateFields(raw, value) }, manager };
+  const repeated = options.fieldValidation === 'Ignore' || binary ? [] : duplicateFields(text, value);
+  return { value, options: { ...options, duplicateFields: repeated }, manager };
 }
 
 /** Decodes the body of a create or update as an object of the endpoint's kind and version. */

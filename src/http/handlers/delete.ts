@@ -3,14 +3,14 @@ import type { DeleteOptions } from '../../registry/request-options.js';
 import { logRequestBody } from '../filters/audit-context.js';
 import { decodeDeleteOptions, deleteOptions } from '../request/delete-options.js';
 import { deleteValidation } from './admission.js';
-import { readBody } from '../request/read-body.js';
+import { readBodyBytes } from '../request/read-body.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 
 /** The DeleteOptions of a delete or deletecollection; a body sent is the audit's request object, as kube records it. */
 export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOptions> {
-  const raw = await readBody(rc.ctx.req);
+  const raw = await readBodyBytes(rc.ctx.req);
   const body = decodeDeleteOptions(raw, rc.ctx.get('Content-Type'));
-  if (raw.trim() !== '') logRequestBody(rc.ctx, body);
+  if (raw.toString('utf8').trim() !== '') logRequestBody(rc.ctx, body);
   return deleteOptions(body, rc.query);
 }
 

@@ -7,7 +7,7 @@ import { badRequest, invalid, type FieldError } from '../../machinery/errors.js'
 import { isPlainObject } from '../../machinery/meta/object.js';
 import { checkWireType, typeMetaFields, type WireType } from '../../machinery/decoding/wire-types.js';
 import type { DeleteOptions, PropagationPolicy } from '../../registry/request-options.js';
-import { decodeBody, mediaType } from '../response/negotiation.js';
+import { decodeBody, mediaType, writeMediaTypes } from '../response/negotiation.js';
 import { booleanParam, dryRunParam, signedIntegerParam, type Query } from './query.js';
 import { fieldPath, invalid as invalidField, notSupported } from '../../machinery/field-errors.js';
 
@@ -31,9 +31,9 @@ const deleteOptionsType: WireType = {
 const deleteOptionsVersions = ['v1', 'meta.k8s.io/v1', 'meta.k8s.io/v1beta1'];
 
 /** The body of a delete as DeleteOptions (empty when none was sent); 400 when it is not one. */
-export function decodeDeleteOptions(raw: string, contentType: string | undefined): Record<string, unknown> {
+export function decodeDeleteOptions(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
   // kubectl sends DeleteOptions; client-node sends Content-Type json with an empty body.
-  const body = raw.trim() === '' ? {} : decodeBody(raw, mediaType(contentType), ['application/json', 'application/yaml']);
+  const body = raw.toString('utf8').trim() === '' ? {} : decodeBody(raw, mediaType(contentType), writeMediaTypes);
   if (!isPlainObject(body)) throw badRequest('DeleteOptions must be a JSON object');
   checkWireType(body, deleteOptionsType, 'DeleteOptions');
   if ((body.kind ?? 'DeleteOptions') !== 'DeleteOptions' || (body.apiVersion != null && !deleteOptionsVersions.includes(body.apiVersion as string))) {

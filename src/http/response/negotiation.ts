@@ -98,8 +98,11 @@ const transformsOf: Readonly<Record<Endpoint, readonly Transform['as'][]>> = {
   list: ['Table', 'PartialObjectMetadataList'],
 };
 
-function transformOf(params: Readonly<Record<string, string>>, endpoint: Endpoint): Transform | undefined {
-  const as = transformsOf[endpoint].find((a) => a === params.as);
+// As kube's AllowsMediaTypeTransform: a Table is written only as JSON or YAML (it has no protobuf message).
+const tableFormats: readonly OutputFormat[] = ['json', 'yaml'];
+
+function transformOf(params: Readonly<Record<string, string>>, endpoint: Endpoint, format: OutputFormat): Transform | undefined {
+  const as = transformsOf[endpoint].find((a) => a === params.as && (a !== 'Table' || tableFormats.includes(format)));
   const version = params.v === 'v1' || params.v === 'v1beta1' ? params.v : undefined;
   return as && version && params.g === 'meta.k8s.io' ? { as, version } : undefined;
 }
@@ -107,19 +110,22 @@ function transformOf(params: Readonly<Record<string, string>>, endpoint: Endpoin
 /**
  * Picks the format and transformation of a resource response from Accept, in the
  * client's order of preference; 406 when none can be served. Watches need a format
- * that streams (JSON, not YAML).
+ * that streams (JSON or protobuf, not YAML); a Table is JSON or YAML.
  */
 export function negotiateResourceOutput(accept: string | undefined, endpoint: Endpoint): OutputTarget {
   for (const range of parseAccept(accept)) {
     const serializer = serializerOfRange(range.type);
-    if (!serializer || (endpoint === 'watch' && !serializer.streamFramer)) continue;
+    if (!serializer || (endpoint === 'watch' && !serializer.streamSerializer)) continue;
     const format = serializer.format;
     if (range.params.as === undefined) return { format };
-    const transform = transformOf(range.params, endpoint);
+    const transform = transformOf(range.params, endpoint, format);
     if (transform) return { format, transform };
   }
-  const types = serializers.filter((s) => endpoint !== 'watch' || s.streamFramer).map((s) => s.mediaType);
-  throw notAcceptable(transformsOf[endpoint].flatMap((as) => types.map((t) => `${t};as=${as};g=meta.k8s.io;v=v1`)).concat(types));
+  const offered = serializers.filter((s) => endpoint !== 'watch' || s.streamSerializer);
+  const transformed = transformsOf[endpoint].flatMap((as) =>
+    offered.filter((s) => as !== 'Table' || tableFormats.includes(s.format)).map((s) => `${s.mediaType};as=${as};g=meta.k8s.io;v=v1`),
+  );
+  throw notAcceptable(transformed.concat(offered.map((s) => s.mediaType)));
 }
 
 /** The media types of writes (create, update). */

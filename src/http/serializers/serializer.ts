@@ -1,13 +1,23 @@
 /**
  * The serializer seam, as kube's `runtime.SerializerInfo` with its
  * `StreamSerializerInfo`: one media type, how a value is written and read in it,
- * and how a stream of values (watch events) is framed. Adding a wire format
- * (Protocol Buffers) is one more Serializer in `serializers.ts`.
+ * and how a stream of values (watch events) is written and framed. A wire format is
+ * one Serializer in `serializers.ts`.
  */
 
-/** Splits a stream into values: what separates or prefixes each encoded value. */
-export interface StreamFramer {
-  /** The bytes of one frame holding `encoded` (JSON: the value and a newline). */
+/** A watch event in its JSON form. */
+export interface WatchEventValue {
+  readonly type: string;
+  readonly object: unknown;
+}
+
+/** How a format writes a stream of watch events (kube's `StreamSerializerInfo`). */
+export interface StreamSerializer {
+  /** The Content-Type of the stream: kube adds `;stream=watch` to every media type but JSON's. */
+  readonly mediaType: string;
+  /** Writes one event (Protocol Buffers: an unenveloped WatchEvent whose object is enveloped). */
+  encodeEvent(event: WatchEventValue): Buffer | string;
+  /** The bytes of one frame holding an encoded event (JSON: the value and a newline). */
   frame(encoded: Buffer | string): Buffer | string;
 }
 
@@ -16,10 +26,11 @@ export interface StreamFramer {
  *
  * @example
  * const body = jsonSerializer.encode(status);        // '{"kind":"Status",…}'
- * const chunk = jsonSerializer.streamFramer!.frame(jsonSerializer.encode(event));
+ * const stream = jsonSerializer.streamSerializer!;
+ * const chunk = stream.frame(stream.encodeEvent(event));
  */
 export interface Serializer<Format extends string = string> {
-  /** The short name handlers pass around (`OutputTarget.format`): `json`, `yaml`. */
+  /** The short name handlers pass around (`OutputTarget.format`): `json`, `yaml`, `protobuf`. */
   readonly format: Format;
   /** The media type it writes and reads, without parameters: `application/json`. */
   readonly mediaType: string;
@@ -27,6 +38,6 @@ export interface Serializer<Format extends string = string> {
   encode(value: unknown): Buffer | string;
   /** Reads one value within the decoding bounds (nesting, aliases); 400 for malformed input. */
   decode(raw: Buffer | string): unknown;
-  /** How values follow one another in a stream; undefined when the format does not stream (YAML). */
-  readonly streamFramer?: StreamFramer;
+  /** How watch events are written in a stream; undefined when the format does not stream (YAML). */
+  readonly streamSerializer?: StreamSerializer;
 }

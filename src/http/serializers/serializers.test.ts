@@ -5,7 +5,12 @@ import { jsonSerializer } from './json-serializer.js';
 import { defaultSerializer, serializerForMediaType, serializerOf, serializers } from './serializers.js';
 import { yamlSerializer } from './yaml-serializer.js';
 
-const value = { kind: 'Pipeline', metadata: { name: 'p', labels: { a: '1' } }, spec: { replicas: 0, steps: [], env: {} } };
+const value = {
+  apiVersion: 'cairn.dev/v1',
+  kind: 'Pipeline',
+  metadata: { name: 'p', labels: { a: '1' } },
+  spec: { replicas: 0, steps: [{ name: 's', command: ['sh'] }] },
+};
 
 describe('serializers', () => {
   it.each(serializers.map((s) => [s.mediaType, s] as const))('%s round-trips a value, from text and from bytes', (_, serializer) => {
@@ -21,10 +26,11 @@ describe('serializers', () => {
   });
 
   it('frame JSON streams one value per line; YAML does not stream', () => {
-    const framer = jsonSerializer.streamFramer!;
-    expect(framer.frame(jsonSerializer.encode({ type: 'ADDED' }))).toBe('{"type":"ADDED"}\n');
-    expect(framer.frame(Buffer.from('{}'))).toEqual(Buffer.from('{}\n'));
-    expect(yamlSerializer.streamFramer).toBeUndefined();
+    const stream = jsonSerializer.streamSerializer!;
+    expect(stream.frame(stream.encodeEvent({ type: 'ADDED', object: {} }))).toBe('{"type":"ADDED","object":{}}\n');
+    expect(stream.frame(Buffer.from('{}'))).toEqual(Buffer.from('{}\n'));
+    expect(stream.mediaType).toBe('application/json');
+    expect(yamlSerializer.streamSerializer).toBeUndefined();
   });
 
   it('are found by format name and by media type, structured suffixes included', () => {
@@ -60,7 +66,8 @@ describe('negotiation through the serializers', () => {
     ['application/json;as=Table;v=v1;g=meta.k8s.io, application/yaml', 'application/yaml'],
     ['application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json'],
     ['text/html', 'application/json'],
-    ['application/vnd.kubernetes.protobuf, */*', 'application/json'],
+    ['application/vnd.kubernetes.protobuf, */*', 'application/vnd.kubernetes.protobuf'],
+    ['application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, */*', 'application/json'],
   ])('writes a Status for Accept %s as %s', (accept, mediaType) => {
     expect(statusSerializer(accept).mediaType).toBe(mediaType);
   });

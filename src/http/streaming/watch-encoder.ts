@@ -8,12 +8,11 @@ import type { Status } from '../../machinery/status.js';
 import type { RequestScope } from '../request-scope.js';
 import { cacheEncode, type Identifier } from '../response/caching-object.js';
 import type { Representation } from '../response/representation.js';
-import type { Serializer, StreamFramer } from '../serializers/serializer.js';
+import type { Serializer, StreamSerializer, WatchEventValue } from '../serializers/serializer.js';
 
 /** A watch event on the wire. */
-interface WireEvent {
+interface WireEvent extends WatchEventValue {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-  readonly object: unknown;
 }
 
 /** The type of an event that carries an object. */
@@ -31,19 +30,17 @@ const utf8 = new TextEncoder();
 export class WatchEncoder {
   readonly #fromStorage: (object: KubeObject) => KubeObject;
   readonly #representation: Representation;
-  readonly #serializer: Serializer;
-  readonly #framer: StreamFramer;
+  readonly #stream: StreamSerializer;
   readonly #conversion: Identifier;
   /** Per event type, what names this watch's frames among all watchers'; none when the representation is this watch's own (Table). */
   readonly #frames: Readonly<Record<ObjectEventType, Identifier>> | undefined;
 
-  /** `serializer` must stream (have a framer): negotiation offers watches no other. */
+  /** `serializer` must stream: negotiation offers watches no other. */
   constructor(scope: Pick<RequestScope, 'apiVersion' | 'fromStorage'>, representation: Representation, serializer: Serializer) {
-    if (!serializer.streamFramer) throw new Error(`${serializer.mediaType} cannot carry a watch stream`);
+    if (!serializer.streamSerializer) throw new Error(`${serializer.mediaType} cannot carry a watch stream`);
     this.#fromStorage = scope.fromStorage;
     this.#representation = representation;
-    this.#serializer = serializer;
-    this.#framer = serializer.streamFramer;
+    this.#stream = serializer.streamSerializer;
     this.#conversion = `convert ${scope.apiVersion}`;
     const shown = representation.watchIdentifier;
     // The type is part of the name: a selector turns one change into MODIFIED for some watchers and ADDED or DELETED for others.
@@ -53,7 +50,7 @@ export class WatchEncoder {
 
   /** The media type of the stream. */
   get mediaType(): string {
-    return this.#serializer.mediaType;
+    return this.#stream.mediaType;
   }
 
   /** An object's event made for this watch alone: the objects of its initial list are no other watch's. */
@@ -90,6 +87,6 @@ export class WatchEncoder {
   }
 
   #frame(event: WireEvent): Frame {
-    return this.#framer.frame(this.#serializer.encode(event));
+    return this.#stream.frame(this.#stream.encodeEvent(event));
   }
 }

@@ -1,0 +1,38 @@
+/**
+ * The Protocol Buffers messages of the groups' kinds in every served version, made from
+ * their schemas (`src/machinery/protobuf/schema-messages.ts`) with each group's
+ * committed field numbers, and the scheme that writes and reads them beside
+ * Kubernetes' own kinds. A group without field numbers has no protobuf, as kube
+ * serves none for custom resources.
+ */
+import type { ApiGroup } from './api-resource.js';
+import { kubeKinds } from '../machinery/protobuf/kube-messages.js';
+import { ProtobufScheme, type ProtobufKind } from '../machinery/protobuf/protobuf-scheme.js';
+import { kindMessages, type FieldNumbers, type MessageDefinition } from '../machinery/protobuf/schema-messages.js';
+
+/** The messages of a group's kinds and lists, and the field numbers they use. */
+export function groupMessages(group: ApiGroup, committed: FieldNumbers): { messages: MessageDefinition[]; numbers: FieldNumbers } {
+  const kinds = group.resources.flatMap((resource) => resource.versions.map((v) => ({ message: v.schemaName, schema: v.schema })));
+  return kindMessages(kinds, committed);
+}
+
+function groupKinds(group: ApiGroup): ProtobufKind[] {
+  return group.resources.flatMap((resource) =>
+    resource.versions.flatMap((v) => {
+      const apiVersion = `${group.name}/${v.version}`;
+      return [
+        { apiVersion, kind: resource.kind, message: v.schemaName },
+        { apiVersion, kind: resource.listKind, message: `${v.schemaName}List`, itemKind: resource.kind },
+      ];
+    }),
+  );
+}
+
+/** The scheme of Kubernetes' kinds and of the kinds of the groups that have protobuf. */
+export function protobufScheme(groups: readonly ApiGroup[]): ProtobufScheme {
+  const withProtobuf = groups.filter((g) => g.protobuf);
+  return new ProtobufScheme(
+    [...kubeKinds, ...withProtobuf.flatMap(groupKinds)],
+    withProtobuf.flatMap((g) => groupMessages(g, g.protobuf!.fieldNumbers).messages),
+  );
+}
