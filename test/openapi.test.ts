@@ -196,13 +196,22 @@ describe('OpenAPI', () => {
       ] as const) {
         expect(item[method]['x-kubernetes-action']).toBe(action);
         expect(item[method]['x-kubernetes-group-version-kind']).toEqual(gvk);
-        expect(item[method].produces).toEqual(['application/json', 'application/yaml']);
+        expect(item[method].produces).toEqual(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
       }
       expect(item.patch.consumes).toEqual(patchContentTypes);
       expect(item.get.consumes).toEqual(['*/*']);
       const collection = swagger.paths['/apis/cairn.dev/v1/namespaces/{namespace}/pipelines'];
       expect(collection.post['x-kubernetes-action']).toBe('post');
       expect(collection.get['x-kubernetes-action']).toBe('list');
+      // As kube-apiserver lists them for its built-in kinds.
+      expect(collection.get.produces).toEqual([
+        'application/json',
+        'application/yaml',
+        'application/vnd.kubernetes.protobuf',
+        'application/json;stream=watch',
+        'application/vnd.kubernetes.protobuf;stream=watch',
+      ]);
+      expect(collection.post.consumes).toEqual(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
       expect(swagger.paths['/apis/cairn.dev/v1/runnerclasses/{name}'].patch['x-kubernetes-group-version-kind']).toEqual({ ...gvk, kind: 'RunnerClass' });
       for (const op of [item.patch, item.put, collection.post]) {
         const [body, ...query] = op.parameters;

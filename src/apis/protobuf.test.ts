@@ -49,12 +49,11 @@ function arbitraryOf(schema: JsonSchema, skip: readonly string[] = []): fc.Arbit
   }
 }
 
-const typed = (apiVersion: string, kind: string, fields: fc.Arbitrary<unknown>) =>
-  fields.map((value) => ({ apiVersion, kind, ...(value as object) }));
+const typed = (apiVersion: string, kind: string, fields: fc.Arbitrary<unknown>) => fields.map((value) => ({ apiVersion, kind, ...(value as object) }));
 const listOf = (apiVersion: string, kind: string, item: fc.Arbitrary<object>) =>
-  fc.record({ metadata: arbitraryOf(components[metaSchemaNames.listMeta]), items: fc.array(item, { minLength: 1, maxLength: 3 }) }, { requiredKeys: ['items'] }).map(
-    (list) => ({ apiVersion, kind, ...list }),
-  );
+  fc
+    .record({ metadata: arbitraryOf(components[metaSchemaNames.listMeta]), items: fc.array(item, { minLength: 1, maxLength: 3 }) }, { requiredKeys: ['items'] })
+    .map((list) => ({ apiVersion, kind, ...list }));
 
 const kinds: [string, fc.Arbitrary<object>][] = cairnGroup.resources.flatMap((resource) =>
   resource.versions.flatMap((v) => {

@@ -110,8 +110,11 @@ const p = {
   name: (kind: string) => pathParam('name', `name of the ${kind}`),
 };
 
-const jsonAndYaml = (schema: JsonSchema): ContentObject => ({ 'application/json': { schema }, 'application/yaml': { schema } });
-const ok = (schema: JsonSchema, description = 'OK') => ({ description, content: jsonAndYaml(schema) });
+// As kube-apiserver describes its built-in kinds: protobuf beside JSON and YAML (a CustomResourceDefinition's kinds have none).
+const objectMediaTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+const watchMediaTypes = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
+const objectContent = (schema: JsonSchema, types = objectMediaTypes): ContentObject => Object.fromEntries(types.map((type) => [type, { schema }]));
+const ok = (schema: JsonSchema, description = 'OK', types = objectMediaTypes) => ({ description, content: objectContent(schema, types) });
 const unauthorized = { description: 'Unauthorized' };
 
 function operationId(verb: string, resource: ApiResource, version: string, namespaced: boolean): string {
@@ -201,7 +204,7 @@ function operations(resource: ApiResource, version: string, schemaName: string):
         p.timeoutSeconds,
         p.watch,
       ],
-      responses: { 200: ok(schemaRef(listSchema)), 401: unauthorized },
+      responses: { 200: ok(schemaRef(listSchema), 'OK', [...objectMediaTypes, ...watchMediaTypes]), 401: unauthorized },
     });
   const writeParams = [p.dryRun, p.fieldManager, p.fieldValidation];
   // get, put and patch of the object, or of one of its subresources: its status, or its Scale.
@@ -222,7 +225,7 @@ function operations(resource: ApiResource, version: string, schemaName: string):
       put: operation('put', 'replace', {
         description: `replace ${of}the specified ${resource.kind}`,
         parameters: writeParams,
-        requestBody: { required: true, content: jsonAndYaml(schema) },
+        requestBody: { required: true, content: objectContent(schema) },
       }),
       patch: operation('patch', 'patch', {
         description: `partially update ${of}the specified ${resource.kind}`,
@@ -237,7 +240,7 @@ function operations(resource: ApiResource, version: string, schemaName: string):
       post: common('post', operationId('create', resource, version, resource.namespaced), {
         description: `create a ${resource.kind}`,
         parameters: writeParams,
-        requestBody: { required: true, content: jsonAndYaml(schemaRef(schemaName)) },
+        requestBody: { required: true, content: objectContent(schemaRef(schemaName)) },
         responses: { 200: ok(schemaRef(schemaName)), 201: ok(schemaRef(schemaName), 'Created'), 401: unauthorized },
       }),
       delete: common('deletecollection', operationId('deleteCollection', resource, version, resource.namespaced), {

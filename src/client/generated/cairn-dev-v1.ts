@@ -692,6 +692,9 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.PipelineList"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.PipelineList"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.PipelineList"];
+                    "application/json;stream=watch": components["schemas"]["dev.cairn.v1.PipelineList"];
+                    "application/vnd.kubernetes.protobuf;stream=watch": components["schemas"]["dev.cairn.v1.PipelineList"];
                 };
             };
             /** @description Unauthorized */
@@ -726,6 +729,7 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                 "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
             };
         };
         responses: {
@@ -737,6 +741,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
                 };
             };
             /** @description Created */
@@ -747,6 +752,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
                 };
             };
             /** @description Unauthorized */
@@ -795,6 +801,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Status"];
                     "application/yaml": components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Status"];
                 };
             };
             /** @description Unauthorized */
@@ -831,6 +838,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
                 };
             };
             /** @description Unauthorized */
@@ -867,6 +875,7 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                 "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
             };
         };
         responses: {
@@ -878,6 +887,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
                 };
             };
             /** @description Unauthorized */
@@ -924,6 +934,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
                 };
             };
             /** @description Unauthorized */
@@ -973,6 +984,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
                 };
             };
             /** @description Unauthorized */
@@ -1009,6 +1021,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
                 };
             };
             /** @description Unauthorized */
@@ -1045,6 +1058,7 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                 "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
             };
         };
         responses: {
@@ -1056,6 +1070,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
                 };
             };
             /** @description Unauthorized */
@@ -1105,6 +1120,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.Pipeline"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.Pipeline"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.Pipeline"];
                 };
             };
             /** @description Unauthorized */
@@ -1141,6 +1157,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
                     "application/yaml": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
                 };
             };
             /** @description Unauthorized */
@@ -1177,6 +1194,7 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
                 "application/yaml": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
+                "application/vnd.kubernetes.protobuf": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
             };
         };
         responses: {
@@ -1188,6 +1206,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
                     "application/yaml": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
                 };
             };
             /** @description Unauthorized */
@@ -1236,6 +1255,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
                     "application/yaml": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["io.k8s.api.autoscaling.v1.Scale"];
                 };
             };
             /** @description Unauthorized */
@@ -1383,6 +1403,9 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.PipelineList"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.PipelineList"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.PipelineList"];
+                    "application/json;stream=watch": components["schemas"]["dev.cairn.v1.PipelineList"];
+                    "application/vnd.kubernetes.protobuf;stream=watch": components["schemas"]["dev.cairn.v1.PipelineList"];
                 };
             };
             /** @description Unauthorized */
@@ -1434,6 +1457,9 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.RunnerClassList"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClassList"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClassList"];
+                    "application/json;stream=watch": components["schemas"]["dev.cairn.v1.RunnerClassList"];
+                    "application/vnd.kubernetes.protobuf;stream=watch": components["schemas"]["dev.cairn.v1.RunnerClassList"];
                 };
             };
             /** @description Unauthorized */
@@ -1465,6 +1491,7 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
             };
         };
         responses: {
@@ -1476,6 +1503,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 };
             };
             /** @description Created */
@@ -1486,6 +1514,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 };
             };
             /** @description Unauthorized */
@@ -1531,6 +1560,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Status"];
                     "application/yaml": components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Status"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.Status"];
                 };
             };
             /** @description Unauthorized */
@@ -1565,6 +1595,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 };
             };
             /** @description Unauthorized */
@@ -1599,6 +1630,7 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
             };
         };
         responses: {
@@ -1610,6 +1642,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 };
             };
             /** @description Unauthorized */
@@ -1654,6 +1687,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 };
             };
             /** @description Unauthorized */
@@ -1701,6 +1735,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 };
             };
             /** @description Unauthorized */
@@ -1735,6 +1770,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 };
             };
             /** @description Unauthorized */
@@ -1769,6 +1805,7 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
             };
         };
         responses: {
@@ -1780,6 +1817,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 };
             };
             /** @description Unauthorized */
@@ -1827,6 +1865,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["dev.cairn.v1.RunnerClass"];
                     "application/yaml": components["schemas"]["dev.cairn.v1.RunnerClass"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1.RunnerClass"];
                 };
             };
             /** @description Unauthorized */

@@ -11,7 +11,10 @@ const fieldsOf = (messages: ReturnType<typeof kindMessages>['messages'], name: s
 
 describe('messages from schemas', () => {
   it('number fields in schema order, leaving apiVersion and kind to the envelope', () => {
-    const { messages, numbers } = kindMessages([{ message: 'x.v1.Widget', schema: kind({ size: { type: 'integer', format: 'int32' }, name: { type: 'string' } }) }], {});
+    const { messages, numbers } = kindMessages(
+      [{ message: 'x.v1.Widget', schema: kind({ size: { type: 'integer', format: 'int32' }, name: { type: 'string' } }) }],
+      {},
+    );
     expect(fieldsOf(messages, 'x.v1.Widget')).toEqual({ spec: 1 });
     expect(numbers).toEqual({ 'x.v1.Widget': { spec: 1 }, 'x.v1.WidgetSpec': { size: 1, name: 2 } });
     expect(fieldsOf(messages, 'x.v1.WidgetList')).toEqual({ metadata: 1, items: 2 });
@@ -24,7 +27,9 @@ describe('messages from schemas', () => {
     expect(fieldsOf(messages, 'x.v1.WidgetSpec')).toEqual({ shape: 4, name: 2, size: 1 });
     expect(numbers['x.v1.WidgetSpec']).toEqual({ size: 1, name: 2, color: 3, shape: 4 });
     const proto = renderProto('x.v1', messages);
-    expect(proto).toContain('message WidgetSpec {\n  reserved 3;\n  reserved "color";\n  optional int32 size = 1;\n  optional string name = 2;\n  optional string shape = 4;\n}');
+    expect(proto).toContain(
+      'message WidgetSpec {\n  reserved 3;\n  reserved "color";\n  optional int32 size = 1;\n  optional string name = 2;\n  optional string shape = 4;\n}',
+    );
   });
 
   it('map nested objects, lists, string maps and times to messages, repeated fields, maps and meta.v1.Time', () => {
@@ -35,7 +40,9 @@ describe('messages from schemas', () => {
       count: { type: 'integer', format: 'int64' },
     });
     const proto = renderProto('x.v1', kindMessages([{ message: 'x.v1.Widget', schema }], {}).messages);
-    expect(proto).toContain('  repeated WidgetSpecStep steps = 1;\n  map<string, string> labels = 2;\n  optional k8s.io.apimachinery.pkg.apis.meta.v1.Time since = 3;\n  optional int64 count = 4;');
+    expect(proto).toContain(
+      '  repeated WidgetSpecStep steps = 1;\n  map<string, string> labels = 2;\n  optional k8s.io.apimachinery.pkg.apis.meta.v1.Time since = 3;\n  optional int64 count = 4;',
+    );
     expect(proto).toContain('message WidgetSpecStep {\n  optional string name = 1;\n}');
   });
 
