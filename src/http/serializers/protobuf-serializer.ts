@@ -9,12 +9,17 @@ import type { Serializer, WatchEventValue } from './serializer.js';
 /** The media type of Kubernetes' Protocol Buffers. */
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 
-/** kube's LengthDelimitedFramer: the frame's length, 4 bytes big-endian, then the frame. */
+/**
+ * kube's LengthDelimitedFramer: the frame's length, 4 bytes big-endian, then the frame.
+ * The frame gets its own memory, never a slice of Node's shared pool, which the watch
+ * cache would hold whole for as long as it keeps the frame (`watch-encoder.ts`).
+ */
 function lengthDelimited(encoded: Buffer | string): Buffer {
   const bytes = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(bytes.length);
-  return Buffer.concat([length, bytes]);
+  const frame = Buffer.allocUnsafeSlow(4 + bytes.length);
+  frame.writeUInt32BE(bytes.length);
+  bytes.copy(frame, 4);
+  return frame;
 }
 
 /** The serializer of a scheme's kinds; negotiation never picks it for a value of another kind (a Table). */

@@ -33,12 +33,23 @@ describe('serializers', () => {
     expect(yamlSerializer.streamSerializer).toBeUndefined();
   });
 
+  it('frame protobuf streams as kube: a 4-byte big-endian length, then an unenveloped WatchEvent', () => {
+    const stream = serializerOf('protobuf').streamSerializer!;
+    expect(stream.mediaType).toBe('application/vnd.kubernetes.protobuf;stream=watch');
+    const frame = stream.frame(stream.encodeEvent({ type: 'ADDED', object: value })) as Buffer;
+    expect(frame.readUInt32BE(0)).toBe(frame.length - 4);
+    // WatchEvent{type(1) "ADDED", object(2) RawExtension{raw(1) k8s\0…}}
+    expect(frame.subarray(4, 12)).toEqual(Buffer.from([0x0a, 0x05, ...Buffer.from('ADDED'), 0x12]));
+    expect(frame.includes(Buffer.from('k8s\0'))).toBe(true);
+  });
+
   it('are found by format name and by media type, structured suffixes included', () => {
     expect(serializerOf('yaml')).toBe(yamlSerializer);
     expect(defaultSerializer).toBe(jsonSerializer);
     expect(serializerForMediaType('application/json')).toBe(jsonSerializer);
     expect(serializerForMediaType('application/merge-patch+json')).toBe(jsonSerializer);
     expect(serializerForMediaType('application/apply-patch+yaml')).toBe(yamlSerializer);
+    expect(serializerForMediaType('application/vnd.kubernetes.protobuf')).toBe(serializerOf('protobuf'));
     expect(serializerForMediaType('text/plain')).toBeUndefined();
   });
 });
