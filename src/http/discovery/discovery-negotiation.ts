@@ -3,26 +3,35 @@
  * aggregated APIGroupDiscoveryList, or the legacy APIVersions/APIGroupList. As in
  * kube-apiserver, the best media range Cairn can write decides, so an Accept listing
  * v2beta1 before v2 gets v2beta1, and one listing `application/json` first gets the
- * legacy document.
+ * legacy document. Either is JSON or protobuf, as the range says.
  */
 import { aggregatedDiscoveryVersions, type AggregatedDiscoveryVersion } from './aggregated-discovery.js';
 import { negotiateOutput, outputFormatOf, parseAccept, type OutputFormat } from '../response/negotiation.js';
+import { serializerOf } from '../serializers/serializers.js';
+
+/** The formats of the aggregated document: kube's aggregated discovery speaks no YAML. */
+export type AggregatedDiscoveryFormat = Extract<OutputFormat, 'json' | 'protobuf'>;
+
+/** The aggregated discovery formats, by which a rendering is looked up. */
+export const aggregatedDiscoveryFormats: readonly AggregatedDiscoveryFormat[] = ['json', 'protobuf'];
 
 /** The negotiated representation of a discovery root. */
-export type DiscoveryRepresentation = { readonly aggregated: AggregatedDiscoveryVersion } | { readonly legacy: OutputFormat };
+export type DiscoveryRepresentation =
+  { readonly aggregated: AggregatedDiscoveryVersion; readonly format: AggregatedDiscoveryFormat } | { readonly legacy: OutputFormat };
 
 /**
  * The exact Content-Type of an aggregated discovery response: clients tell the two
- * formats apart by these parameters, not by the body.
+ * documents apart by these parameters, not by the body.
  */
-export function aggregatedDiscoveryMediaType(version: AggregatedDiscoveryVersion): string {
-  return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
+export function aggregatedDiscoveryMediaType(version: AggregatedDiscoveryVersion, format: AggregatedDiscoveryFormat = 'json'): string {
+  return `${serializerOf(format).mediaType};g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
 }
 
-function aggregatedVersionOf(range: ReturnType<typeof parseAccept>[number]): AggregatedDiscoveryVersion | undefined {
+function aggregatedOf(range: ReturnType<typeof parseAccept>[number]): Extract<DiscoveryRepresentation, { aggregated: unknown }> | undefined {
   if (range.params.as !== 'APIGroupDiscoveryList' || range.params.g !== 'apidiscovery.k8s.io') return undefined;
-  if (outputFormatOf(range.type) !== 'json') return undefined;
-  return aggregatedDiscoveryVersions.find((v) => v === range.params.v);
+  const format = aggregatedDiscoveryFormats.find((f) => f === outputFormatOf(range.type));
+  const aggregated = aggregatedDiscoveryVersions.find((v) => v === range.params.v);
+  return format && aggregated ? { aggregated, format } : undefined;
 }
 
 /**
@@ -36,8 +45,8 @@ export function negotiateDiscovery(accept: string | undefined): DiscoveryReprese
       const legacy = outputFormatOf(range.type);
       if (legacy) return { legacy };
     } else {
-      const aggregated = aggregatedVersionOf(range);
-      if (aggregated) return { aggregated };
+      const aggregated = aggregatedOf(range);
+      if (aggregated) return aggregated;
     }
   }
   return { legacy: negotiateOutput(accept) };

@@ -6,14 +6,15 @@
  */
 import type { Context } from 'koa';
 import type { ApiGroup } from '../../apis/api-resource.js';
-import { aggregatedDiscoveryVersions, apiGroupDiscoveryList, type AggregatedDiscoveryVersion } from './aggregated-discovery.js';
-import { aggregatedDiscoveryMediaType, negotiateDiscovery } from './discovery-negotiation.js';
+import { aggregatedDiscoveryVersions, apiGroupDiscoveryList } from './aggregated-discovery.js';
+import { aggregatedDiscoveryFormats, aggregatedDiscoveryMediaType, negotiateDiscovery } from './discovery-negotiation.js';
 import { encode } from '../response/negotiation.js';
+import { serializerOf } from '../serializers/serializers.js';
 import { documentHash } from '../../openapi/v3.js';
 
 // An aggregated document serialized once, with the validator a poller sends back in If-None-Match.
 interface Rendered {
-  readonly body: string;
+  readonly body: Buffer | string;
   readonly etag: string;
 }
 
@@ -22,12 +23,16 @@ interface Rendered {
  * the life of the process, so the aggregated bodies and their ETags are built once.
  */
 export function discoveryRoute(legacy: object, groups: readonly ApiGroup[]): (ctx: Context) => void {
-  const aggregated = Object.fromEntries(
-    aggregatedDiscoveryVersions.map((version) => {
+  // Each version in each format is its own representation, with its own ETag.
+  const aggregated = new Map<string, Rendered>(
+    aggregatedDiscoveryVersions.flatMap((version) => {
       const document = apiGroupDiscoveryList(groups, version);
-      return [version, { body: JSON.stringify(document), etag: `"${documentHash(document)}"` }];
+      return aggregatedDiscoveryFormats.map((format) => {
+        const mediaType = aggregatedDiscoveryMediaType(version, format);
+        return [mediaType, { body: serializerOf(format).encode(document), etag: `"${documentHash({ mediaType, document })}"` }] as const;
+      });
     }),
-  ) as Record<AggregatedDiscoveryVersion, Rendered>;
+  );
 
   return (ctx) => {
     const representation = negotiateDiscovery(ctx.get('Accept'));
@@ -38,9 +43,10 @@ export function discoveryRoute(legacy: object, groups: readonly ApiGroup[]): (ct
       ctx.body = body;
       return;
     }
-    const { body, etag } = aggregated[representation.aggregated];
+    const mediaType = aggregatedDiscoveryMediaType(representation.aggregated, representation.format);
+    const { body, etag } = aggregated.get(mediaType)!;
     // Set verbatim: Koa's `ctx.type` would rewrite the parameters clients switch on.
-    ctx.set('Content-Type', aggregatedDiscoveryMediaType(representation.aggregated));
+    ctx.set('Content-Type', mediaType);
     ctx.set('ETag', etag);
     ctx.set('Cache-Control', 'public');
     ctx.status = 200;

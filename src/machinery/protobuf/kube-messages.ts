@@ -68,7 +68,27 @@ message APIResource {
   optional string storageVersionHash = 10;
 }
 message APIResourceList { optional string groupVersion = 1; repeated APIResource resources = 2; }
+message GroupVersionKind { optional string group = 1; optional string version = 2; optional string kind = 3; }
 `;
+
+// Aggregated discovery; v2beta1 has v2's messages and numbers.
+const apiDiscovery = (version: string) => `
+syntax = "proto2";
+package k8s.io.api.apidiscovery.${version};
+message APIGroupDiscoveryList { optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1; repeated APIGroupDiscovery items = 2; }
+message APIGroupDiscovery { optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1; repeated APIVersionDiscovery versions = 2; }
+message APIVersionDiscovery { optional string version = 1; repeated APIResourceDiscovery resources = 2; optional string freshness = 3; }
+message APIResourceDiscovery {
+  optional string resource = 1; optional k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind responseKind = 2; optional string scope = 3;
+  optional string singularResource = 4; repeated string verbs = 5; repeated string shortNames = 6; repeated string categories = 7;
+  repeated APISubresourceDiscovery subresources = 8;
+}
+message APISubresourceDiscovery {
+  optional string subresource = 1; optional k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind responseKind = 2;
+  repeated k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind acceptedTypes = 3; repeated string verbs = 4;
+}
+`;
+const apiDiscoveryVersions = ['v2', 'v2beta1'];
 
 const autoscalingV1 = `
 syntax = "proto2";
@@ -89,11 +109,11 @@ export const metaV1ProtoPath = 'k8s.io/apimachinery/pkg/apis/meta/v1/generated.p
 /** A new root holding Kubernetes' messages, for a group's own messages to be added to and resolved against. */
 export function kubeMessages(): protobuf.Root {
   const root = new protobuf.Root();
-  for (const text of [runtime, metaV1, autoscalingV1]) protobuf.parse(text, root, { keepCase: true });
+  for (const text of [runtime, metaV1, autoscalingV1, ...apiDiscoveryVersions.map(apiDiscovery)]) protobuf.parse(text, root, { keepCase: true });
   return root;
 }
 
-/** The kinds of Kubernetes' own messages a server writes and reads: meta kinds every group version carries, meta.k8s.io's, autoscaling/v1 Scale. */
+/** The kinds of Kubernetes' own messages a server writes and reads: meta kinds every group version carries, meta.k8s.io's, autoscaling/v1 Scale, aggregated discovery. */
 export const kubeKinds: readonly ProtobufKind[] = [
   ...['Status', 'DeleteOptions', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList'].map((kind) => ({ kind, message: `${metaV1Package}.${kind}` })),
   ...['v1', 'v1beta1'].flatMap((version) => [
@@ -106,4 +126,9 @@ export const kubeKinds: readonly ProtobufKind[] = [
     },
   ]),
   { apiVersion: 'autoscaling/v1', kind: 'Scale', message: 'k8s.io.api.autoscaling.v1.Scale' },
+  ...apiDiscoveryVersions.map((version) => ({
+    apiVersion: `apidiscovery.k8s.io/${version}`,
+    kind: 'APIGroupDiscoveryList',
+    message: `k8s.io.api.apidiscovery.${version}.APIGroupDiscoveryList`,
+  })),
 ];

@@ -117,7 +117,7 @@ export class ProtobufScheme {
     const type = this.#root.lookupType(kind.message);
     const json = fromMessage(type, readMessage(type, (unknown.raw as Uint8Array | undefined) ?? new Uint8Array()));
     if (kind.itemKind && Array.isArray(json.items)) json.items = json.items.map((item: Json) => ({ apiVersion, kind: kind.itemKind, ...item }));
-    return { apiVersion, kind: kindName, ...json };
+    return { ...(apiVersion ? { apiVersion } : {}), kind: kindName, ...json };
   }
 
   /** A watch event as a stream frame's message: kube's raw WatchEvent, its object enveloped. */
