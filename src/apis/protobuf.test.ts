@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { maxNestingDepth } from '../machinery/decoding/bounded-decoding.js';
 import { componentRefPrefix, type JsonSchema } from '../machinery/json-schema.js';
 import { metaSchemaNames, metaSchemas } from '../machinery/types/meta-schemas.js';
 import { scaleSchemaName, scaleSchemas } from '../machinery/types/scale.js';
@@ -107,6 +108,13 @@ describe('protobuf round trips', () => {
       Buffer.from([0x12, 0x04, 0x12, 0x02, 0x10, 0x00]),
     ]);
     expect(bytes).toEqual(expected);
+  });
+
+  it('reads the JSON inside a message (FieldsV1) within the decoding bounds: too deep is a 400', () => {
+    let fieldsV1: object = {};
+    for (let depth = 0; depth <= maxNestingDepth; depth++) fieldsV1 = { 'f:a': fieldsV1 };
+    const bytes = scheme.encode({ apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { managedFields: [{ manager: 'm', fieldsV1 }] } });
+    expect(() => scheme.decode(bytes)).toThrow(expect.objectContaining({ code: 400 }));
   });
 
   it('knows no Table, and refuses what is not an enveloped message of a known kind', () => {

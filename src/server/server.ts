@@ -6,8 +6,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import type { ApiGroup } from '../apis/api-resource.js';
-import { cairnGroup } from '../apis/cairn/register.js';
+import { servedGroups } from '../apis/served-groups.js';
 import type { AuditBackend } from '../auth/audit.js';
 import { BearerTokenAuthenticator, type TokenAuthenticator } from '../auth/bearer-token-authenticator.js';
 import { bootstrapPolicy } from '../auth/bootstrap-policy.js';
@@ -51,8 +50,7 @@ import { reloadServingCertificate } from './serving-certificate-reloader.js';
 import { listen, type Listener } from './serving.js';
 import { servingTlsOptions } from './tls-options.js';
 
-/** The groups this server serves. */
-export const servedGroups: readonly ApiGroup[] = [cairnGroup];
+export { servedGroups };
 
 /** A running server. */
 export interface RunningServer {

@@ -5,7 +5,7 @@
 import https from 'node:https';
 import type { RunningServer } from '../../src/server/server.js';
 import { protobufScheme } from '../../src/apis/protobuf.js';
-import { cairnGroup } from '../../src/apis/cairn/register.js';
+import { servedGroups } from '../../src/apis/served-groups.js';
 import { until } from './json-lines.js';
 import type { ServerEndpoint } from './test-server.js';
 
@@ -13,7 +13,7 @@ import type { ServerEndpoint } from './test-server.js';
 export const protobuf = 'application/vnd.kubernetes.protobuf';
 
 /** The scheme the server writes with, to encode request bodies and decode responses. */
-export const scheme = protobufScheme([cairnGroup]);
+export const scheme = protobufScheme(servedGroups);
 
 /** A response with its body as bytes. */
 export interface BinaryResponse {

@@ -2,15 +2,15 @@
  * The wire formats Cairn speaks, as kube's `NegotiatedSerializer.SupportedMediaTypes()`:
  * negotiation picks among them, in this order for wildcards (the first is the default).
  */
-import { cairnGroup } from '../../apis/cairn/register.js';
 import { protobufScheme } from '../../apis/protobuf.js';
+import { servedGroups } from '../../apis/served-groups.js';
 import { jsonSerializer } from './json-serializer.js';
 import { protobufSerializer } from './protobuf-serializer.js';
 import type { Serializer } from './serializer.js';
 import { yamlSerializer } from './yaml-serializer.js';
 
 /** Every serializer, the default (JSON) first; protobuf writes the served groups' kinds and Kubernetes' own. */
-export const serializers = Object.freeze([jsonSerializer, yamlSerializer, protobufSerializer(protobufScheme([cairnGroup]))] as const);
+export const serializers = Object.freeze([jsonSerializer, yamlSerializer, protobufSerializer(protobufScheme(servedGroups))] as const);
 
 /** The short name of a supported format: `json`, `yaml`, `protobuf`. */
 export type SerializerFormat = (typeof serializers)[number]['format'];

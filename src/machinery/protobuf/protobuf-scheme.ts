@@ -6,6 +6,7 @@
  * Objects go in and out as their JSON form; the kinds a scheme knows are its messages.
  */
 import protobuf from 'protobufjs';
+import { decodeJson } from '../decoding/bounded-decoding.js';
 import { badRequest } from '../errors.js';
 import { isPlainObject } from '../meta/object.js';
 import { kubeMessages, metaV1Package } from './kube-messages.js';
@@ -50,10 +51,10 @@ const specialForms: Readonly<Record<string, SpecialForm>> = {
       return `${text}${fractional}Z`;
     },
   },
-  // A JSON document kept as its bytes.
+  // A JSON document kept as its bytes, read within the decoding bounds as any JSON body.
   [`.${metaV1Package}.FieldsV1`]: {
     toMessage: (json) => ({ Raw: Buffer.from(JSON.stringify(json)) }),
-    fromMessage: ({ Raw }) => JSON.parse(Buffer.from((Raw as Uint8Array | undefined) ?? Buffer.from('{}')).toString('utf8')) as unknown,
+    fromMessage: ({ Raw }) => decodeJson(Buffer.from((Raw as Uint8Array | undefined) ?? Buffer.from('{}')).toString('utf8')),
   },
   // A list of strings in JSON, a message holding them in protobuf.
   [`.${metaV1Package}.Verbs`]: {
