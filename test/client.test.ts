@@ -249,6 +249,9 @@ describe('the typed client in every version, with typed patches and subresources
       body: { spec: { steps: [{ name: 'fetch', image: 'alpine:3.21' }] } },
     });
     expect(strategic.spec?.steps).toEqual([{ name: 'fetch', image: 'alpine:3.21', env: [{ name: 'A', value: '1' }] }]);
+    const dryRun = await client.patch(v1Pipeline, { ...named('pt-1'), type: 'merge', dryRun: 'All', body: { spec: { replicas: 8 } } });
+    expect(dryRun.spec?.replicas).toBe(8);
+    expect((await unwrap(client.api.GET(v1Pipeline, at('pt-1')))).spec?.replicas).toBe(4);
     const removed = await client.patch(v1Pipeline, { ...named('pt-1'), type: 'merge', body: { metadata: { labels: { tier: null } } } });
     expect(removed.metadata?.labels).toBeUndefined();
 

@@ -106,9 +106,9 @@ export type PatchRequest<P extends PatchPath> = Extract<PatchBodyOf<PatchedObjec
  * });
  */
 export async function patch<P extends PatchPath>(api: Client<paths>, path: P, request: PatchRequest<P>): Promise<PatchedObject<P>> {
-  const { type, body, fieldManager, dryRun, fieldValidation, signal } = request as PatchRequest<P> & { force?: boolean };
-  const force = (request as { force?: boolean }).force;
-  const query = { fieldManager, dryRun, fieldValidation, force };
+  // Every patch type's fields, read alike: only apply has `force`.
+  const { type, body, fieldManager, force, dryRun, fieldValidation, signal } = request as PatchRequest<P> & { readonly force?: boolean };
+  const query = { fieldManager, force, dryRun, fieldValidation };
   const init = { params: { path: request.path, query }, body, headers: { 'Content-Type': patchContentTypes[type] }, signal };
   return (await unwrap((api.PATCH as unknown as UntypedCall)(path, init))) as PatchedObject<P>;
 }
