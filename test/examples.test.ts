@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { versions } from '../src/client/versions.js';
 import { kubectlAvailable, kubectlOnPath, runKubectl, type RunResult } from './support/kubectl.js';
 import { sharedTestServer } from './support/test-server.js';
 
@@ -38,41 +39,38 @@ describe('examples/', () => {
     const getJson = async (resource: string, name: string) => JSON.parse((await kubectl('get', resource, name, '-o', 'json')).stdout);
 
     it('holds a manifest for each served version', async () => {
-      expect((await readdir(manifests)).sort()).toEqual(['v1.yaml', 'v1alpha1.yaml', 'v1beta1.yaml']);
+      expect((await readdir(manifests)).sort()).toEqual(versions.map((version) => `${version}.yaml`).sort());
     });
 
-    it.each(['v1', 'v1beta1', 'v1alpha1'])(
-      'applies %s: a RunnerClass and a Pipeline using it, the same in v1 whatever version they were written in',
-      async (version) => {
-        const file = join(manifests, `${version}.yaml`);
-        const applied = await kubectl('apply', '-f', file);
-        expect(applied.stdout).toBe(`runnerclass.cairn.dev/batch-${version} created\npipeline.cairn.dev/ingest-${version} created\n`);
+    it.each(versions)('applies %s: a RunnerClass and a Pipeline using it, the same in v1 whatever version they were written in', async (version) => {
+      const file = join(manifests, `${version}.yaml`);
+      const applied = await kubectl('apply', '-f', file);
+      expect(applied.stdout).toBe(`runnerclass.cairn.dev/batch-${version} created\npipeline.cairn.dev/ingest-${version} created\n`);
 
-        const runnerClass = await getJson('runnerclasses.v1.cairn.dev', `batch-${version}`);
-        expect(runnerClass.spec).toEqual({ image: 'registry.example/runner:1.4', maxReplicas: 8 });
-        const pipeline = await getJson('pipelines.v1.cairn.dev', `ingest-${version}`);
-        expect(pipeline.metadata.labels).toEqual({ team: 'data' });
-        expect(pipeline.spec).toMatchObject({
-          runnerClassName: `batch-${version}`,
-          replicas: 2,
-          steps: [
-            { name: 'fetch', image: 'alpine:3.20', command: ['sh', '-c', 'wget -qO- https://example.com'] },
-            { name: 'store', image: 'busybox:1.36', command: ['sh', '-c', 'cat > /data/page.html'] },
-          ],
-        });
-        // v1alpha1 says nothing of env (nor paused); the others do.
-        expect(pipeline.spec.steps[0].env).toEqual(version === 'v1alpha1' ? undefined : [{ name: 'MODE', value: 'fast' }]);
+      const runnerClass = await getJson('runnerclasses.v1.cairn.dev', `batch-${version}`);
+      expect(runnerClass.spec).toEqual({ image: 'registry.example/runner:1.4', maxReplicas: 8 });
+      const pipeline = await getJson('pipelines.v1.cairn.dev', `ingest-${version}`);
+      expect(pipeline.metadata.labels).toEqual({ team: 'data' });
+      expect(pipeline.spec).toMatchObject({
+        runnerClassName: `batch-${version}`,
+        replicas: 2,
+        steps: [
+          { name: 'fetch', image: 'alpine:3.20', command: ['sh', '-c', 'wget -qO- https://example.com'] },
+          { name: 'store', image: 'busybox:1.36', command: ['sh', '-c', 'cat > /data/page.html'] },
+        ],
+      });
+      // v1alpha1 says nothing of env (nor paused); the others do.
+      expect(pipeline.spec.steps[0].env).toEqual(version === 'v1alpha1' ? undefined : [{ name: 'MODE', value: 'fast' }]);
 
-        // Read in the oldest version, the fields carry its names.
-        const alpha = await getJson('pipelines.v1alpha1.cairn.dev', `ingest-${version}`);
-        expect(alpha.spec).toMatchObject({ runnerClass: `batch-${version}`, parallelism: 2, steps: [{ run: 'wget -qO- https://example.com' }, {}] });
+      // Read in the oldest version, the fields carry its names.
+      const alpha = await getJson('pipelines.v1alpha1.cairn.dev', `ingest-${version}`);
+      expect(alpha.spec).toMatchObject({ runnerClass: `batch-${version}`, parallelism: 2, steps: [{ run: 'wget -qO- https://example.com' }, {}] });
 
-        // Applying the same file again changes nothing.
-        expect((await kubectl('apply', '-f', file)).stdout).toBe(
-          `runnerclass.cairn.dev/batch-${version} unchanged\npipeline.cairn.dev/ingest-${version} unchanged\n`,
-        );
-      },
-    );
+      // Applying the same file again changes nothing.
+      expect((await kubectl('apply', '-f', file)).stdout).toBe(
+        `runnerclass.cairn.dev/batch-${version} unchanged\npipeline.cairn.dev/ingest-${version} unchanged\n`,
+      );
+    });
   });
 
   it('runs pipeline-client.ts: creates, scales, watches until ready and follows the log', async () => {
