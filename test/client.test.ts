@@ -13,6 +13,8 @@ import {
   isConflict,
   isNotFound,
   loadKubeconfig,
+  listAndWatch,
+  listWatch,
   ResourceExpiredError,
   unwrap,
   type CairnClient,
@@ -22,6 +24,7 @@ import {
   type v1beta1,
   type WatchEvent,
 } from '../src/client/index.js';
+import { eventually } from './support/eventually.js';
 import { pipeline, sharedTestServer, startTestServer } from './support/test-server.js';
 
 const root = new URL('../', import.meta.url);
@@ -379,6 +382,54 @@ describe('a watch from an expired resourceVersion', () => {
       }
       expect(error).toBeInstanceOf(ResourceExpiredError);
       expect(error).toMatchObject({ code: 410, reason: 'Expired' });
+    } finally {
+      client.close();
+      await server.destroy();
+    }
+  });
+
+  it('makes listAndWatch list again and watch on, repeating nothing that did not change', async () => {
+    const server = await startTestServer({ backend: 'pglite', args: ['--event-retention', '0', '--compaction-interval', '0.2'] });
+    const client = createCairnClient(await loadKubeconfig(server.kubeconfigPath));
+    const create = (namespace: string, name: string) => unwrap(client.api.POST(pipelinesPath, { params: { path: { namespace } }, body: manifest(name) }));
+    try {
+      await create('quiet', 'q-1');
+      // The real list and watch, its lists counted: each stream ends after 1 s and reopens from the last resourceVersion it saw.
+      const source = listWatch(client, pipelinesPath, { path: { namespace: 'quiet' }, watchTimeoutSeconds: 1 });
+      let lists = 0;
+      const counted: typeof source = {
+        ...source,
+        list(signal) {
+          lists++;
+          return source.list(signal);
+        },
+      };
+      const stop = new AbortController();
+      const errors: unknown[] = [];
+      const seen: string[] = [];
+      const reading = (async () => {
+        for await (const event of listAndWatch(counted, { signal: stop.signal, onError: (error) => errors.push(error) })) {
+          seen.push(event.type === 'SYNCED' ? 'SYNCED' : `${event.type} ${event.object.metadata?.name}`);
+        }
+      })();
+      await eventually('the first list', 10_000, async () => seen.includes('SYNCED'));
+      // Writes elsewhere move the resourceVersion on, and compaction drops the history the quiet watch would resume from: 410, a relist.
+      let written = 0;
+      await eventually(
+        'a relist',
+        20_000,
+        async () => {
+          await create('busy', `b-${written++}`);
+          return lists >= 2;
+        },
+        200,
+      );
+      await create('quiet', 'q-2');
+      await eventually('the change after the relist', 10_000, async () => seen.includes('ADDED q-2'));
+      stop.abort();
+      await reading;
+      expect(seen).toEqual(['ADDED q-1', 'SYNCED', 'ADDED q-2']);
+      expect(errors).toEqual([]);
     } finally {
       client.close();
       await server.destroy();
