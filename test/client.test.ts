@@ -1,8 +1,10 @@
 /**
- * The typed client against a real server: the generated types match the committed
- * OpenAPI document, requests authenticate with the kubeconfig's client certificate,
- * failures are ApiErrors carrying the Status, watches resume across the server's
- * timeouts and end in a ResourceExpiredError on 410, and the log streams line by line.
+ * The typed client against a real server: the generated types of every version match
+ * the committed OpenAPI documents, requests authenticate with the kubeconfig's client
+ * certificate, failures are ApiErrors carrying the Status, every version is served with
+ * its own types, patches of each type, status and scale helpers work, watches resume
+ * across the server's timeouts and end in a ResourceExpiredError on 410 (on which
+ * listAndWatch lists again), and the log streams line by line.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
