@@ -203,7 +203,8 @@ describe.runIf(kubectlAvailable)('kubectl get and describe across versions (need
 
     it('describe pipeline prints the object although Cairn serves no events', async ({ expect }) => {
       // kubectl also asks /api/v1/namespaces/NS/events, which Cairn does not serve: the 404 must
-      // leave the output intact, show no events and print no error.
+      // leave the output intact, show no events and print no error. From 1.32 that request
+      // accepts protobuf first, so the 404's Status comes back in protobuf, which kubectl reads.
       const { stdout, stderr } = await kubectlOk(expect, 'describe', 'pipeline', 'gamma', '-n', namespace);
       expect(stderr).toBe('');
       for (const line of [
