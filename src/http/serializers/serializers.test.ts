@@ -66,6 +66,22 @@ describe('negotiation through the serializers', () => {
     expect(() => decodeBody('a: 1', 'application/yaml', ['application/json'])).toThrow(expect.objectContaining({ code: 415 }));
   });
 
+  it('writes protobuf where kube does: objects, lists, watches and PartialObjectMetadata, never a Table', () => {
+    const protobuf = 'application/vnd.kubernetes.protobuf';
+    expect(negotiateResourceOutput(`${protobuf}, application/json`, 'watch')).toEqual({ format: 'protobuf' });
+    expect(negotiateResourceOutput(`${protobuf};stream=watch`, 'watch')).toEqual({ format: 'protobuf' });
+    expect(negotiateResourceOutput(`${protobuf};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`, 'list')).toEqual({
+      format: 'protobuf',
+      transform: { as: 'PartialObjectMetadataList', version: 'v1' },
+    });
+    const table = `${protobuf};as=Table;g=meta.k8s.io;v=v1`;
+    expect(negotiateResourceOutput(`${table}, application/json;as=Table;g=meta.k8s.io;v=v1`, 'object')).toEqual({
+      format: 'json',
+      transform: { as: 'Table', version: 'v1' },
+    });
+    expect(() => negotiateResourceOutput(table, 'watch')).toThrow(expect.objectContaining({ code: 406, message: expect.not.stringContaining(table) }));
+  });
+
   it('streams watches only in a format with a framer', () => {
     expect(negotiateResourceOutput('application/yaml, application/json;q=0.5', 'watch')).toEqual({ format: 'json' });
     expect(() => negotiateResourceOutput('application/yaml', 'watch')).toThrow(expect.objectContaining({ code: 406 }));
