@@ -63,7 +63,21 @@ type StreamGet = (path: string, init: object) => Promise<{ data?: ReadableStream
  *   console.log(event.type, event.object.metadata?.name);
  * }
  */
-export async function* watch<P extends WatchPath>(api: Client<paths>, path: P, options: WatchOptions<P> = {}): AsyncGenerator<WatchEvent<WatchedObject<P>>> {
+export function watch<P extends WatchPath>(api: Client<paths>, path: P, options: WatchOptions<P> = {}): AsyncGenerator<WatchEvent<WatchedObject<P>>> {
+  return watchPath(api, path, options);
+}
+
+/**
+ * `watch` of any path the server serves, typed by the caller: for collections found
+ * through discovery, which the OpenAPI types cannot name. `accept` asks for another
+ * representation of each event's object, e.g.
+ * `application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1` for metadata only.
+ */
+export async function* watchPath<T>(
+  api: Client<paths>,
+  path: string,
+  options: Omit<WatchOptions<WatchPath>, 'path'> & { readonly accept?: string; readonly path?: object } = {},
+): AsyncGenerator<WatchEvent<T>> {
   const { signal } = options;
   let resourceVersion = options.resourceVersion;
   let failures = 0;
@@ -78,7 +92,7 @@ export async function* watch<P extends WatchPath>(api: Client<paths>, path: P, o
         if (event.type === 'ERROR') throw apiError(500, event.object);
         resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
         received = true;
-        if (event.type !== 'BOOKMARK') yield event as WatchEvent<WatchedObject<P>>;
+        if (event.type !== 'BOOKMARK') yield event as WatchEvent<T>;
       }
       if (received || Date.now() - opened >= emptyStreamMs) {
         failures = 0;
@@ -98,10 +112,10 @@ export async function* watch<P extends WatchPath>(api: Client<paths>, path: P, o
 }
 
 /** Opens one stream of the watch. */
-async function open<P extends WatchPath>(
+async function open(
   api: Client<paths>,
-  path: P,
-  options: WatchOptions<P>,
+  path: string,
+  options: Parameters<typeof watchPath>[2] & object,
   resourceVersion: string | undefined,
 ): Promise<ReadableStream<Uint8Array>> {
   const query = {
@@ -114,6 +128,7 @@ async function open<P extends WatchPath>(
   };
   const { data, error, response } = await (api.GET as unknown as StreamGet)(path, {
     params: { path: options.path, query },
+    ...(options.accept ? { headers: { Accept: options.accept } } : {}),
     parseAs: 'stream',
     signal: options.signal,
   });
