@@ -110,8 +110,8 @@ describe('replicas on one PostgreSQL', () => {
     for (let i = 0; i < 2; i++) replicas.push(await startTestServer({ backend: 'postgres', databaseUrl, garbageCollector: true }));
     await eventually('one replica leads', 15_000, async () => (await Promise.all(replicas.map(isLeader))).filter(Boolean).length === 1);
     const leaders = await Promise.all(replicas.map(isLeader));
-    const leader = replicas[leaders.indexOf(true)]!;
-    const follower = replicas[leaders.indexOf(false)]!;
+    const leader = replicas[leaders.indexOf(true)];
+    const follower = replicas[leaders.indexOf(false)];
     // Asked of the replica that does not collect, the cascade is finished by the one that does.
     const first = await ownerAndDependent(follower, 'replica-owner');
     await deleteInForeground(follower, first.owner);

@@ -5,7 +5,7 @@ const ref = (uid: string, blockOwnerDeletion?: boolean) => ({ apiVersion: 'cairn
 const classify = (states: Record<string, OwnerState>) =>
   classifyReferences(
     Object.keys(states).map((uid) => ref(uid, true)),
-    (r) => states[r.uid]!,
+    (r) => states[r.uid],
   );
 const facts = { finalizers: [], hasDependents: false, dependentDeletingDependents: false };
 
