@@ -9,6 +9,9 @@ import pg from 'pg';
 /** The advisory lock of the garbage collector ("cairn-gc" in ASCII), beside compaction's ("cairn-cp"). */
 export const garbageCollectorLockKey = 0x636169726e2d6763n;
 
+/** How often a held lock's connection is checked, in ms. */
+const checkIntervalMs = 2000;
+
 /** A lock this process holds. */
 export interface SessionLock {
   /** Resolves when the lock is lost with its connection. */
@@ -19,7 +22,7 @@ export interface SessionLock {
 
 /** Takes the lock `key` on the database at `connectionString` if no other session holds it; undefined if one does. */
 export async function trySessionLock(connectionString: string, key: bigint): Promise<SessionLock | undefined> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000 });
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000, keepAlive: true });
   let markLost!: () => void;
   const lost = new Promise<void>((resolve) => (markLost = resolve));
   client.on('error', () => markLost());
@@ -35,6 +38,10 @@ export async function trySessionLock(connectionString: string, key: bigint): Pro
     await client.end().catch(() => undefined);
     throw error;
   }
+  // An idle connection whose server went away says nothing until it is used: the lock is checked this often.
+  const check = setInterval(() => client.query('SELECT 1').catch(() => markLost()), checkIntervalMs);
+  check.unref();
+  void lost.then(() => clearInterval(check));
   return {
     lost,
     // Ending the session releases its advisory locks.

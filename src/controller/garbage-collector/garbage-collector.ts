@@ -26,7 +26,7 @@ import type { ControllerLogger } from '../controller.js';
 import { WorkQueue } from '../work-queue.js';
 import { classifyReferences, decide, unblocked, withoutReferences, type OwnerState } from './decisions.js';
 import { Graph, nodeOf, type GraphWork, type Node } from './graph.js';
-import { MetadataClient, type MetadataObject, type ObjectLocation, type ServedResource } from './metadata-client.js';
+import { MetadataClient, type MetadataObject, type MetadataPatch, type ObjectLocation, type ServedResource } from './metadata-client.js';
 import { ownerState } from './owners.js';
 
 /** What the collector counts as it works (the server turns them into metrics). */
@@ -98,7 +98,7 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
   };
 
   /** Reads the object's metadata and patches what `change` returns of it, with its uid and resourceVersion as preconditions; false when it is gone. */
-  async function updateMetadata(location: ObjectLocation, uid: string, change: (meta: ObjectMeta) => ObjectMeta | undefined): Promise<boolean> {
+  async function updateMetadata(location: ObjectLocation, uid: string, change: (meta: ObjectMeta) => MetadataPatch | undefined): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       const meta = (await metadata.get(location))?.metadata;
       if (meta?.uid !== uid) return false;
@@ -121,7 +121,7 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     );
 
   /** The references kept, as a merge patch writes them: null once none is left. */
-  const references = (kept: OwnerReference[]): ObjectMeta => ({ ownerReferences: kept.length > 0 ? kept : (null as unknown as undefined) });
+  const references = (kept: OwnerReference[]): MetadataPatch => ({ ownerReferences: kept.length > 0 ? kept : null });
 
   /** kube's processDeletingDependentsItem: the owner goes once no blocking dependent is left. */
   async function processDeletingDependents(owner: Node): Promise<void> {

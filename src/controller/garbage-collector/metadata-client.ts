@@ -29,6 +29,9 @@ export interface ServedResource {
   readonly namespaced: boolean;
 }
 
+/** A JSON merge patch of ObjectMeta: null removes a field. */
+export type MetadataPatch = { readonly [K in keyof ObjectMeta]?: ObjectMeta[K] | null };
+
 /** Where one object lives. */
 export interface ObjectLocation {
   readonly resource: ServedResource;
@@ -121,7 +124,7 @@ export class MetadataClient {
   }
 
   /** Applies a JSON merge patch of the object's metadata. */
-  async patchMetadata(location: ObjectLocation, metadata: ObjectMeta): Promise<void> {
+  async patchMetadata(location: ObjectLocation, metadata: MetadataPatch): Promise<void> {
     await call(this.#api, 'PATCH', objectPath(location), { body: { metadata }, headers: { 'Content-Type': 'application/merge-patch+json' } });
   }
 
