@@ -81,7 +81,7 @@ describe('the garbage collector', () => {
     expect((await get(`${pipelines()}/bg-shared`)).json.metadata.ownerReferences).toEqual([referenceTo(other)]);
     // The collector counts and logs once the delete's response is in, which may be after the object is gone.
     await eventually('the deletion is counted', 5000, async () => counted.deleted.includes('pipelines'));
-    await wasLogged('garbage collector deleted a dependent whose owners are gone', {
+    await wasLogged('garbage collector deleted a dependent whose owners are gone or waiting for it', {
       kind: 'Pipeline',
       namespace: 'default',
       name: 'bg-only',
@@ -98,6 +98,11 @@ describe('the garbage collector', () => {
     const marked = await remove(`${runnerClasses}/fg-owner`, 'Foreground');
     expect(marked.metadata.finalizers).toEqual(['foregroundDeletion']);
     await gone(`${pipelines()}/fg-free`);
+    await wasLogged('garbage collector deleted a dependent whose owners are gone or waiting for it', {
+      name: 'fg-free',
+      owners: ['RunnerClass/fg-owner'],
+      cascade: 'foreground',
+    });
     await eventually('the blocking dependent is being deleted', 10_000, async () =>
       Boolean((await get(`${pipelines()}/fg-blocking`)).json.metadata.deletionTimestamp),
     );

@@ -97,13 +97,16 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     for (const uid of work.attemptToOrphan) attemptToOrphan.add(uid);
   };
 
-  /** Reads the object's metadata and patches what `change` returns of it, with its uid and resourceVersion as preconditions; false when it is gone. */
+  /**
+   * Reads the object's metadata and patches what `change` returns of it, with its uid and
+   * resourceVersion as preconditions; false when it is gone or `change` had nothing to patch.
+   */
   async function updateMetadata(location: ObjectLocation, uid: string, change: (meta: ObjectMeta) => MetadataPatch | undefined): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       const meta = (await metadata.get(location))?.metadata;
       if (meta?.uid !== uid) return false;
       const patch = change(meta);
-      if (!patch) return true;
+      if (!patch) return false;
       try {
         await metadata.patchMetadata(location, { ...patch, uid, resourceVersion: meta.resourceVersion });
         return true;
@@ -120,8 +123,14 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
       meta.finalizers?.includes(finalizer) ? { finalizers: meta.finalizers.filter((f) => f !== finalizer) } : undefined,
     );
 
-  /** The references kept, as a merge patch writes them: null once none is left. */
-  const references = (kept: OwnerReference[]): MetadataPatch => ({ ownerReferences: kept.length > 0 ? kept : null });
+  /** A change dropping the references to `uids`, if the object has any (a merge patch writes null once none is left). */
+  const dropReferences =
+    (uids: readonly string[]) =>
+    (meta: ObjectMeta): MetadataPatch | undefined => {
+      const kept = withoutReferences(meta.ownerReferences ?? [], uids);
+      if (kept.length === (meta.ownerReferences ?? []).length) return undefined;
+      return { ownerReferences: kept.length > 0 ? kept : null };
+    };
 
   /** kube's processDeletingDependentsItem: the owner goes once no blocking dependent is left. */
   async function processDeletingDependents(owner: Node): Promise<void> {
@@ -147,13 +156,15 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     const states = new Map<string, OwnerState>();
     for (const ref of node.ownerReferences) states.set(ref.uid, await ownerState(metadata, node, ref, served));
     const dependents = graph.dependents(uid);
-    const decision = decide(
-      classifyReferences(node.ownerReferences, (ref) => states.get(ref.uid)!),
-      { finalizers: meta.finalizers ?? [], hasDependents: dependents.length > 0, dependentDeletingDependents: dependents.some((d) => d.deletingDependents) },
-    );
+    const classified = classifyReferences(node.ownerReferences, (ref) => states.get(ref.uid)!);
+    const decision = decide(classified, {
+      finalizers: meta.finalizers ?? [],
+      hasDependents: dependents.length > 0,
+      dependentDeletingDependents: dependents.some((d) => d.deletingDependents),
+    });
     if (decision.action === 'keep') return;
     if (decision.action === 'removeReferences') {
-      await updateMetadata(node, uid, (m) => references(withoutReferences(m.ownerReferences ?? [], decision.uids)));
+      await updateMetadata(node, uid, dropReferences(decision.uids));
       return;
     }
     if (decision.unblock.length > 0) await updateMetadata(node, uid, (m) => ({ ownerReferences: unblocked(m.ownerReferences ?? [], decision.unblock) }));
@@ -166,8 +177,14 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     }
     counters.deleted(node.resource.resource);
     logger.info(
-      { ...describeObject(node), owners: node.ownerReferences.map(describeReference), propagationPolicy: decision.propagationPolicy, cascade: 'background' },
-      'garbage collector deleted a dependent whose owners are gone',
+      {
+        ...describeObject(node),
+        owners: node.ownerReferences.map(describeReference),
+        propagationPolicy: decision.propagationPolicy,
+        // Which cascade this deletion is part of: an owner waiting for it, or owners gone.
+        cascade: classified.waitingForDependentsDeletion.length > 0 ? 'foreground' : 'background',
+      },
+      'garbage collector deleted a dependent whose owners are gone or waiting for it',
     );
   }
 
@@ -177,7 +194,7 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     if (!owner?.orphaningDependents) return;
     const dependents = graph.dependents(uid);
     for (const dependent of dependents) {
-      if (await updateMetadata(dependent, dependent.uid, (m) => references(withoutReferences(m.ownerReferences ?? [], [uid])))) {
+      if (await updateMetadata(dependent, dependent.uid, dropReferences([uid]))) {
         counters.orphaned(dependent.resource.resource);
       }
     }
