@@ -104,7 +104,7 @@ describe('the typed client', () => {
     const stale = await unwrap(client.api.DELETE(pipelinePath, { ...at('c-3'), body: { preconditions: { uid: 'another' } } })).catch((e: unknown) => e);
     expect(isConflict(stale)).toBe(true);
     const marked = await unwrap(client.api.DELETE(pipelinePath, { ...at('c-3'), body: { propagationPolicy: 'Orphan' } }));
-    expect((marked as Pipeline).metadata?.finalizers).toEqual(['orphan']);
+    expect(marked.metadata?.finalizers).toEqual(['orphan']);
   });
 
   it('lists in pages, following each continue token to the last page, with selectors', async () => {
