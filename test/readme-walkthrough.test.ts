@@ -1,21 +1,32 @@
 /**
  * README.md's "The first hour", run as a newcomer runs it, so the README never lies: every
  * `sh` block of that section, in order, with bash, in a scratch copy of the checkout (its
- * entries linked, a fresh `.data`), with the real kubectl and `npm start`, checking that each
- * prints what the text says. Blocks go to the terminals the text names: the server's (`npm
- * start`, left running; Ctrl-C is SIGINT to its process group), the one the user types kubectl
- * into, and the one following the log; what a block exports stays in its terminal for the
- * next block there. Two things differ from a user's run, both stated in the README: `PORT=0`
- * (the machine is shared), and the PostgreSQL URL placeholder becomes a throwaway database's.
- * A block marked `<!-- not run … -->` is skipped, and the README says why beside it.
+ * entries linked, `apiservice/` copied, a fresh `.data`), with the real kubectl and `npm
+ * start`, checking that each prints what the text says. Blocks go to the terminals the text
+ * names: the server's (`npm start`, left running; Ctrl-C is SIGINT to its process group), the
+ * one the user types kubectl into, the one following the log, and one pointed at a cluster;
+ * what a block exports stays in its terminal for the next block there.
+ *
+ * What differs from a user's run is said in the README too: `PORT=0` (the machine is shared);
+ * the PostgreSQL URL placeholder, and the URL in apiservice/'s Secret, become a throwaway
+ * database's; the cluster is a real kube-apiserver 1.34 and etcd without nodes or kube-proxy,
+ * so the test runs the Deployment's pod and routes its Service itself once the block has
+ * applied the manifests. A block marked `<!-- not run … -->` (Docker Compose) is skipped,
+ * and the README says why beside it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseConfig } from '../src/server/config.js';
+import { startServer, type RunningServer } from '../src/server/server.js';
+import { cairnApiServices, cairnNamespace, cairnService } from './support/aggregated-cairn.js';
 import { eventually } from './support/eventually.js';
+import { controlPlaneKubectl, startKubeControlPlane, type KubeControlPlane } from './support/kube-control-plane.js';
 import { kubectlAvailable } from './support/kubectl.js';
 import { testDatabaseUrl } from './support/test-database.js';
 
@@ -125,6 +136,91 @@ async function bannerOf(server: Running): Promise<string> {
   return stderr.slice(start, stderr.indexOf('\n\n', start) + 1);
 }
 
+/** `kubectl … -o json` against the control plane, parsed. */
+async function kubectlJson(plane: KubeControlPlane, ...args: string[]): Promise<any> {
+  const result = await plane.kubectl([...args, '-o', 'json']);
+  expect(result.code, `kubectl ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+/**
+ * What kubelet does for a pod of apiservice/'s Deployment, which nothing runs on a control
+ * plane without nodes: the container's args, its environment (from a Secret), its volumes (a
+ * Secret, a ConfigMap, an emptyDir) and its ServiceAccount's token and CA, as files under
+ * `dir`, then Cairn started in-process with them, one replica. Its network is the loopback, so
+ * it listens on a free port of 127.0.0.1 instead of the container's 8443 on every interface.
+ */
+async function runDeploymentPod(plane: KubeControlPlane, dir: string): Promise<RunningServer> {
+  const deployment = await kubectlJson(plane, '-n', cairnNamespace, 'get', 'deployment', cairnService);
+  const pod = deployment.spec.template.spec;
+  const [container] = pod.containers;
+  const secret = async (name: string): Promise<Record<string, string>> => (await kubectlJson(plane, '-n', cairnNamespace, 'get', 'secret', name)).data;
+  const mounts = new Map<string, string>();
+  for (const mount of container.volumeMounts) {
+    const volume = pod.volumes.find((v: { name: string }) => v.name === mount.name);
+    const local = join(dir, 'volumes', mount.name);
+    await mkdir(local, { recursive: true });
+    if (volume.secret) {
+      for (const [key, value] of Object.entries(await secret(volume.secret.secretName))) await writeFile(join(local, key), Buffer.from(value, 'base64'));
+    } else if (volume.configMap) {
+      const configMap = await kubectlJson(plane, '-n', cairnNamespace, 'get', 'configmap', volume.configMap.name);
+      for (const [key, value] of Object.entries<string>(configMap.data)) await writeFile(join(local, key), value);
+    } else {
+      expect(volume.emptyDir, `volume ${mount.name}`).toBeDefined();
+    }
+    mounts.set(mount.mountPath, local);
+  }
+  const args = (container.args as string[]).map((arg) => {
+    if (arg.startsWith('--port=')) return '--port=0';
+    if (arg.startsWith('--bind-address=')) return '--bind-address=127.0.0.1';
+    return [...mounts].reduce((local, [mountPath, path]) => local.replace(mountPath, path), arg);
+  });
+  const env: Record<string, string> = {};
+  for (const variable of container.env ?? []) {
+    const ref = variable.valueFrom?.secretKeyRef;
+    env[variable.name] = ref ? Buffer.from((await secret(ref.name))[ref.key], 'base64').toString('utf8') : variable.value;
+  }
+  // The ServiceAccount's token and the cluster's CA, mounted at /var/run/secrets/kubernetes.io/serviceaccount.
+  const serviceAccountDir = join(dir, 'serviceaccount');
+  await mkdir(serviceAccountDir, { recursive: true });
+  const token = await plane.kubectl(['-n', cairnNamespace, 'create', 'token', pod.serviceAccountName]);
+  expect(token.code, token.stderr).toBe(0);
+  await writeFile(join(serviceAccountDir, 'token'), token.stdout.trim());
+  await writeFile(join(serviceAccountDir, 'ca.crt'), plane.servingCaPem);
+  await writeFile(join(serviceAccountDir, 'namespace'), cairnNamespace);
+  const { hostname, port } = new URL(plane.url);
+  const config = parseConfig(args, { ...env, KUBERNETES_SERVICE_HOST: hostname, KUBERNETES_SERVICE_PORT: port });
+  const server = await startServer(config, pino({ level: process.env.CAIRN_TEST_LOG ?? 'silent' }), { serviceAccountDir });
+  await server.ready;
+  return server;
+}
+
+/**
+ * What kube-proxy does for the Service, which this machine does not run: the aggregator reaches
+ * a ClusterIP Service only through it. So the Service becomes an ExternalName to the loopback
+ * host and each APIService names the pod's port, as test/support/aggregated-cairn.ts registers
+ * Cairn; the aggregator still verifies the serving certificate for
+ * cairn-apiserver.cairn-system.svc with the caBundle `npm run certs` wrote.
+ */
+async function routeService(plane: KubeControlPlane, dir: string, port: number): Promise<void> {
+  const file = join(dir, 'external-service.yaml');
+  const service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: cairnService, namespace: cairnNamespace },
+    spec: { type: 'ExternalName', externalName: 'localhost' },
+  };
+  await writeFile(file, stringify(service));
+  for (const args of [
+    ['-n', cairnNamespace, 'delete', 'service', cairnService],
+    ['create', '-f', file],
+    ...cairnApiServices.map((name) => ['patch', 'apiservice', name, '--type=merge', '-p', JSON.stringify({ spec: { service: { port } } })]),
+  ]) {
+    const result = await plane.kubectl(args);
+    expect(result.code, `kubectl ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  }
+}
+
 /** Stops a running server as Ctrl-C does, and waits for it to end. */
 async function interrupt(server: Running): Promise<Output> {
   server.signal('SIGINT');
@@ -133,17 +229,27 @@ async function interrupt(server: Running): Promise<Output> {
 
 describe.runIf(kubectlAvailable)('README.md, "The first hour", run block by block (needs kubectl on PATH)', () => {
   let checkout: string;
-  let databaseUrl: string;
+  let env: NodeJS.ProcessEnv;
   let blocks: Block[];
   const running: Running[] = [];
+  /** The block that registers Cairn with a cluster, run by the second test. */
+  const isClusterBlock = (block: Block): boolean => block.code.includes('kubectl apply -f apiservice/');
 
   beforeAll(async () => {
     blocks = walkthroughBlocks(await readFile(join(root, 'README.md'), 'utf8'));
     checkout = await mkdtemp(join(tmpdir(), 'cairn-first-hour-'));
     for (const entry of await readdir(root)) {
-      if (!['.git', '.data'].includes(entry)) await symlink(join(root, entry), join(checkout, entry));
+      // apiservice/ is copied: `npm run certs` writes into it.
+      if (entry === 'apiservice') await cp(join(root, entry), join(checkout, entry), { recursive: true });
+      else if (!['.git', '.data'].includes(entry)) await symlink(join(root, entry), join(checkout, entry));
     }
-    databaseUrl = await testDatabaseUrl();
+    env = {
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !['KUBECONFIG', 'DATABASE_URL', 'DATA_DIR', 'BIND_ADDRESS'].includes(name))),
+      // The project's Node 22 first, as `npm ci` leaves it for npm scripts.
+      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+      PORT: '0',
+      KUBECACHEDIR: join(checkout, '.kube-cache'),
+    };
   });
 
   afterAll(async () => {
@@ -152,19 +258,13 @@ describe.runIf(kubectlAvailable)('README.md, "The first hour", run block by bloc
     await rm(checkout, { recursive: true, force: true });
   });
 
-  it('runs every block as the text says, and each shows what the text promises', { timeout: 240_000 }, async () => {
-    const env: NodeJS.ProcessEnv = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !['KUBECONFIG', 'DATABASE_URL', 'DATA_DIR', 'BIND_ADDRESS'].includes(name))),
-      // The project's Node 22 first, as `npm ci` leaves it for npm scripts.
-      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
-      PORT: '0',
-      KUBECACHEDIR: join(checkout, '.kube-cache'),
-    };
+  it('1–7: runs every block from npm start to PostgreSQL as the text says, and each shows what the text promises', { timeout: 240_000 }, async () => {
+    const databaseUrl = await testDatabaseUrl();
     const server = await new Terminal('server', checkout, env).open();
     const shell = await new Terminal('kubectl', checkout, env).open();
     const follow = await new Terminal('follow', checkout, env).open();
 
-    const runnable = blocks.filter((block) => block.language === 'sh' && !block.notRun);
+    const runnable = blocks.filter((block) => block.language === 'sh' && !block.notRun && !isClusterBlock(block));
     const steps = [...runnable];
     /** The next block, which must contain `command`. */
     const next = (command: string): string => {
@@ -248,11 +348,57 @@ describe.runIf(kubectlAvailable)('README.md, "The first hour", run block by bloc
     expect(steps, 'every runnable block of the walkthrough was run and checked').toEqual([]);
   });
 
-  it('says why of each block it does not run', () => {
-    const skipped = blocks.filter((block) => block.notRun);
-    expect(skipped.map((block) => block.code.split('\n')[0])).toEqual([
-      'docker compose up -d',
-      'npm run certs -- --service cairn-apiserver --namespace cairn-system',
-    ]);
+  it('8: registers Cairn behind a real kube-apiserver with apiservice/, the test doing what kubelet and kube-proxy do', { timeout: 400_000 }, async () => {
+    const clusterBlocks = blocks.filter((block) => block.language === 'sh' && !block.notRun && isClusterBlock(block));
+    expect(clusterBlocks, 'one block registers Cairn with apiservice/').toHaveLength(1);
+    const plane = await startKubeControlPlane(inject('kubeBinaries'));
+    let pod: RunningServer | undefined;
+    try {
+      // What the text asks first: the database's URL in the Secret.
+      const secretFile = join(checkout, 'apiservice', '20-database-secret.yaml');
+      const secret = await readFile(secretFile, 'utf8');
+      const [, exampleUrl] = /^ {2}url: (\S+)$/m.exec(secret) ?? [];
+      expect(exampleUrl).toBeDefined();
+      await writeFile(secretFile, secret.replace(exampleUrl, await testDatabaseUrl()));
+      // kubectl pointed at the cluster: one within a minor of kube-apiserver 1.34.
+      const bin = join(checkout, '.cluster-bin');
+      await mkdir(bin);
+      await symlink(controlPlaneKubectl(), join(bin, 'kubectl'));
+      const cluster = await new Terminal('cluster', checkout, {
+        ...env,
+        PATH: `${bin}${delimiter}${env.PATH}`,
+        KUBECONFIG: plane.kubeconfigPath,
+        KUBECACHEDIR: join(checkout, '.kube-cache-cluster'),
+      }).open();
+
+      const block = cluster.start(clusterBlocks[0].code, true);
+      running.push(block);
+      // Once the block applied apiservice/ (the last APIService is in its last file), the pod starts and the Service routes to it.
+      await eventually(
+        'the block applies apiservice/',
+        120_000,
+        async () => (await plane.kubectl(['get', 'apiservice', cairnApiServices.at(-1)!])).code === 0 || block.output().code !== null,
+      );
+      expect(block.output().code, JSON.stringify(block.output())).toBeNull();
+      pod = await runDeploymentPod(plane, join(checkout, '.pod'));
+      await routeService(plane, join(checkout, '.pod'), pod.port);
+
+      const output = await block.exited;
+      expect(output.code, `${JSON.stringify(output)}\n${await plane.logTail()}`).toBe(0);
+      expect(output.stdout).toContain('serving certificate for cairn-apiserver.cairn-system.svc');
+      expect(output.stdout).toMatch(/^caBundle: apiservice\/40-apiservice-v1.yaml$/m);
+      expect(output.stdout).toContain('configmap/cairn-requestheader-ca created\n');
+      expect(output.stdout).toContain('deployment.apps/cairn-apiserver created\n');
+      for (const name of cairnApiServices) expect(output.stdout).toContain(`apiservice.apiregistration.k8s.io/${name} condition met\n`);
+      // Through kube-apiserver: no Pipelines yet, in any namespace.
+      expect(output.stderr).toContain('No resources found\n');
+    } finally {
+      await pod?.close();
+      await plane.stop();
+    }
+  });
+
+  it('skips only the Docker Compose block, which needs a Docker engine', () => {
+    expect(blocks.filter((block) => block.notRun).map((block) => block.code.split('\n')[0])).toEqual(['docker compose up -d']);
   });
 });
