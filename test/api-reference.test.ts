@@ -3,8 +3,11 @@
  * the served groups, and it documents every kind, version, field, subresource and printer
  * column they have.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../src/machinery/json-schema.js';
 import { apiReference } from '../src/openapi/api-reference.js';
@@ -51,6 +54,20 @@ describe('the API reference', () => {
   it(`has ${apiReferencePath} up to date`, async () => {
     const committed = await readFile(join(root, apiReferencePath), 'utf8');
     expect(committed, `${apiReferencePath} is stale: run \`npm run api-reference\``).toBe(await apiReferenceFile(servedGroups));
+  });
+
+  it('is what `npm run api-reference -- --out FILE` writes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cairn-api-reference-'));
+    try {
+      const out = join(dir, 'api-reference.md');
+      await promisify(execFile)(join(root, 'node_modules/.bin/tsx'), ['src/server/api-reference-command.ts', '--out', out], {
+        cwd: root,
+        env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
+      });
+      expect(await readFile(out, 'utf8')).toBe(await apiReferenceFile(servedGroups));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('documents every kind with its scope and versions, and every field of every version with the versions that have it', async () => {
