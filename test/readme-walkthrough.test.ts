@@ -128,12 +128,11 @@ class Terminal {
 
 /** The banner `npm start` prints on stderr: complete at its blank line. */
 async function bannerOf(server: Running): Promise<string> {
-  await eventually('npm start prints its banner', 120_000, async () => server.output().stderr.includes('\n\n') || server.output().code !== null);
-  const { stderr } = server.output();
-  expect(stderr, `npm start ended before its banner: ${JSON.stringify(server.output())}`).toContain('\n\n');
   // npm's own warnings may come first.
-  const start = stderr.indexOf('Cairn serves ');
-  return stderr.slice(start, stderr.indexOf('\n\n', start) + 1);
+  const banner = (): string | undefined => /^Cairn serves [\s\S]*?\n(?=\n)/m.exec(server.output().stderr)?.[0];
+  await eventually('npm start prints its banner', 120_000, async () => banner() !== undefined || server.output().code !== null);
+  expect(banner(), `npm start ended before its banner: ${JSON.stringify(server.output())}`).toBeDefined();
+  return banner()!;
 }
 
 /** `kubectl … -o json` against the control plane, parsed. */
