@@ -23,7 +23,7 @@ import { cairnGroup } from '../src/apis/cairn/register.js';
 import { cairnApiService, cairnApiServices, cairnNamespace, cairnService, startAggregatedCairn, type AggregatedCairn } from './support/aggregated-cairn.js';
 import { controlPlaneKubectl, startKubeControlPlane, type KubeControlPlane } from './support/kube-control-plane.js';
 import { kubectlAvailable, rows, waitFor, type RunResult } from './support/kubectl.js';
-import { pipeline } from './support/test-server.js';
+import { pipeline, runnerClass } from './support/test-server.js';
 import { startWebhookServer } from './support/webhook-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
@@ -241,6 +241,40 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
         await kubectl('delete', 'validatingwebhookconfiguration', 'cairn-aggregation-test');
         await webhook.close();
       }
+    });
+
+    it('serves RunnerClasses named gpu:large and "Team A" through the aggregator, and RBAC resourceNames grants one of them', async ({ expect }) => {
+      const names = ['gpu:large', 'Team A'];
+      for (const name of names) {
+        const created = await kubectlOk('create', '-f', await manifest(name.replace(/\W/g, '-'), runnerClass(name)));
+        expect(created.stdout.trim()).toBe(`runnerclass.cairn.dev/${name} created`);
+        expect((await kubectlOk('get', 'runnerclass', name, '-o', 'jsonpath={.metadata.name}')).stdout).toBe(name);
+      }
+      const asCarol = ['--as=carol'];
+      const forbidden = (name: string) =>
+        `Error from server (Forbidden): runnerclasses.cairn.dev "${name}" is forbidden: User "carol" cannot get resource "runnerclasses" in API group "cairn.dev" at the cluster scope`;
+      expect((await kubectl(...asCarol, 'get', 'runnerclass', 'gpu:large')).stderr.trim()).toBe(forbidden('gpu:large'));
+
+      // kube-apiserver authorizes the request before proxying it, and Cairn asks again with a SubjectAccessReview naming the RunnerClass.
+      await kubectlOk('create', 'clusterrole', 'carol-gpu', '--verb=get', '--resource=runnerclasses.cairn.dev', '--resource-name=gpu:large');
+      await kubectlOk('create', 'clusterrolebinding', 'carol-gpu', '--clusterrole=carol-gpu', '--user=carol');
+      const granted = await kubectlUntil(
+        (result) => result.code === 0,
+        15_000,
+        ...asCarol,
+        'get',
+        'runnerclass',
+        'gpu:large',
+        '-o',
+        'jsonpath={.metadata.name}',
+      );
+      expect(granted.code, `${granted.stderr}\n${cairn.logTail()}`).toBe(0);
+      expect(granted.stdout).toBe('gpu:large');
+      const other = await kubectl(...asCarol, 'get', 'runnerclass', 'Team A');
+      expect(other.code).toBe(1);
+      expect(other.stderr.trim()).toBe(forbidden('Team A'));
+
+      for (const name of names) expect((await kubectlOk('delete', 'runnerclass', name)).stdout.trim()).toBe(`runnerclass.cairn.dev "${name}" deleted`);
     });
 
     it('shows the APIServices Available, their Service an ExternalName, their caBundle the CA of Cairn’s certificate', async ({ expect }) => {

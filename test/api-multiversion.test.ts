@@ -229,8 +229,8 @@ describe('three served versions', () => {
       expect(negative.status, negative.text).toBe(422);
       expect(negative.json.details.causes.map((c: any) => c.field)).toEqual(['spec.parallelism']);
       expect(negative.json.message).toContain('spec.parallelism');
-      // A rule of the hub's validation (a DNS subdomain), named as v1alpha1 calls the field.
-      const badClass = await server().request('POST', collection('v1alpha1'), { body: { ...bad, spec: { ...bad.spec, runnerClass: 'Not_DNS' } } });
+      // A rule of the hub's validation (no '/' in a RunnerClass name), named as v1alpha1 calls the field.
+      const badClass = await server().request('POST', collection('v1alpha1'), { body: { ...bad, spec: { ...bad.spec, runnerClass: 'ml/large' } } });
       expect(badClass.status, badClass.text).toBe(422);
       expect(badClass.json.details.causes.map((c: any) => c.field)).toEqual(['spec.runnerClass']);
       const duplicateEnv = await server().request('POST', collection('v1alpha1'), {

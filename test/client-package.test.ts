@@ -5,7 +5,7 @@
  * installed declarations and runs against a started server.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,9 +23,18 @@ async function installedVersion(name: string): Promise<string> {
   return (JSON.parse(await readFile(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/** The TypeScript blocks of the README's "The typed client" section, in order: together they are one program. */
+async function readmeClientExamples(): Promise<string> {
+  const readme = await readFile(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### The typed client\n'), readme.indexOf('### The sample controller\n'));
+  const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+  expect(blocks.length).toBeGreaterThan(2);
+  return blocks.join('\n');
+}
+
 /** What a user writes: create a Pipeline, read it back, list (at once and in pages), and keep an Informer's cache. */
 const program = `
-import { createCairnClient, Informer, isNotFound, keyOf, listWatch, loadKubeconfig, unwrap, type Pipeline } from 'cairn-apiserver/client';
+import { createCairnClient, Informer, isNotFound, keyOf, listWatch, loadKubeconfig, unwrap, type Pipeline, type v1alpha1 } from 'cairn-apiserver/client';
 
 const [kubeconfigPath, name] = process.argv.slice(2);
 const client = createCairnClient(await loadKubeconfig(kubeconfigPath));
@@ -43,6 +52,19 @@ const pages: string[][] = [];
 for await (const page of client.listPages('/apis/cairn.dev/v1/pipelines', { limit: 1 })) pages.push(page.items.map((p) => p.metadata?.name ?? ''));
 const missing = await unwrap(client.api.GET('/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}', { params: { path: { ...namespace, name: 'absent' } } })).catch((error: unknown) => error);
 
+// Another version's path and type, a typed patch of each kind, the scale helper, and a watch that lists first.
+const path = { ...namespace, name };
+const alpha: v1alpha1.Pipeline = await unwrap(client.api.GET('/apis/cairn.dev/v1alpha1/namespaces/{namespace}/pipelines/{name}', { params: { path } }));
+const objectPath = '/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}';
+await client.patch(objectPath, { path, type: 'strategic', body: { spec: { steps: [{ name: 'fetch', image: 'alpine:3.21' }] } } });
+const applied = await client.patch(objectPath, { path, type: 'apply', fieldManager: 'packaged', force: true, body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', spec: { paused: true } } });
+const scaled = await client.scale(path, 4);
+const events: string[] = [];
+for await (const event of client.listAndWatch('/apis/cairn.dev/v1beta1/namespaces/{namespace}/pipelines', { path: namespace })) {
+  events.push(event.type === 'SYNCED' ? event.type : \`\${event.type} \${event.object.metadata?.name} \${event.object.spec?.replicas}\`);
+  if (event.type === 'SYNCED') break;
+}
+
 const pipelines = new Informer(listWatch(client, '/apis/cairn.dev/v1/pipelines'));
 const stop = new AbortController();
 const running = pipelines.run(stop.signal);
@@ -59,7 +81,19 @@ void client.api.GET('/apis/cairn.dev/v1/pipelinez');
 const misspelled: Pipeline['spec'] = { runnerClass: 'standard', steps: [] };
 void misspelled;
 
-console.log(JSON.stringify({ uid: created.metadata?.uid, replicas: read.spec?.replicas, listed: list.items.map((p) => p.metadata?.name), pages, notFound: isNotFound(missing, 'absent'), cached }));
+console.log(
+  JSON.stringify({
+    uid: created.metadata?.uid,
+    replicas: read.spec?.replicas,
+    listed: list.items.map((p) => p.metadata?.name),
+    pages,
+    notFound: isNotFound(missing, 'absent'),
+    parallelism: alpha.spec?.parallelism,
+    patched: [applied.spec?.steps?.[0]?.image, applied.spec?.paused, scaled.spec?.replicas],
+    events,
+    cached,
+  }),
+);
 `;
 
 describe('the client package (npm pack, installed into another project)', () => {
@@ -86,6 +120,9 @@ describe('the client package (npm pack, installed into another project)', () => 
       JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2023', strict: true, noEmit: true, types: ['node'], skipLibCheck: false } }),
     );
     await writeFile(join(project, 'main.ts'), program);
+    // Type-checked with it: the README's examples of the typed client (its blocks in order, one module) and examples/pipeline-client.ts.
+    await writeFile(join(project, 'readme.ts'), await readmeClientExamples());
+    await copyFile(join(root, 'examples/pipeline-client.ts'), join(project, 'pipeline-client.ts'));
     await npm(
       [
         'install',
@@ -107,14 +144,14 @@ describe('the client package (npm pack, installed into another project)', () => 
   it('packs the built client and the manifest, without sources, tests, benches or data', () => {
     expect(files).toContain('dist/src/client/index.js');
     expect(files).toContain('dist/src/client/index.d.ts');
-    expect(files).toContain('dist/src/client/generated/cairn-dev-v1.d.ts');
+    for (const version of ['v1', 'v1beta1', 'v1alpha1']) expect(files).toContain(`dist/src/client/generated/cairn-dev-${version}.d.ts`);
     expect(files).toContain('package.json');
     const shipped = files.filter((path) => !/^dist\/src\/client\/.*\.(js|d\.ts)$/.test(path));
     expect(shipped.sort()).toEqual(['README.md', 'package.json']);
     expect(files.filter((path) => /generate-|\.test\./.test(path))).toEqual([]);
   });
 
-  it('type-checks a program importing cairn-apiserver/client against the installed declarations', async () => {
+  it('type-checks a program, the README examples and examples/pipeline-client.ts against the installed declarations', async () => {
     const tsc = join(project, 'node_modules/typescript/bin/tsc');
     // tsc reports to stdout and exits non-zero on an error: its report is the failure message.
     const { stdout } = await run(process.execPath, [tsc, '-p', '.'], { cwd: project, env, timeout: 60_000 }).catch((error: Error & { stdout?: string }) => ({
@@ -123,7 +160,7 @@ describe('the client package (npm pack, installed into another project)', () => 
     expect(stdout).toBe('');
   }, 90_000);
 
-  it('runs it against a server: creates a Pipeline, reads it back, lists at once and in pages, and an Informer caches it', async () => {
+  it('runs it against a server: creates, reads (in v1 and v1alpha1), lists at once and in pages, patches, scales, lists and watches, and an Informer caches it', async () => {
     const { stdout } = await run(process.execPath, ['main.ts', server.kubeconfigPath, 'packaged'], { cwd: project, env, timeout: 60_000 });
     expect(JSON.parse(stdout)).toEqual({
       uid: expect.any(String),
@@ -131,6 +168,9 @@ describe('the client package (npm pack, installed into another project)', () => 
       listed: ['packaged'],
       pages: [['packaged']],
       notFound: true,
+      parallelism: 2,
+      patched: ['alpine:3.21', true, 4],
+      events: ['ADDED packaged 4', 'SYNCED'],
       cached: ['default/packaged'],
     });
   }, 90_000);

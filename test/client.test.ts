@@ -1,24 +1,32 @@
 /**
- * The typed client against a real server: the generated types match the committed
- * OpenAPI document, requests authenticate with the kubeconfig's client certificate,
- * failures are ApiErrors carrying the Status, watches resume across the server's
- * timeouts and end in a ResourceExpiredError on 410, and the log streams line by line.
+ * The typed client against a real server: the generated types of every version match
+ * the committed OpenAPI documents, requests authenticate with the kubeconfig's client
+ * certificate, failures are ApiErrors carrying the Status, every version is served with
+ * its own types, patches of each type, status and scale helpers work, watches resume
+ * across the server's timeouts and end in a ResourceExpiredError on 410 (on which
+ * listAndWatch lists again), and the log streams line by line.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateClientTypes, generatedTypesPath } from '../src/client/generate-types.js';
+import { generateClientTypes, generatedTypes } from '../src/client/generate-types.js';
 import {
   ApiError,
   createCairnClient,
   isConflict,
   isNotFound,
   loadKubeconfig,
+  listAndWatch,
+  listWatch,
   ResourceExpiredError,
   unwrap,
   type CairnClient,
+  type ListAndWatchEvent,
   type Pipeline,
+  type v1alpha1,
+  type v1beta1,
   type WatchEvent,
 } from '../src/client/index.js';
+import { eventually } from './support/eventually.js';
 import { pipeline, sharedTestServer, startTestServer } from './support/test-server.js';
 
 const root = new URL('../', import.meta.url);
@@ -43,8 +51,15 @@ async function all<T>(values: AsyncIterable<T>): Promise<T[]> {
 }
 
 describe('the generated client types', () => {
-  it('match the committed OpenAPI document (run `npm run generate-client`)', async () => {
-    expect(await readFile(new URL(generatedTypesPath, root), 'utf8')).toBe(await generateClientTypes(root));
+  it.each(generatedTypes)('of $version match the committed OpenAPI document (run `npm run generate-client`)', async (generated) => {
+    expect(await readFile(new URL(generated.file, root), 'utf8')).toBe(await generateClientTypes(root, generated));
+  });
+
+  it('exist for every version the committed OpenAPI documents describe, and nothing else is in generated/', async () => {
+    const documents = (await readdir(new URL('openapi/v3/', root))).filter((file) => file.startsWith('apis__cairn.dev__'));
+    expect(generatedTypes.map((g) => g.document.replace('openapi/v3/', '')).sort()).toEqual(documents.sort());
+    const files = await readdir(new URL('src/client/generated/', root));
+    expect(generatedTypes.map((g) => g.file.replace('src/client/generated/', '')).sort()).toEqual(files.sort());
   });
 });
 
@@ -173,6 +188,184 @@ describe('the typed client', () => {
   });
 });
 
+describe('the typed client in every version, with typed patches and subresources', () => {
+  const server = sharedTestServer({ backend: 'pglite' });
+  let client: CairnClient;
+  beforeAll(async () => {
+    client = createCairnClient(await loadKubeconfig(server().kubeconfigPath));
+  });
+  afterAll(() => client?.close());
+  const at = (name: string) => ({ params: { path: { namespace: 'default', name } } });
+  const named = (name: string) => ({ path: { namespace: 'default', name } });
+  const v1Pipeline = '/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}';
+  const v1alpha1Pipeline = '/apis/cairn.dev/v1alpha1/namespaces/{namespace}/pipelines/{name}';
+
+  it('creates and reads in v1beta1 and v1alpha1, with their own types, the same object in every version', async () => {
+    const beta: v1beta1.Pipeline = { ...manifest('vb-1', { replicas: 2, paused: true }), apiVersion: 'cairn.dev/v1beta1' };
+    await unwrap(client.api.POST('/apis/cairn.dev/v1beta1/namespaces/{namespace}/pipelines', { params: { path: { namespace: 'default' } }, body: beta }));
+    const alpha: v1alpha1.Pipeline = {
+      apiVersion: 'cairn.dev/v1alpha1',
+      kind: 'Pipeline',
+      metadata: { name: 'va-1' },
+      spec: { runnerClass: 'standard', parallelism: 3, steps: [{ name: 'fetch', image: 'alpine:3.20', run: 'echo hi' }] },
+    };
+    await unwrap(client.api.POST('/apis/cairn.dev/v1alpha1/namespaces/{namespace}/pipelines', { params: { path: { namespace: 'default' } }, body: alpha }));
+
+    const asAlpha = await unwrap(client.api.GET(v1alpha1Pipeline, at('vb-1')));
+    expect(asAlpha.spec?.parallelism).toBe(2);
+    const asV1 = await unwrap(client.api.GET(v1Pipeline, at('va-1')));
+    expect(asV1.spec).toMatchObject({ runnerClassName: 'standard', replicas: 3, steps: [{ command: ['sh', '-c', 'echo hi'] }] });
+    const runnerClasses = await unwrap(client.api.GET('/apis/cairn.dev/v1beta1/runnerclasses'));
+    expect(runnerClasses.items.map((rc) => rc.apiVersion)).toContain('cairn.dev/v1beta1');
+
+    // Each version's fields are its own: v1alpha1 has no replicas, v1 no parallelism.
+    // @ts-expect-error -- v1alpha1 has parallelism, not replicas
+    const wrongField: v1alpha1.PipelineSpec = { replicas: 1 };
+    void wrongField;
+    const pages = await all(client.listPages('/apis/cairn.dev/v1alpha1/namespaces/{namespace}/pipelines', { path: { namespace: 'default' }, limit: 100 }));
+    expect(pages.flatMap((page) => page.items.filter((p) => p.metadata?.name === 'va-1').map((p) => p.spec?.parallelism))).toEqual([3]);
+  });
+
+  it('patches with each patch type, sending its content type', async () => {
+    await unwrap(
+      client.api.POST(pipelinesPath, {
+        params: { path: { namespace: 'default' } },
+        body: manifest('pt-1', { steps: [{ name: 'fetch', image: 'alpine:3.20', env: [{ name: 'A', value: '1' }] }] }),
+      }),
+    );
+    const json = await client.patch(v1Pipeline, {
+      ...named('pt-1'),
+      type: 'json',
+      fieldManager: 'editor',
+      body: [{ op: 'replace', path: '/spec/replicas', value: 4 }],
+    });
+    expect(json.metadata?.managedFields?.map((entry) => entry.manager)).toContain('editor');
+    expect(json.spec?.replicas).toBe(4);
+    const merged = await client.patch(v1Pipeline, {
+      ...named('pt-1'),
+      type: 'merge',
+      body: { metadata: { labels: { tier: 'gold' } }, spec: { paused: true } },
+    });
+    expect([merged.metadata?.labels, merged.spec?.paused]).toEqual([{ tier: 'gold' }, true]);
+    // Strategic: steps merge by name, so the step keeps its env; a merge patch would have replaced the list.
+    const strategic = await client.patch(v1Pipeline, {
+      ...named('pt-1'),
+      type: 'strategic',
+      body: { spec: { steps: [{ name: 'fetch', image: 'alpine:3.21' }] } },
+    });
+    expect(strategic.spec?.steps).toEqual([{ name: 'fetch', image: 'alpine:3.21', env: [{ name: 'A', value: '1' }] }]);
+    const dryRun = await client.patch(v1Pipeline, { ...named('pt-1'), type: 'merge', dryRun: 'All', body: { spec: { replicas: 8 } } });
+    expect(dryRun.spec?.replicas).toBe(8);
+    expect((await unwrap(client.api.GET(v1Pipeline, at('pt-1')))).spec?.replicas).toBe(4);
+    const removed = await client.patch(v1Pipeline, { ...named('pt-1'), type: 'merge', body: { metadata: { labels: { tier: null } } } });
+    expect(removed.metadata?.labels).toBeUndefined();
+
+    // Apply in v1alpha1, taking spec.replicas (its parallelism) over from the json patch's manager.
+    const applied = await client.patch(v1alpha1Pipeline, {
+      ...named('pt-1'),
+      type: 'apply',
+      fieldManager: 'tuner',
+      force: true,
+      body: { apiVersion: 'cairn.dev/v1alpha1', kind: 'Pipeline', metadata: { name: 'pt-1' }, spec: { parallelism: 6 } },
+    });
+    expect(applied.spec?.parallelism).toBe(6);
+    expect(applied.metadata?.managedFields?.map((entry) => entry.manager)).toContain('tuner');
+    const conflict = await client
+      .patch(v1Pipeline, {
+        ...named('pt-1'),
+        type: 'apply',
+        fieldManager: 'other',
+        body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', spec: { replicas: 7 } },
+      })
+      .catch((error: unknown) => error);
+    expect(conflict).toMatchObject({ code: 409, reason: 'Conflict' });
+    const forced = await client.patch(v1Pipeline, {
+      ...named('pt-1'),
+      type: 'apply',
+      fieldManager: 'other',
+      force: true,
+      body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', spec: { replicas: 7 } },
+    });
+    expect(forced.spec?.replicas).toBe(7);
+
+    // Typed by the path (checked by tsc, never sent): apply needs a field manager, a Scale takes no apply patch, a merge patch only the object's fields.
+    const typeChecks = () => [
+      // @ts-expect-error -- apply without a fieldManager
+      client.patch(v1Pipeline, { ...named('pt-1'), type: 'apply', body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline' } }),
+      // @ts-expect-error -- a Scale takes no apply patch
+      client.patch(`${v1Pipeline}/scale`, { ...named('pt-1'), type: 'apply', fieldManager: 'x', body: { apiVersion: 'autoscaling/v1', kind: 'Scale' } }),
+      // @ts-expect-error -- v1 has no parallelism
+      client.patch(v1Pipeline, { ...named('pt-1'), type: 'merge', body: { spec: { parallelism: 1 } } }),
+    ];
+    void typeChecks;
+  });
+
+  it('reads, replaces and patches status through the object path', async () => {
+    await unwrap(client.api.POST(pipelinesPath, { params: { path: { namespace: 'default' } }, body: manifest('st-1') }));
+    const read = await client.getStatus(v1Pipeline, named('st-1'));
+    const replaced = await client.replaceStatus(v1Pipeline, {
+      ...named('st-1'),
+      body: { ...read, spec: { ...read.spec, replicas: 9 }, status: { phase: 'Failed' } },
+    });
+    // The status subresource writes status only.
+    expect([replaced.status?.phase, replaced.spec?.replicas]).toEqual(['Failed', 1]);
+    const patched = await client.patchStatus(v1alpha1Pipeline, { ...named('st-1'), type: 'merge', body: { status: { ready: true } } });
+    expect(patched.status?.ready).toBe(true);
+    const asV1 = await client.getStatus(v1Pipeline, named('st-1'));
+    expect(asV1.status?.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True' })]);
+    const rc = await client.patchStatus('/apis/cairn.dev/v1beta1/runnerclasses/{name}', {
+      path: { name: 'standard' },
+      type: 'merge',
+      body: { status: { pipelines: 42 } },
+    });
+    expect(rc.status?.pipelines).toBe(42);
+  });
+
+  it('reads, replaces and sets a Pipeline scale in any version', async () => {
+    await unwrap(client.api.POST(pipelinesPath, { params: { path: { namespace: 'default' } }, body: manifest('sc-1', { replicas: 2 }) }));
+    const name = { namespace: 'default', name: 'sc-1' };
+    const scale = await client.getScale(name);
+    expect(scale).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 2 } });
+    expect((await client.replaceScale(name, { ...scale, spec: { replicas: 3 } }, { version: 'v1beta1' })).spec?.replicas).toBe(3);
+    expect((await client.scale(name, 5, { version: 'v1alpha1' })).spec?.replicas).toBe(5);
+    expect((await unwrap(client.api.GET(v1alpha1Pipeline, at('sc-1')))).spec?.parallelism).toBe(5);
+    const stale = await client.replaceScale(name, scale).catch((error: unknown) => error);
+    expect(isConflict(stale)).toBe(true);
+    expect(isNotFound(await client.scale({ namespace: 'default', name: 'absent' }, 1).catch((error: unknown) => error), 'absent')).toBe(true);
+  });
+
+  it('appends to and reads the log through any version', async () => {
+    await unwrap(client.api.POST(pipelinesPath, { params: { path: { namespace: 'default' } }, body: manifest('lv-1') }));
+    const name = { namespace: 'default', name: 'lv-1' };
+    await client.appendLog(name, { step: 'fetch', lines: ['from alpha'] }, { version: 'v1alpha1' });
+    await client.appendLog(name, { step: 'fetch', lines: ['from v1'] });
+    expect(await all(client.readLog(name, { version: 'v1beta1' }))).toEqual(['from alpha', 'from v1']);
+  });
+
+  it('lists and watches as one iteration: the objects, SYNCED, then the changes', async () => {
+    const namespace = { namespace: 'law' };
+    await unwrap(client.api.POST(pipelinesPath, { params: { path: namespace }, body: manifest('law-1') }));
+    const stop = new AbortController();
+    const seen: string[] = [];
+    const events = client.listAndWatch('/apis/cairn.dev/v1beta1/namespaces/{namespace}/pipelines', { path: namespace, limit: 1, signal: stop.signal });
+    let synced!: () => void;
+    const listed = new Promise<void>((resolve) => (synced = resolve));
+    const reading = (async () => {
+      for await (const event of events satisfies AsyncIterable<ListAndWatchEvent<v1beta1.Pipeline>>) {
+        seen.push(event.type === 'SYNCED' ? 'SYNCED' : `${event.type} ${event.object.metadata?.name} ${event.object.spec?.replicas}`);
+        if (event.type === 'SYNCED') synced();
+        if (event.type === 'DELETED') stop.abort();
+      }
+    })();
+    await listed;
+    await unwrap(client.api.POST(pipelinesPath, { params: { path: namespace }, body: manifest('law-2') }));
+    await client.scale({ namespace: 'law', name: 'law-2' }, 4);
+    await unwrap(client.api.DELETE(pipelinePath, { params: { path: { namespace: 'law', name: 'law-2' } } }));
+    await reading;
+    expect(seen).toEqual(['ADDED law-1 1', 'SYNCED', 'ADDED law-2 1', 'MODIFIED law-2 4', 'DELETED law-2 4']);
+  });
+});
+
 describe('a watch from an expired resourceVersion', () => {
   it('ends in a ResourceExpiredError, on which a caller lists again', async () => {
     const server = await startTestServer({ backend: 'pglite', args: ['--event-retention', '0', '--compaction-interval', '0.2'] });
@@ -191,6 +384,54 @@ describe('a watch from an expired resourceVersion', () => {
       }
       expect(error).toBeInstanceOf(ResourceExpiredError);
       expect(error).toMatchObject({ code: 410, reason: 'Expired' });
+    } finally {
+      client.close();
+      await server.destroy();
+    }
+  });
+
+  it('makes listAndWatch list again and watch on, repeating nothing that did not change', async () => {
+    const server = await startTestServer({ backend: 'pglite', args: ['--event-retention', '0', '--compaction-interval', '0.2'] });
+    const client = createCairnClient(await loadKubeconfig(server.kubeconfigPath));
+    const create = (namespace: string, name: string) => unwrap(client.api.POST(pipelinesPath, { params: { path: { namespace } }, body: manifest(name) }));
+    try {
+      await create('quiet', 'q-1');
+      // The real list and watch, its lists counted: each stream ends after 1 s and reopens from the last resourceVersion it saw.
+      const source = listWatch(client, pipelinesPath, { path: { namespace: 'quiet' }, watchTimeoutSeconds: 1 });
+      let lists = 0;
+      const counted: typeof source = {
+        ...source,
+        list(signal) {
+          lists++;
+          return source.list(signal);
+        },
+      };
+      const stop = new AbortController();
+      const errors: unknown[] = [];
+      const seen: string[] = [];
+      const reading = (async () => {
+        for await (const event of listAndWatch(counted, { signal: stop.signal, onError: (error) => errors.push(error) })) {
+          seen.push(event.type === 'SYNCED' ? 'SYNCED' : `${event.type} ${event.object.metadata?.name}`);
+        }
+      })();
+      await eventually('the first list', 10_000, async () => seen.includes('SYNCED'));
+      // Writes elsewhere move the resourceVersion on, and compaction drops the history the quiet watch would resume from: 410, a relist.
+      let written = 0;
+      await eventually(
+        'a relist',
+        20_000,
+        async () => {
+          await create('busy', `b-${written++}`);
+          return lists >= 2;
+        },
+        200,
+      );
+      await create('quiet', 'q-2');
+      await eventually('the change after the relist', 10_000, async () => seen.includes('ADDED q-2'));
+      stop.abort();
+      await reading;
+      expect(seen).toEqual(['ADDED q-1', 'SYNCED', 'ADDED q-2']);
+      expect(errors).toEqual([]);
     } finally {
       client.close();
       await server.destroy();

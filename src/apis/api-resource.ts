@@ -5,6 +5,7 @@
  */
 import type { Admission, ObjectLookup } from './admission.js';
 import type { FieldError } from '../machinery/errors.js';
+import type { NameValidation } from '../machinery/meta/names.js';
 import type { KubeObject } from '../machinery/meta/object.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
 import type { ScalePaths } from '../machinery/types/scale.js';
@@ -105,6 +106,11 @@ export interface ApiResource {
   readonly kind: string;
   readonly listKind: string;
   readonly namespaced: boolean;
+  /**
+   * The rule for this kind's names, as kube's validation passes a `ValidateNameFunc` to
+   * `ValidateObjectMeta`: DNS subdomains when unset. Every name also passes the path-segment rule.
+   */
+  readonly validateName?: NameValidation;
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
   /** Served versions, in the order discovery lists them (kube's priority order). */

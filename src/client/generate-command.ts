@@ -1,12 +1,12 @@
 /**
- * `npm run generate-client [-- --out FILE]`: regenerates the client's types from the
- * committed OpenAPI document (run `npm run openapi` first when the API changed).
+ * `npm run generate-client`: regenerates the client's types of every served version
+ * from the committed OpenAPI documents (run `npm run openapi` first when the API changed).
  */
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { generateClientTypes, generatedTypesPath } from './generate-types.js';
+import { generateClientTypes, generatedTypes } from './generate-types.js';
 
 const root = new URL('../../', import.meta.url);
-const { values } = parseArgs({ options: { out: { type: 'string', default: generatedTypesPath } } });
-await writeFile(values.out, await generateClientTypes(root));
-console.log(values.out);
+for (const generated of generatedTypes) {
+  await writeFile(new URL(generated.file, root), await generateClientTypes(root, generated));
+  console.log(generated.file);
+}

@@ -1,5 +1,6 @@
 /**
- * The typed client of Cairn's `cairn.dev/v1` API, exported as `cairn-apiserver/client`.
+ * The typed client of Cairn's `cairn.dev` API (`v1`, `v1beta1`, `v1alpha1`), exported
+ * as `cairn-apiserver/client`.
  *
  * @example
  * import { createCairnClient, loadKubeconfig, unwrap } from 'cairn-apiserver/client';
@@ -14,12 +15,20 @@
  */
 export { ApiError, isConflict, isNotFound, ResourceExpiredError, type Status } from './api-error.js';
 export { createCairnClient, type CairnClient } from './cairn-client.js';
-export type { components, operations, paths } from './generated/cairn-dev-v1.js';
+export type { components, operations } from './generated/cairn-dev-v1.js';
 export { Informer, keyOf, type ChangeHandler, type InformerOptions, type ListWatch } from './informer.js';
 export type * from './kinds.js';
+export type * as v1beta1 from './kinds-v1beta1.js';
+export type * as v1alpha1 from './kinds-v1alpha1.js';
+export { listAndWatch, type ListAndWatchEvent, type ListAndWatchOptions } from './list-and-watch.js';
 export type { ListPage, ListPagesOptions, ListPath } from './list-pages.js';
-export { listWatch } from './list-watch.js';
+export { listWatch, type ListWatchOptions, type ListWatchPath } from './list-watch.js';
 export { loadKubeconfig, type ClusterAccess } from './kubeconfig.js';
-export type { LogAppend, LogOptions, PipelineName } from './pipeline-log.js';
+export type { ApplyConfiguration, JsonPatchOperation, MergePatch, PatchedObject, PatchPath, PatchRequest, PatchType, StrategicMergePatch } from './patch.js';
+export type { ObjectOf, PathParameters, paths } from './paths.js';
+export type { LogAppend, LogOptions } from './pipeline-log.js';
+export type { PipelineName, PipelineRequestOptions } from './pipeline-name.js';
+export type { StatusOf, StatusPath, StatusRequest } from './subresources.js';
 export { unwrap } from './unwrap.js';
+export { versions, type Version } from './versions.js';
 export type { WatchedObject, WatchEvent, WatchOptions, WatchPath } from './watch.js';

@@ -1,4 +1,4 @@
-/** The `cairn.dev/v1` kinds and the kube types they use, named as Go names them. */
+/** The `cairn.dev/v1` kinds (the preferred version; `v1beta1` and `v1alpha1` are namespaces of their own) and the kube types they use, named as Go names them. */
 import type { components } from './generated/cairn-dev-v1.js';
 
 type Schemas = components['schemas'];

@@ -6,7 +6,7 @@
  * ResourceExpiredError (410), and the caller lists again.
  */
 import type { Client } from 'openapi-fetch';
-import type { paths } from './generated/cairn-dev-v1.js';
+import type { paths, UntypedCall } from './paths.js';
 import { unwrap } from './unwrap.js';
 
 /** The paths of collections that can be listed in pages (their GET takes `limit` and `continue`). */
@@ -29,9 +29,6 @@ export interface ListPagesOptions<P extends ListPath> {
   readonly signal?: AbortSignal;
 }
 
-/** An untyped GET: the typed one cannot be called with a path that is a type parameter. */
-type ListGet = (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-
 /**
  * The pages of the list of `path`, in order, the last one without a `continue` token.
  *
@@ -46,7 +43,7 @@ export async function* listPages<P extends ListPath>(api: Client<paths>, path: P
   do {
     signal?.throwIfAborted();
     const query = { limit, continue: token, labelSelector, fieldSelector };
-    const page = (await unwrap((api.GET as unknown as ListGet)(path, { params: { path: options.path, query }, signal }))) as ListPage<P>;
+    const page = (await unwrap((api.GET as unknown as UntypedCall)(path, { params: { path: options.path, query }, signal }))) as ListPage<P>;
     yield page;
     token = page.metadata?.continue || undefined;
   } while (token !== undefined);

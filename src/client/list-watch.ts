@@ -1,25 +1,49 @@
-/** The list and watch calls of Cairn's collections through the typed client, for an `Informer`. */
+/**
+ * The list and watch calls of a Cairn collection through the typed client, for an
+ * `Informer` or `listAndWatch`: the list read in pages (one snapshot), the watch from
+ * its resourceVersion.
+ */
 import type { CairnClient } from './cairn-client.js';
 import type { ListWatch } from './informer.js';
-import type { Pipeline, RunnerClass } from './kinds.js';
-import { unwrap } from './unwrap.js';
+import type { ListPath } from './list-pages.js';
+import type { paths } from './paths.js';
+import type { WatchedObject, WatchPath } from './watch.js';
+
+/** A collection path that can be listed and watched, in any version, e.g. `/apis/cairn.dev/v1beta1/namespaces/{namespace}/pipelines`. */
+export type ListWatchPath = WatchPath & ListPath;
+
+/** Which objects of the collection. */
+export interface ListWatchOptions<P extends ListWatchPath> {
+  /** The path parameters of `P`, e.g. `{ namespace: 'default' }`. */
+  readonly path?: paths[P]['get']['parameters']['path'];
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** Lists in pages of this many objects; at once when unset. */
+  readonly limit?: number;
+  /** Bounds each watch stream on the server; the watch then resumes from its last resourceVersion. */
+  readonly watchTimeoutSeconds?: number;
+}
 
 /**
- * List and watch of `path` across all namespaces. `watchTimeoutSeconds` bounds each
- * watch stream on the server; the watch then resumes from its last resourceVersion.
+ * List and watch of `path`.
+ *
+ * @example
+ * const pipelines = new Informer(listWatch(client, '/apis/cairn.dev/v1/pipelines', { labelSelector: 'team=data' }));
  */
-export function listWatch(client: CairnClient, path: '/apis/cairn.dev/v1/pipelines', watchTimeoutSeconds?: number): ListWatch<Pipeline>;
-export function listWatch(client: CairnClient, path: '/apis/cairn.dev/v1/runnerclasses', watchTimeoutSeconds?: number): ListWatch<RunnerClass>;
-export function listWatch(
-  client: CairnClient,
-  path: '/apis/cairn.dev/v1/pipelines' | '/apis/cairn.dev/v1/runnerclasses',
-  watchTimeoutSeconds?: number,
-): ListWatch<Pipeline | RunnerClass> {
+export function listWatch<P extends ListWatchPath>(client: CairnClient, path: P, options: ListWatchOptions<P> = {}): ListWatch<WatchedObject<P>> {
+  const { path: parameters, labelSelector, fieldSelector, limit, watchTimeoutSeconds } = options;
   return {
     async list(signal) {
-      const list = await unwrap(client.api.GET(path, { signal }));
-      return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
+      const items: WatchedObject<P>[] = [];
+      let resourceVersion = '';
+      for await (const page of client.listPages(path, { path: parameters, labelSelector, fieldSelector, limit, signal })) {
+        // Every page is of the first page's snapshot and carries its resourceVersion.
+        resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+        items.push(...(page.items as WatchedObject<P>[]));
+      }
+      return { items, resourceVersion };
     },
-    watch: (resourceVersion, signal) => client.watch(path, { resourceVersion, timeoutSeconds: watchTimeoutSeconds, signal }),
+    watch: (resourceVersion, signal) =>
+      client.watch(path, { path: parameters, labelSelector, fieldSelector, resourceVersion, timeoutSeconds: watchTimeoutSeconds, signal }),
   };
 }

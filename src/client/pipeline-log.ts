@@ -5,17 +5,15 @@
  */
 import type { Client } from 'openapi-fetch';
 import { apiError } from './api-error.js';
-import type { paths } from './generated/cairn-dev-v1.js';
+import type { paths } from './paths.js';
 import { lines } from './lines.js';
+import { pipelineSubresourcePath, type PipelineName, type PipelineRequestOptions } from './pipeline-name.js';
 import { unwrap } from './unwrap.js';
 
-const logPath = '/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}/log';
+const logPath = (options: PipelineRequestOptions) => pipelineSubresourcePath('log', options.version);
 
 /** Which lines a log read returns: kube's PodLogOptions, with `step` in place of `container`. */
-export type LogOptions = NonNullable<paths[typeof logPath]['get']['parameters']['query']> & {
-  /** Ends a followed read (the iteration then finishes without an error). */
-  readonly signal?: AbortSignal;
-};
+export type LogOptions = NonNullable<paths[ReturnType<typeof logPath>]['get']['parameters']['query']> & PipelineRequestOptions;
 
 /** Lines to append to one step's log. */
 export interface LogAppend {
@@ -25,15 +23,10 @@ export interface LogAppend {
   readonly lines: readonly string[];
 }
 
-/** What identifies a Pipeline. */
-export interface PipelineName {
-  readonly namespace: string;
-  readonly name: string;
-}
-
 /** Appends lines to a Pipeline's log; throws an ApiError (404 NotFound when the Pipeline does not exist). */
-export async function appendLog(api: Client<paths>, pipeline: PipelineName, append: LogAppend): Promise<void> {
-  await unwrap(api.POST(logPath, { params: { path: pipeline }, body: { step: append.step, lines: [...append.lines] } }));
+export async function appendLog(api: Client<paths>, pipeline: PipelineName, append: LogAppend, options: PipelineRequestOptions = {}): Promise<void> {
+  const body = { step: append.step, lines: [...append.lines] };
+  await unwrap(api.POST(logPath(options), { params: { path: pipeline }, body, signal: options.signal }));
 }
 
 /**
@@ -44,8 +37,8 @@ export async function appendLog(api: Client<paths>, pipeline: PipelineName, appe
  * for await (const line of readLog(api, { namespace: 'default', name: 'ingest' }, { follow: true, tailLines: 10, signal })) console.log(line);
  */
 export async function* readLog(api: Client<paths>, pipeline: PipelineName, options: LogOptions = {}): AsyncGenerator<string> {
-  const { signal, ...query } = options;
-  const { data, error, response } = await api.GET(logPath, { params: { path: pipeline, query }, parseAs: 'stream', signal });
+  const { signal, version, ...query } = options;
+  const { data, error, response } = await api.GET(logPath({ version }), { params: { path: pipeline, query }, parseAs: 'stream', signal });
   if (!response.ok || !data) throw apiError(response.status, error);
   try {
     yield* lines(data, signal);

@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'openapi-fetch';
 import { ApiError, apiError } from './api-error.js';
-import type { paths } from './generated/cairn-dev-v1.js';
+import type { paths, UntypedCall } from './paths.js';
 import { lines } from './lines.js';
 
 /** The paths of collections that can be watched (their GET takes `watch`). */
@@ -50,9 +50,6 @@ const maxRetryDelayMs = 8000;
 const emptyStreamMs = 1000;
 
 type RawEvent = { readonly type: string; readonly object: { readonly metadata?: { readonly resourceVersion?: string } } };
-
-/** An untyped GET: the typed one cannot be called with a path that is a type parameter. */
-type StreamGet = (path: string, init: object) => Promise<{ data?: ReadableStream<Uint8Array> | null; error?: unknown; response: Response }>;
 
 /**
  * Watches `path` until `options.signal` aborts; throws a ResourceExpiredError on
@@ -112,7 +109,7 @@ async function open<P extends WatchPath>(
     fieldSelector: options.fieldSelector,
     timeoutSeconds: options.timeoutSeconds,
   };
-  const { data, error, response } = await (api.GET as unknown as StreamGet)(path, {
+  const { data, error, response } = await (api.GET as unknown as UntypedCall<ReadableStream<Uint8Array> | null>)(path, {
     params: { path: options.path, query },
     parseAs: 'stream',
     signal: options.signal,

@@ -176,7 +176,7 @@ export class Store {
     const { schemaName } = storageVersionOf(this.resource);
     let errors: FieldError[] = [
       ...this.#validator.validate(schemaName, object),
-      ...validateObjectMeta(object.metadata ?? {}, this.resource.namespaced),
+      ...validateObjectMeta(object.metadata ?? {}, this.resource.namespaced, this.resource.validateName),
       ...conversionAnnotationErrors(this.resource, object),
     ];
     if (errors.length === 0) errors = old ? this.strategy.validateUpdate(object, old) : this.strategy.validate(object);

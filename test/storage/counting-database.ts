@@ -1,6 +1,6 @@
 /**
  * A Database that counts what reads the object table (Kysely queries, and statements
- * naming `cairn_objects`), and can hold a snapshot read (what an object cache's load
+ * naming `cairn_objects`) and the round trips that write it, and can hold a snapshot read (what an object cache's load
  * is) before its snapshot is taken and after: the points where concurrent writes
  * must be stitched in.
  */
@@ -45,6 +45,8 @@ export class CountingDatabase implements Database {
   objectStatements = 0;
   /** Reads of the event log's tail (what a consistent read from the cache waits for). */
   logTailReads = 0;
+  /** Round trips that write objects: write batches, and anything else that would. */
+  writeRoundTrips = 0;
   /** Holds for the next snapshot transaction. */
   holds: SnapshotHolds | undefined;
   readonly #inner: Database;
@@ -67,12 +69,14 @@ export class CountingDatabase implements Database {
 
   query(text: string, values: readonly unknown[], name?: string): Promise<readonly Row[]> {
     if (/cairn_objects/.test(text)) this.objectStatements++;
+    if (/INSERT INTO cairn_objects/.test(text)) this.writeRoundTrips++;
     if (name === 'cairn-log-tail') this.logTailReads++;
     return this.#inner.query(text, values, name);
   }
 
   script(statements: string): Promise<readonly (readonly Row[])[]> {
     if (/cairn_objects/.test(statements)) this.objectStatements++;
+    if (/INSERT INTO cairn_objects/.test(statements)) this.writeRoundTrips++;
     return this.#inner.script(statements);
   }
 

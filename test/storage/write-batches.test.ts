@@ -3,7 +3,7 @@
  * each, counted), and what one write of a batch does wrong fails that write only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database, Row } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/database.js';
 import type { ObjectStore, ResourceStorage, StorageKey } from '../../src/storage/interfaces.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
@@ -11,35 +11,8 @@ import { PostgresDatabase } from '../../src/storage/postgres-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
 import { writeBatchSizes } from '../../src/storage/write-batch-sizes.js';
 import { testDatabaseUrl } from '../support/test-database.js';
+import { CountingDatabase } from './counting-database.js';
 import { collect, expectStorageError, fieldsOf, Gate, key, object, within } from './conformance-support.js';
-
-/** A Database that counts the round trips that write objects: batches, and anything else that would. */
-class CountingDatabase implements Database {
-  readonly backend: Database['backend'];
-  writeRoundTrips = 0;
-  readonly #inner: Database;
-
-  constructor(inner: Database) {
-    this.#inner = inner;
-    this.backend = inner.backend;
-  }
-
-  run: Database['run'] = (work) => this.#inner.run(work);
-  transaction: Database['transaction'] = (work, options) => this.#inner.transaction(work, options);
-  query(text: string, values: readonly unknown[], name?: string): Promise<readonly Row[]> {
-    if (/INSERT INTO cairn_objects/.test(text)) this.writeRoundTrips++;
-    return this.#inner.query(text, values, name);
-  }
-  script(statements: string): Promise<readonly (readonly Row[])[]> {
-    if (/INSERT INTO cairn_objects/.test(statements)) this.writeRoundTrips++;
-    return this.#inner.script(statements);
-  }
-  listen: Database['listen'] = (channel, onWake) => this.#inner.listen(channel, onWake);
-  notify: Database['notify'] = (channel, payload) => this.#inner.notify(channel, payload);
-  ping = () => this.#inner.ping();
-  connections = () => this.#inner.connections();
-  close = () => this.#inner.close();
-}
 
 /** A function whose first `parties` calls all resolve once the last of them is made. */
 function barrier(parties: number): () => Promise<void> {

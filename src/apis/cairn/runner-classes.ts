@@ -5,7 +5,7 @@ import type { ApiResource } from '../api-resource.js';
 import { groupName, storageVersion } from './group-name.js';
 import { runnerClassColumns } from './printer-columns.js';
 import { kindStrategy } from './strategy.js';
-import { validateRunnerClass } from './validation.js';
+import { validateRunnerClass, validateRunnerClassName } from './validation.js';
 import { servedVersions } from './versions.js';
 
 /** The RunnerClass resource. */
@@ -16,6 +16,7 @@ export const runnerClasses: ApiResource = {
   kind: 'RunnerClass',
   listKind: 'RunnerClassList',
   namespaced: false,
+  validateName: validateRunnerClassName,
   shortNames: ['rc'],
   categories: ['cairn'],
   versions: servedVersions.map((v) => v.runnerClasses),

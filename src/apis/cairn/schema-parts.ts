@@ -67,11 +67,15 @@ export const listMapByName = {
   'x-kubernetes-patch-strategy': 'merge',
 } as const;
 
+/** What a RunnerClass name may be, said wherever one is named (validation.ts holds the rule). */
+export const runnerClassNameRule =
+  "A RunnerClass name is free as a ClusterRole name: any characters except '/' and '%', not '.' or '..', at most 253 characters (e.g. 'gpu:large', 'Team A'); it need not be a DNS subdomain.";
+
 /** The RunnerClass schema, the same in every version. */
 export function runnerClassSchemaOf(version: string): JsonSchema {
   return {
     type: 'object',
-    description: 'RunnerClass is a cluster-scoped class of runners that Pipelines reference by name.',
+    description: `RunnerClass is a cluster-scoped class of runners that Pipelines reference by name. ${runnerClassNameRule}`,
     properties: {
       apiVersion,
       kind: kindField,

@@ -1,9 +1,9 @@
 /**
  * Kind-specific validation of cairn.dev objects beyond their schemas: rules a
- * structural schema cannot say (unique step names, label-safe references).
+ * structural schema cannot say (unique step names, the names a reference may hold).
  */
 import type { FieldError } from '../../machinery/errors.js';
-import { validateDns1123Subdomain } from '../../machinery/meta/names.js';
+import { validatePathSegmentName, type NameValidation } from '../../machinery/meta/names.js';
 import { isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
 import { duplicate, fieldPath, invalid, type FieldPath } from '../../machinery/field-errors.js';
 
@@ -24,13 +24,23 @@ function duplicateNames(items: unknown, path: FieldPath, key: string): FieldErro
 
 const steps = fieldPath('spec', 'steps');
 
+/**
+ * RunnerClass names, cluster-wide class names as ClusterRole names are, follow kube's
+ * path-segment rule (`gpu:large`, `Team A`) rather than the DNS-subdomain rule, up to
+ * the 253 characters of any object name.
+ */
+export const validateRunnerClassName: NameValidation = (name, prefix) => [
+  ...(name.length > 253 ? ['must be no more than 253 characters'] : []),
+  ...validatePathSegmentName(name, prefix),
+];
+
 /** Validates a v1 Pipeline. */
 export function validatePipeline(object: KubeObject): FieldError[] {
   const spec = isPlainObject(object.spec) ? object.spec : {};
   let errors: FieldError[] = [];
   const runnerClassName = spec.runnerClassName;
   if (typeof runnerClassName === 'string' && runnerClassName !== '') {
-    for (const problem of validateDns1123Subdomain(runnerClassName)) {
+    for (const problem of validateRunnerClassName(runnerClassName, false)) {
       errors.push(invalid(fieldPath('spec', 'runnerClassName'), runnerClassName, problem));
     }
   }

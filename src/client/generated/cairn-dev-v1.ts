@@ -515,7 +515,7 @@ export interface components {
             metadata?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
             /** @description PipelineSpec is the desired state of a Pipeline. */
             spec?: {
-                /** @description Name of the RunnerClass whose runners execute this Pipeline. */
+                /** @description Name of the RunnerClass whose runners execute this Pipeline. A RunnerClass name is free as a ClusterRole name: any characters except '/' and '%', not '.' or '..', at most 253 characters (e.g. 'gpu:large', 'Team A'); it need not be a DNS subdomain. */
                 runnerClassName?: string;
                 /**
                  * Format: int32
@@ -591,7 +591,7 @@ export interface components {
                 }[];
             };
         };
-        /** @description RunnerClass is a cluster-scoped class of runners that Pipelines reference by name. */
+        /** @description RunnerClass is a cluster-scoped class of runners that Pipelines reference by name. A RunnerClass name is free as a ClusterRole name: any characters except '/' and '%', not '.' or '..', at most 253 characters (e.g. 'gpu:large', 'Team A'); it need not be a DNS subdomain. */
         "dev.cairn.v1.RunnerClass": {
             /** @description APIVersion defines the versioned schema of this representation of an object. */
             apiVersion?: string;

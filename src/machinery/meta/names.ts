@@ -7,6 +7,17 @@ import { randomInt } from 'node:crypto';
 const dns1123LabelPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const dns1123SubdomainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
+/**
+ * How a kind's names are validated, as kube's `ValidateNameFunc`: the problems with
+ * `name`, or with a `generateName` when `prefix` (a random suffix will follow it).
+ */
+export type NameValidation = (name: string, prefix: boolean) => string[];
+
+/** The default rule for object names, kube's `NameIsDNSSubdomain`. */
+export const nameIsDnsSubdomain: NameValidation = (name, prefix) =>
+  // A prefix may end in '-': the generated suffix makes the whole name end alphanumeric.
+  validateDns1123Subdomain(prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
+
 /** Problems with a DNS-1123 subdomain (object names); empty when valid. */
 export function validateDns1123Subdomain(value: string): string[] {
   const problems: string[] = [];
@@ -31,9 +42,13 @@ export function validateDns1123Label(value: string): string[] {
   return problems;
 }
 
-/** Problems with a name used as a URL path segment; kube answers these with 400. */
-export function validatePathSegmentName(name: string): string[] {
-  if (name === '.' || name === '..') return [`may not be '${name}'`];
+/**
+ * Problems with a name used as a URL path segment (kube's `path.ValidatePathSegmentName`):
+ * every name must pass it, and kinds named as freely as ClusterRoles need nothing more.
+ * A `prefix` may be `.` or `..`, since a suffix follows it.
+ */
+export function validatePathSegmentName(name: string, prefix = false): string[] {
+  if (!prefix && (name === '.' || name === '..')) return [`may not be '${name}'`];
   const problems: string[] = [];
   for (const bad of ['/', '%']) if (name.includes(bad)) problems.push(`may not contain '${bad}'`);
   return problems;

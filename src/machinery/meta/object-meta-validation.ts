@@ -5,7 +5,7 @@
 import type { FieldError } from '../errors.js';
 import { fieldPath, forbidden, invalid, required, tooLong } from '../field-errors.js';
 import { foregroundFinalizer, orphanFinalizer } from './finalizers.js';
-import { validateDns1123Label, validateDns1123Subdomain } from './names.js';
+import { nameIsDnsSubdomain, validateDns1123Label, type NameValidation } from './names.js';
 import type { ObjectMeta } from './object.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { labelValueErrors, qualifiedNameErrors } from './qualified-name.js';
@@ -72,13 +72,19 @@ export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta): Fie
   return errors;
 }
 
-/** Validates ObjectMeta of a new or updated object; `namespaced` says whether a namespace is required. */
-export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean): FieldError[] {
+/**
+ * Validates ObjectMeta of a new or updated object; `namespaced` says whether a namespace
+ * is required, `validateName` is the kind's rule for names (DNS subdomains unless the kind says otherwise).
+ */
+export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean, validateName: NameValidation = nameIsDnsSubdomain): FieldError[] {
   const errors: FieldError[] = [];
+  if (meta.generateName) {
+    for (const p of validateName(meta.generateName, true)) errors.push(invalid(metadata.child('generateName'), meta.generateName, p));
+  }
   if (!meta.name) {
     errors.push(required(metadata.child('name'), 'name or generateName is required'));
   } else {
-    for (const p of validateDns1123Subdomain(meta.name)) errors.push(invalid(metadata.child('name'), meta.name, p));
+    for (const p of validateName(meta.name, false)) errors.push(invalid(metadata.child('name'), meta.name, p));
   }
   if (namespaced) {
     if (!meta.namespace) errors.push(required(metadata.child('namespace')));

@@ -12,6 +12,7 @@ import {
   listMapByName,
   objectMeta,
   pipelineStatusFields,
+  runnerClassNameRule,
   runnerClassSchemaOf,
   stepNameAndImage,
 } from '../schema-parts.js';
@@ -48,7 +49,7 @@ export const pipelineSpec: JsonSchema = {
   type: 'object',
   description: 'PipelineSpec is the desired state of a Pipeline.',
   properties: {
-    runnerClassName: { type: 'string', description: 'Name of the RunnerClass whose runners execute this Pipeline.' },
+    runnerClassName: { type: 'string', description: `Name of the RunnerClass whose runners execute this Pipeline. ${runnerClassNameRule}` },
     replicas: {
       type: 'integer',
       format: 'int32',

@@ -9,6 +9,7 @@ import {
   listMapByName,
   objectMeta,
   pipelineStatusFields,
+  runnerClassNameRule,
   runnerClassSchemaOf,
   stepNameAndImage,
 } from '../schema-parts.js';
@@ -41,7 +42,7 @@ export const pipelineSchema: JsonSchema = {
       type: 'object',
       description: 'PipelineSpec is the desired state of a Pipeline.',
       properties: {
-        runnerClass: { type: 'string', description: 'Name of the RunnerClass whose runners execute this Pipeline.' },
+        runnerClass: { type: 'string', description: `Name of the RunnerClass whose runners execute this Pipeline. ${runnerClassNameRule}` },
         parallelism: {
           type: 'integer',
           format: 'int32',
