@@ -70,6 +70,8 @@ describe('the garbage collector', () => {
     const other = await create(runnerClasses, runnerClass('bg-other'));
     await create(pipelines(), pipeline('bg-only'), { ownerReferences: [referenceTo(owner)] });
     await create(pipelines(), pipeline('bg-shared'), { ownerReferences: [referenceTo(owner), referenceTo(other)] });
+    // Its class is the owner that goes: admission lets an update keep a class since deleted, so the reference can be removed.
+    await create(pipelines(), pipeline('bg-classed', { runnerClassName: 'bg-owner' }), { ownerReferences: [referenceTo(owner), referenceTo(other)] });
     await remove(`${runnerClasses}/bg-owner`);
     expect((await get(`${runnerClasses}/bg-owner`)).status).toBe(404);
     await gone(`${pipelines()}/bg-only`);
@@ -79,6 +81,11 @@ describe('the garbage collector', () => {
       async () => (await get(`${pipelines()}/bg-shared`)).json.metadata.ownerReferences?.length === 1,
     );
     expect((await get(`${pipelines()}/bg-shared`)).json.metadata.ownerReferences).toEqual([referenceTo(other)]);
+    await eventually(
+      'bg-classed loses its reference to bg-owner, its RunnerClass',
+      10_000,
+      async () => (await get(`${pipelines()}/bg-classed`)).json.metadata.ownerReferences?.length === 1,
+    );
     // The collector counts and logs once the delete's response is in, which may be after the object is gone.
     await eventually('the deletion is counted', 5000, async () => counted.deleted.includes('pipelines'));
     await wasLogged('garbage collector deleted a dependent whose owners are gone or waiting for it', {
