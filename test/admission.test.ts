@@ -117,14 +117,18 @@ describe('cairn.dev admission', () => {
     });
   });
 
-  it('lets a Pipeline whose RunnerClass is gone be deleted, its finalizers removed, and its status written', async () => {
+  it('lets a Pipeline whose RunnerClass is gone be changed without naming another missing class, deleted, its finalizers removed, and its status written', async () => {
     await request('POST', runnerClasses, { body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'doomed' } } });
     const body = pipeline('orphan', { runnerClassName: 'doomed' });
     expect((await request('POST', v1, { body: { ...body, metadata: { ...body.metadata, finalizers: ['cairn.dev/hold'] } } })).status).toBe(201);
     expect((await request('DELETE', `${runnerClasses}/doomed`)).status).toBe(200);
-    // Not being deleted, it is refused any change of its spec or metadata, but its status is written.
-    const relabel = await request('PATCH', `${v1}/orphan`, { body: { metadata: { labels: { a: 'b' } } }, headers: merge });
-    expect(relabel.json).toEqual(forbidden('orphan', 'spec.runnerClassName: Not found: "doomed"'));
+    // The class it keeps was checked when it was named: its labels (or ownerReferences, as the garbage collector
+    // removes them) and replicas still change, with no bound; naming another class that does not exist is refused.
+    const relabel = await request('PATCH', `${v1}/orphan`, { body: { metadata: { labels: { a: 'b' } }, spec: { replicas: 9 } }, headers: merge });
+    expect(relabel.status, relabel.text).toBe(200);
+    expect(relabel.json.spec.replicas).toBe(9);
+    const renamed = await request('PATCH', `${v1}/orphan`, { body: { spec: { runnerClassName: 'missing' } }, headers: merge });
+    expect(renamed.json).toEqual(forbidden('orphan', 'spec.runnerClassName: Not found: "missing"'));
     expect((await request('PATCH', `${v1}/orphan/status`, { body: { status: { phase: 'Failed' } }, headers: merge })).status).toBe(200);
     expect((await request('DELETE', `${v1}/orphan`)).status).toBe(200);
     const released = await request('PATCH', `${v1}/orphan`, { body: { metadata: { finalizers: null } }, headers: merge });

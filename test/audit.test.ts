@@ -435,7 +435,9 @@ describe('shutdown', () => {
         '0',
         '--data-dir',
         join(dir, 'data'),
+        // No in-process clients (the sample controller, the garbage collector): their watches would end last too.
         '--no-controller',
+        '--garbage-collector=off',
         '--audit-policy-file',
         policyFile,
         '--audit-log-path',

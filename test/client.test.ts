@@ -99,6 +99,14 @@ describe('the typed client', () => {
     expect(isConflict(stale)).toBe(true);
   });
 
+  it('sends a DELETE its DeleteOptions body whole: a stale uid precondition is refused, then a propagation policy is applied', async () => {
+    await unwrap(client.api.POST(pipelinesPath, { params: { path: { namespace: 'default' } }, body: manifest('c-3') }));
+    const stale = await unwrap(client.api.DELETE(pipelinePath, { ...at('c-3'), body: { preconditions: { uid: 'another' } } })).catch((e: unknown) => e);
+    expect(isConflict(stale)).toBe(true);
+    const marked = await unwrap(client.api.DELETE(pipelinePath, { ...at('c-3'), body: { propagationPolicy: 'Orphan' } }));
+    expect(marked.metadata?.finalizers).toEqual(['orphan']);
+  });
+
   it('lists in pages, following each continue token to the last page, with selectors', async () => {
     const namespace = { namespace: 'paged' };
     for (const name of ['p-1', 'p-2', 'p-3', 'p-4', 'p-5']) {

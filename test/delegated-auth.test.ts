@@ -66,6 +66,8 @@ describe.runIf(kubectlAvailable)('delegated authentication and authorization aga
     const kubeconfig = await cairnDelegationKubeconfig(plane, dir);
     cairn = await startTestServer({
       backend: 'pglite',
+      // `--garbage-collector=auto`, which a main API server turns off.
+      garbageCollector: true,
       args: [
         ['--authentication-kubeconfig', kubeconfig],
         ['--authorization-kubeconfig', kubeconfig],
@@ -176,5 +178,12 @@ describe.runIf(kubectlAvailable)('delegated authentication and authorization aga
       message: 'pipelines.cairn.dev "p" is forbidden: unable to create new content in namespace doomed because it is being terminated',
       details: { name: 'p', group: 'cairn.dev', kind: 'pipelines', causes: [{ reason: 'NamespaceTerminating', field: 'metadata.namespace' }] },
     });
+  });
+
+  it('runs no garbage collector under --garbage-collector=auto: kube-controller-manager collects Cairn’s kinds in a cluster', async () => {
+    const metrics = await cairn.request('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain('apiserver_request_total');
+    expect(metrics.text).not.toContain('cairn_garbage_collector_leader');
   });
 });

@@ -5,7 +5,7 @@
  * URLs: the typed client, @kubernetes/client-node, and kubectl 1.27 and 1.33.
  */
 import { accessSync, constants } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
@@ -61,11 +61,14 @@ describe.each(backends)('RunnerClass names on %s', (backend) => {
     const badPrefix = await refusal(runnerClasses, { ...runnerClass(''), metadata: { generateName: 'ml/' } });
     expect(badPrefix).toContainEqual({ field: 'metadata.generateName', message: `Invalid value: "ml/": may not contain '/'` });
 
-    // The served OpenAPI says so where kubectl explain and generated clients read it.
+    // The served OpenAPI says so where kubectl explain and generated clients read it, and so does the API reference.
     const openapi = (await server().request('GET', '/openapi/v3/apis/cairn.dev/v1')).json;
+    const reference = await readFile(new URL('../docs/api-reference.md', import.meta.url), 'utf8');
+    const runnerClassSection = reference.slice(reference.indexOf('## RunnerClass'));
     for (const description of [
       openapi.components.schemas['dev.cairn.v1.RunnerClass'].description,
       openapi.components.schemas['dev.cairn.v1.Pipeline'].properties.spec.properties.runnerClassName.description,
+      runnerClassSection.split('\n').find((line) => line.startsWith('RunnerClass is')),
     ]) {
       expect(description).toContain("any characters except '/' and '%', not '.' or '..', at most 253 characters");
     }

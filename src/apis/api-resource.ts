@@ -12,8 +12,11 @@ import type { FieldNumbers } from '../machinery/protobuf/schema-messages.js';
 import type { ScalePaths } from '../machinery/types/scale.js';
 import type { TableColumn } from '../machinery/types/table.js';
 
-/** One printer column, as in a Table's columnDefinitions; its cell is read from an object of the version it belongs to. */
-export type PrinterColumn = TableColumn;
+/**
+ * One printer column, as in a Table's columnDefinitions; its cell is read from an object of
+ * the version it belongs to, at `jsonPath` (`.spec.replicas`, as a CRD's printer column names it).
+ */
+export type PrinterColumn = TableColumn & { readonly jsonPath: string };
 
 /**
  * A kind's semantics, as kube's `rest.RESTCreateStrategy`/`RESTUpdateStrategy` hold

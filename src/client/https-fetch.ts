@@ -25,7 +25,9 @@ export function httpsFetch(access: Pick<ClusterAccess, 'caPem' | 'clientCertPem'
   const fetch = async (request: Request): Promise<Response> => {
     const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = https.request(request.url, { method: request.method, headers: Object.fromEntries(request.headers), agent, signal: request.signal }, resolve);
+      // A length, always: node sends a DELETE's body unframed otherwise, and the server reads it as a malformed next request.
+      const headers = { ...Object.fromEntries(request.headers), ...(body ? { 'content-length': String(body.length) } : {}) };
+      const req = https.request(request.url, { method: request.method, headers, agent, signal: request.signal }, resolve);
       req.on('error', reject);
       req.end(body);
     });

@@ -60,7 +60,21 @@ type RawEvent = { readonly type: string; readonly object: { readonly metadata?: 
  *   console.log(event.type, event.object.metadata?.name);
  * }
  */
-export async function* watch<P extends WatchPath>(api: Client<paths>, path: P, options: WatchOptions<P> = {}): AsyncGenerator<WatchEvent<WatchedObject<P>>> {
+export function watch<P extends WatchPath>(api: Client<paths>, path: P, options: WatchOptions<P> = {}): AsyncGenerator<WatchEvent<WatchedObject<P>>> {
+  return watchPath(api, path, options);
+}
+
+/**
+ * `watch` of any path the server serves, typed by the caller: for collections found
+ * through discovery, which the OpenAPI types cannot name. `accept` asks for another
+ * representation of each event's object, e.g.
+ * `application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1` for metadata only.
+ */
+export async function* watchPath<T>(
+  api: Client<paths>,
+  path: string,
+  options: Omit<WatchOptions<WatchPath>, 'path'> & { readonly accept?: string; readonly path?: object } = {},
+): AsyncGenerator<WatchEvent<T>> {
   const { signal } = options;
   let resourceVersion = options.resourceVersion;
   let failures = 0;
@@ -75,7 +89,7 @@ export async function* watch<P extends WatchPath>(api: Client<paths>, path: P, o
         if (event.type === 'ERROR') throw apiError(500, event.object);
         resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
         received = true;
-        if (event.type !== 'BOOKMARK') yield event as WatchEvent<WatchedObject<P>>;
+        if (event.type !== 'BOOKMARK') yield event as WatchEvent<T>;
       }
       if (received || Date.now() - opened >= emptyStreamMs) {
         failures = 0;
@@ -95,10 +109,10 @@ export async function* watch<P extends WatchPath>(api: Client<paths>, path: P, o
 }
 
 /** Opens one stream of the watch. */
-async function open<P extends WatchPath>(
+async function open(
   api: Client<paths>,
-  path: P,
-  options: WatchOptions<P>,
+  path: string,
+  options: Parameters<typeof watchPath>[2] & object,
   resourceVersion: string | undefined,
 ): Promise<ReadableStream<Uint8Array>> {
   const query = {
@@ -111,6 +125,7 @@ async function open<P extends WatchPath>(
   };
   const { data, error, response } = await (api.GET as unknown as UntypedCall<ReadableStream<Uint8Array> | null>)(path, {
     params: { path: options.path, query },
+    ...(options.accept ? { headers: { Accept: options.accept } } : {}),
     parseAs: 'stream',
     signal: options.signal,
   });

@@ -11,6 +11,17 @@ describe('WorkQueue', () => {
     expect(await queue.get()).toBeUndefined();
   });
 
+  it('counts the keys waiting to be handed out as its depth', async () => {
+    const queue = new WorkQueue<string>({ intervalMs: 0 });
+    for (const key of ['a', 'b', 'a']) queue.add(key);
+    expect(queue.depth).toBe(2);
+    const key = await queue.get();
+    expect(queue.depth).toBe(1);
+    queue.add(key!);
+    expect(queue.depth).toBe(2);
+    queue.shutDown();
+  });
+
   it('never hands a key to two workers at once: added while in work, it comes back after done', async () => {
     const queue = new WorkQueue<string>({ intervalMs: 0 });
     queue.add('a');

@@ -37,6 +37,11 @@ export class WorkQueue<K> {
     this.#intervalMs = options.intervalMs;
   }
 
+  /** How many keys wait to be handed out (client-go's `workqueue_depth`). */
+  get depth(): number {
+    return this.#pending.size;
+  }
+
   /** Queues `key`, unless it already is. */
   add(key: K): void {
     if (this.#shutDown || this.#pending.has(key)) return;

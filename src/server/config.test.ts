@@ -36,6 +36,13 @@ describe('parseConfig', () => {
     expect(parseConfig(['--no-controller'], {}).controller).toBe(false);
   });
 
+  it('takes --garbage-collector auto (the default), on or off, and refuses anything else', () => {
+    expect(parseConfig([], {}).garbageCollector).toBe('auto');
+    expect(parseConfig(['--garbage-collector=on'], {}).garbageCollector).toBe('on');
+    expect(parseConfig(['--garbage-collector', 'off'], {}).garbageCollector).toBe('off');
+    expect(() => parseConfig(['--garbage-collector=yes'], {})).toThrow(/--garbage-collector must be auto, on or off, got "yes"/);
+  });
+
   it('takes a serving certificate and key from files, as kube-apiserver does, only as a pair', () => {
     expect(parseConfig([], {})).toMatchObject({ tlsCertFile: undefined, tlsPrivateKeyFile: undefined });
     const config = parseConfig(['--tls-cert-file', '/etc/cairn/serving/tls.crt', '--tls-private-key-file=serving/tls.key'], {});

@@ -110,6 +110,12 @@ export interface ServerConfig extends DatabaseLocation {
   readonly watchBookmarkIntervalMs: number;
   /** Whether `start` also runs the sample controller in-process (off with `--no-controller`). */
   readonly controller: boolean;
+  /**
+   * `--garbage-collector`: whether this server finishes deletion cascades and collects
+   * objects whose owners are gone; `auto` is on standalone and off when delegating to a
+   * main API server, whose kube-controller-manager's collector handles Cairn's kinds.
+   */
+  readonly garbageCollector: 'auto' | 'on' | 'off';
   /** Who may tell Cairn the user in `X-Remote-*` headers (kube-apiserver's aggregator). */
   readonly requestHeader: RequestHeaderConfig;
   /** Delegated authentication and authorization (in a cluster). */
@@ -139,7 +145,8 @@ const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--
   [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--tls-min-version VERSION]
   [--tls-cipher-suites NAME,...] [--request-timeout DURATION] [--max-requests-inflight N]
   [--max-mutating-requests-inflight N] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
-  [--watch-bookmark-interval SECONDS] [--no-controller] [--admission-webhook-config-file FILE]
+  [--watch-bookmark-interval SECONDS] [--no-controller] [--garbage-collector auto|on|off]
+  [--admission-webhook-config-file FILE]
   [--requestheader-client-ca-file FILE] [--requestheader-allowed-names NAME,...]
   [--requestheader-username-headers H,...] [--requestheader-uid-headers H,...]
   [--requestheader-group-headers H,...] [--requestheader-extra-headers-prefix P,...]
@@ -287,6 +294,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'shutdown-delay': { type: 'string' },
       'watch-bookmark-interval': { type: 'string' },
       'no-controller': { type: 'boolean' },
+      'garbage-collector': { type: 'string' },
       'requestheader-client-ca-file': { type: 'string' },
       'requestheader-allowed-names': { type: 'string', multiple: true },
       'requestheader-username-headers': { type: 'string', multiple: true },
@@ -320,6 +328,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}"\n${usage}`);
   const file = (flag: 'token-auth-file' | 'client-ca-file' | 'authorization-policy-file' | 'admission-webhook-config-file') =>
     values[flag] ? resolve(values[flag]) : undefined;
+  const garbageCollector = values['garbage-collector'] ?? 'auto';
+  if (garbageCollector !== 'auto' && garbageCollector !== 'on' && garbageCollector !== 'off')
+    throw new Error(`--garbage-collector must be auto, on or off, got "${garbageCollector}"\n${usage}`);
   const tlsCertFile = values['tls-cert-file'];
   const tlsPrivateKeyFile = values['tls-private-key-file'];
   if ((tlsCertFile === undefined) !== (tlsPrivateKeyFile === undefined)) throw new Error(`--tls-cert-file and --tls-private-key-file go together\n${usage}`);
@@ -351,6 +362,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     shutdownDelayMs: seconds('shutdown delay', values['shutdown-delay'] ?? env.SHUTDOWN_DELAY_SECONDS, 0),
     watchBookmarkIntervalMs: seconds('watch bookmark interval', values['watch-bookmark-interval'], 60),
     controller: !values['no-controller'],
+    garbageCollector,
     requestHeader: requestHeaderConfig(values),
     delegation: delegationConfig(values, env),
     audit: auditConfig(values),

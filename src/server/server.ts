@@ -1,7 +1,7 @@
 /**
  * Wires the process together: TLS material and kubeconfig, the HTTPS listener,
  * the database and its migrations, the object store, the registry, compaction,
- * readiness, the in-process sample controller and graceful shutdown.
+ * readiness, the in-process sample controller, the garbage collector and graceful shutdown.
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -43,6 +43,7 @@ import type { DelegationConfig, RequestHeaderConfig, ServerConfig } from './conf
 import { startAuditing } from './auditing.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { openDatabase, pgliteDirectory } from './open-database.js';
+import { garbageCollectorEnabled, startGarbageCollection, type GarbageCollection } from './garbage-collection.js';
 import { serverMetrics } from './server-metrics.js';
 import { redactedDatabaseUrl, type StorageDescription } from './start-banner.js';
 import { ensurePki, loadServingCertificate, type Pki } from './pki.js';
@@ -369,6 +370,10 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
   // In-process, the sample controller is still a client of the API: HTTPS with the admin kubeconfig, never the registry.
   const controllerClient = config.controller ? createCairnClient(await loadKubeconfig(kubeconfigPath)) : undefined;
   let controller: RunningController | undefined;
+  // kube-controller-manager's collector handles Cairn's kinds when a main API server is there.
+  const collectGarbage = garbageCollectorEnabled(config.garbageCollector, Boolean(delegated.authenticationClient ?? delegated.authorizationClient));
+  logger.info({ mode: config.garbageCollector, running: collectGarbage }, 'garbage collector');
+  let garbageCollection: GarbageCollection | undefined;
 
   let compaction: NodeJS.Timeout | undefined;
   // The listener answers discovery and health at once; the API serves once storage is up.
@@ -417,6 +422,13 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       logger.warn({ backend: storage.backend, fsync: 'off' }, 'the database does not flush commits to disk: a machine crash can lose acknowledged writes');
     logger.info('ready');
     if (controllerClient && !draining.signal.aborted) controller = startController(controllerClient, { logger: logger.child({ component: 'controller' }) });
+    if (collectGarbage && !draining.signal.aborted)
+      garbageCollection = startGarbageCollection({
+        kubeconfigPath,
+        databaseUrl: database.backend === 'postgres' ? config.databaseUrl : undefined,
+        registry: metrics.api.registry,
+        logger: logger.child({ component: 'garbage-collector' }),
+      });
     return storage;
   })();
   ready.catch(() => undefined);
@@ -432,6 +444,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
       certificateReloader?.stop();
       await controller?.stop();
       controllerClient?.close();
+      await garbageCollection?.stop();
       // As kube's --shutdown-delay-duration: load balancers see readyz fail and stop sending, while watches and
       // requests already here go on; then the watches end, and their clients re-watch on another replica.
       if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));

@@ -107,7 +107,9 @@ export async function startInspectedServer(options: InspectedServerOptions = {})
     '--import',
     'tsx',
     'src/server/main.ts',
+    // The heap measured is the server's: no in-process clients (the sample controller, the garbage collector's graph).
     '--no-controller',
+    '--garbage-collector=off',
     '--port',
     '0',
     '--data-dir',

@@ -64,6 +64,8 @@ export interface TestServerOptions {
   readonly seams?: ServerSeams;
   /** Run the in-process sample controller, as `npm start` does; off by default, so tests see only their own writes. */
   readonly controller?: boolean;
+  /** Run the garbage collector (`--garbage-collector`'s auto), as `npm start` does; off by default, so deletions stay as the registry leaves them. */
+  readonly garbageCollector?: boolean;
 }
 
 /** Starts a server on a free port and waits until it is ready. */
@@ -77,6 +79,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     dataDir,
     ...(databaseUrl ? ['--database-url', databaseUrl] : []),
     ...(options.controller ? [] : ['--no-controller']),
+    ...(options.garbageCollector ? [] : ['--garbage-collector=off']),
     ...(options.args ?? []),
   ];
   const server = await startServer(parseConfig(args, options.env ?? {}), pino({ level: process.env.CAIRN_TEST_LOG ?? 'silent' }), options.seams);

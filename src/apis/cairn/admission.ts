@@ -6,8 +6,11 @@
  * 403 Forbidden (`admission.NewForbidden`), naming the field in the request's version.
  *
  * A Pipeline being deleted always passes (removing its finalizers must not depend on
- * its class), as do writes through `/status`. Through `/scale` only the bound is
- * checked: a scale does not change the class, and one whose class is gone has none.
+ * its class), as do writes through `/status`. A class must exist when it is named: an
+ * update that keeps the class it had passes when that class is gone (as kube's
+ * validation ratchets unchanged values), so labels, ownerReferences (the garbage
+ * collector's orphaning) and replicas can still change; it then has no bound. Through
+ * `/scale` only the bound is checked, since a scale does not change the class.
  * A Pipeline with no class names nothing and has no bound.
  */
 import type { Admission, AdmissionAttributes, ObjectLookup } from '../admission.js';
@@ -43,7 +46,8 @@ export function runnerClassAdmission(lookup: ObjectLookup): Admission {
       if (typeof className !== 'string' || className === '') return;
       const runnerClass = await lookup(runnerClasses.plural, '', className);
       if (runnerClass === undefined) {
-        if (a.subresource === 'scale') return;
+        const kept = a.subresource === 'scale' || (isPlainObject(a.oldObject?.spec) && a.oldObject.spec.runnerClassName === className);
+        if (kept) return;
         throw refusal(a, notFound(runnerClassName, className));
       }
       const maxReplicas = isPlainObject(runnerClass.spec) ? runnerClass.spec.maxReplicas : undefined;

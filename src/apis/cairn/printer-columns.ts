@@ -11,24 +11,27 @@ export const cellAt =
   (object: KubeObject): unknown =>
     valueAt(object, path) ?? null;
 
-/** NAME, as every kind's first column. */
-const nameColumn: PrinterColumn = {
-  name: 'Name',
-  type: 'string',
-  format: 'name',
-  description: 'Name must be unique within a namespace.',
+/** A column of the default view showing the field at the dotted `path`. */
+const column = (name: string, type: PrinterColumn['type'], description: string, path: string, format?: string): PrinterColumn => ({
+  name,
+  type,
+  ...(format === undefined ? {} : { format }),
+  description,
   priority: 0,
-  cell: cellAt('metadata.name'),
-};
+  jsonPath: `.${path}`,
+  cell: cellAt(path),
+});
+
+/** NAME, as every kind's first column. */
+const nameColumn = column('Name', 'string', 'Name must be unique within a namespace.', 'metadata.name', 'name');
 
 /** AGE, as every kind's last column. */
-const ageColumn: PrinterColumn = {
-  name: 'Age',
-  type: 'date',
-  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
-  priority: 0,
-  cell: cellAt('metadata.creationTimestamp'),
-};
+const ageColumn = column(
+  'Age',
+  'date',
+  'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  'metadata.creationTimestamp',
+);
 
 /** Where a version keeps the fields a Pipeline's columns show. */
 export interface PipelineColumnPaths {
@@ -40,10 +43,10 @@ export interface PipelineColumnPaths {
 export function pipelineColumns(paths: PipelineColumnPaths): readonly PrinterColumn[] {
   return [
     nameColumn,
-    { name: 'RunnerClass', type: 'string', description: 'The RunnerClass of the Pipeline.', priority: 0, cell: cellAt(paths.runnerClass) },
-    { name: 'Replicas', type: 'integer', description: 'Desired number of runners.', priority: 0, cell: cellAt(paths.replicas) },
-    { name: 'Ready', type: 'integer', description: 'Number of ready runners.', priority: 0, cell: cellAt('status.readyReplicas') },
-    { name: 'Phase', type: 'string', description: 'Phase of the Pipeline.', priority: 0, cell: cellAt('status.phase') },
+    column('RunnerClass', 'string', 'The RunnerClass of the Pipeline.', paths.runnerClass),
+    column('Replicas', 'integer', 'Desired number of runners.', paths.replicas),
+    column('Ready', 'integer', 'Number of ready runners.', 'status.readyReplicas'),
+    column('Phase', 'string', 'Phase of the Pipeline.', 'status.phase'),
     ageColumn,
   ];
 }
@@ -51,7 +54,7 @@ export function pipelineColumns(paths: PipelineColumnPaths): readonly PrinterCol
 /** NAME, IMAGE, MAXREPLICAS, AGE: the same in every version. */
 export const runnerClassColumns: readonly PrinterColumn[] = [
   nameColumn,
-  { name: 'Image', type: 'string', description: 'Default runner image.', priority: 0, cell: cellAt('spec.image') },
-  { name: 'MaxReplicas', type: 'integer', description: 'Upper bound of replicas.', priority: 0, cell: cellAt('spec.maxReplicas') },
+  column('Image', 'string', 'Default runner image.', 'spec.image'),
+  column('MaxReplicas', 'integer', 'Upper bound of replicas.', 'spec.maxReplicas'),
   ageColumn,
 ];

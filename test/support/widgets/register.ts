@@ -27,7 +27,7 @@ export const widgets: ApiResource = {
   preferredVersion: 'v1',
   storageVersion: 'v1',
   strategy: kindStrategy({ validate: () => [], namespaced: true, selectableFields: ['spec.size'], apiVersions: ['widgets.test/v1', 'widgets.test/v2'] }),
-  printerColumns: [{ name: 'Name', type: 'string', priority: 0, description: 'Name', cell: cell('metadata.name') }],
+  printerColumns: [{ name: 'Name', type: 'string', priority: 0, description: 'Name', jsonPath: '.metadata.name', cell: cell('metadata.name') }],
   selectableFields: ['spec.size'],
   subresources: { status: false },
 };
