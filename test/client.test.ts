@@ -194,16 +194,8 @@ describe('the typed client', () => {
     const gone = await client.appendLog({ namespace: 'default', name: 'absent' }, { step: 'fetch', lines: ['x'] }).catch((e: unknown) => e);
     expect(isNotFound(gone, 'absent')).toBe(true);
   });
-});
 
-describe('the typed client in every version, with typed patches and subresources', () => {
-  const server = sharedTestServer({ backend: 'pglite' });
-  let client: CairnClient;
-  beforeAll(async () => {
-    client = createCairnClient(await loadKubeconfig(server().kubeconfigPath));
-  });
-  afterAll(() => client?.close());
-  const at = (name: string) => ({ params: { path: { namespace: 'default', name } } });
+  // Every version, typed patches and subresources, on the same server.
   const named = (name: string) => ({ path: { namespace: 'default', name } });
   const v1Pipeline = '/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}';
   const v1alpha1Pipeline = '/apis/cairn.dev/v1alpha1/namespaces/{namespace}/pipelines/{name}';
