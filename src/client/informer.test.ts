@@ -1,44 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ResourceExpiredError } from './api-error.js';
-import type { WatchEvent } from './watch.js';
 import { eventually } from '../../test/support/eventually.js';
-import { Informer, keyOf, type ListWatch } from './informer.js';
-
-interface Item {
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly resourceVersion: string };
-}
-const item = (name: string, resourceVersion: string): Item => ({ metadata: { name, namespace: 'default', resourceVersion } });
-
-/**
- * A ListWatch that serves the lists it is given in turn, each followed by a watch
- * that yields its events and then throws its error (or waits for the abort).
- */
-function scripted(rounds: Array<{ items: Item[]; resourceVersion: string; events: WatchEvent<Item>[]; error?: Error }>) {
-  const calls: string[] = [];
-  let round = -1;
-  const listWatch: ListWatch<Item> = {
-    async list() {
-      round = Math.min(round + 1, rounds.length - 1);
-      calls.push('list');
-      return rounds[round];
-    },
-    async *watch(resourceVersion, signal) {
-      calls.push(`watch ${resourceVersion}`);
-      const { events, error } = rounds[round];
-      yield* events;
-      if (error) throw error;
-      await new Promise((resolve) => signal.addEventListener('abort', resolve));
-    },
-  };
-  return { listWatch, calls };
-}
+import { Informer, keyOf } from './informer.js';
+import { item, scripted } from '../../test/support/scripted-list-watch.js';
 
 /** Waits until `condition` holds (the informer runs on its own). */
 const until = (condition: () => boolean): Promise<void> => eventually('the informer', 5000, () => Promise.resolve(condition()), 5);
 
 describe('Informer', () => {
   it('lists, then watches from the list resourceVersion, and reports every change', async () => {
-    const { listWatch, calls } = scripted([
+    const { source: listWatch, calls } = scripted([
       {
         items: [item('a', '1'), item('b', '2')],
         resourceVersion: '2',
@@ -66,7 +37,7 @@ describe('Informer', () => {
 
   it('lists again at once on 410 Gone and reports what changed while it was not watching', async () => {
     const expired = new ResourceExpiredError({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 2 (9)' });
-    const { listWatch, calls } = scripted([
+    const { source: listWatch, calls } = scripted([
       { items: [item('a', '1'), item('b', '2')], resourceVersion: '2', events: [], error: expired },
       { items: [item('a', '7'), item('c', '8')], resourceVersion: '9', events: [] },
     ]);
@@ -88,7 +59,7 @@ describe('Informer', () => {
 
   it('reports other failures and lists again after the retry delay', async () => {
     const forbidden = new ApiError({ kind: 'Status', code: 403, reason: 'Forbidden', message: 'no' });
-    const { listWatch, calls } = scripted([
+    const { source: listWatch, calls } = scripted([
       { items: [item('a', '1')], resourceVersion: '1', events: [], error: forbidden },
       { items: [item('a', '1')], resourceVersion: '1', events: [] },
     ]);
@@ -107,7 +78,7 @@ describe('Informer', () => {
   });
 
   it('hands every cached object to the handlers again at each resync period, unchanged', async () => {
-    const { listWatch } = scripted([{ items: [item('a', '1'), item('b', '2')], resourceVersion: '2', events: [] }]);
+    const { source: listWatch } = scripted([{ items: [item('a', '1'), item('b', '2')], resourceVersion: '2', events: [] }]);
     const informer = new Informer(listWatch, { resyncPeriodMs: 20 });
     const resynced: string[] = [];
     informer.onChange((previous, current) => {

@@ -1,36 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ResourceExpiredError } from './api-error.js';
-import type { ListWatch } from './informer.js';
 import { listAndWatch, type ListAndWatchEvent } from './list-and-watch.js';
-import type { WatchEvent } from './watch.js';
-
-interface Item {
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly resourceVersion: string };
-}
-const item = (name: string, resourceVersion: string): Item => ({ metadata: { name, namespace: 'default', resourceVersion } });
-
-/** Serves the lists it is given in turn (or fails the list), each followed by a watch that yields its events, then throws its error or waits for the abort. */
-function scripted(rounds: Array<{ items?: Item[]; resourceVersion?: string; listError?: Error; events?: WatchEvent<Item>[]; error?: Error }>) {
-  const calls: string[] = [];
-  let round = -1;
-  const source: ListWatch<Item> = {
-    async list() {
-      round = Math.min(round + 1, rounds.length - 1);
-      calls.push('list');
-      const { items = [], resourceVersion = '', listError } = rounds[round];
-      if (listError) throw listError;
-      return { items, resourceVersion };
-    },
-    async *watch(resourceVersion, signal) {
-      calls.push(`watch ${resourceVersion}`);
-      const { events = [], error } = rounds[round];
-      yield* events;
-      if (error) throw error;
-      await new Promise((resolve) => signal.addEventListener('abort', resolve));
-    },
-  };
-  return { source, calls };
-}
+import { item, scripted, type Item } from '../../test/support/scripted-list-watch.js';
+import type { ListWatch } from './informer.js';
 
 const describeEvent = (event: ListAndWatchEvent<Item>) =>
   event.type === 'SYNCED' ? 'SYNCED' : `${event.type} ${event.object.metadata.name} ${event.object.metadata.resourceVersion}`;

@@ -1,0 +1,46 @@
+/**
+ * A scripted ListWatch for the client's informer and listAndWatch unit tests: rounds of
+ * a list and the watch that follows it, played in turn.
+ */
+import type { ListWatch } from '../../src/client/informer.js';
+import type { WatchEvent } from '../../src/client/watch.js';
+
+/** An object as the scripts list and watch it. */
+export interface Item {
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly resourceVersion: string };
+}
+
+/** An Item in namespace `default`. */
+export const item = (name: string, resourceVersion: string): Item => ({ metadata: { name, namespace: 'default', resourceVersion } });
+
+/** One list (or its failure) and the watch after it: its events, then its error or a wait for the abort. */
+export interface Round {
+  readonly items?: Item[];
+  readonly resourceVersion?: string;
+  readonly listError?: Error;
+  readonly events?: WatchEvent<Item>[];
+  readonly error?: Error;
+}
+
+/** Serves the rounds in turn (the last one again once they run out); `calls` records `list` and `watch RV`. */
+export function scripted(rounds: readonly Round[]): { readonly source: ListWatch<Item>; readonly calls: string[] } {
+  const calls: string[] = [];
+  let round = -1;
+  const source: ListWatch<Item> = {
+    async list() {
+      round = Math.min(round + 1, rounds.length - 1);
+      calls.push('list');
+      const { items = [], resourceVersion = '', listError } = rounds[round];
+      if (listError) throw listError;
+      return { items, resourceVersion };
+    },
+    async *watch(resourceVersion, signal) {
+      calls.push(`watch ${resourceVersion}`);
+      const { events = [], error } = rounds[round];
+      yield* events;
+      if (error) throw error;
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+    },
+  };
+  return { source, calls };
+}
