@@ -3,11 +3,11 @@
  * (kube's layout, `k8s.io/api/apps/v1/generated.proto`) and each group's field-number
  * map. What `npm run proto` writes and what a test compares with the code.
  */
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { ApiGroup } from '../apis/api-resource.js';
 import { groupMessages } from '../apis/protobuf.js';
 import { packageOf, renderProto } from '../machinery/protobuf/schema-messages.js';
+import { filesIn, writeGeneratedFiles } from './generated-files.js';
 
 /** The folder of the `.proto` files, relative to the repository. */
 export const protoDir = 'proto';
@@ -34,24 +34,8 @@ export function protoFiles(groups: readonly ApiGroup[]): ReadonlyMap<string, str
 }
 
 /** Every `.proto` file below `dir`, relative to `root`. */
-export async function protoFilesIn(root: string, dir = protoDir): Promise<string[]> {
-  const entries = await readdir(join(root, dir), { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return [];
-    throw error;
-  });
-  return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.proto'))
-    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
-    .sort();
-}
+export const protoFilesIn = (root: string, dir = protoDir): Promise<string[]> => filesIn(root, dir, '.proto');
 
 /** Writes the files of `groups` under `root`, removing `.proto` files of versions no longer served; returns the paths written. */
-export async function writeProtoFiles(root: string, groups: readonly ApiGroup[]): Promise<string[]> {
-  const files = protoFiles(groups);
-  for (const stale of (await protoFilesIn(root)).filter((path) => !files.has(path))) await rm(join(root, stale));
-  for (const [path, content] of files) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), content);
-  }
-  return [...files.keys()];
-}
+export const writeProtoFiles = (root: string, groups: readonly ApiGroup[]): Promise<string[]> =>
+  writeGeneratedFiles(root, protoDir, '.proto', protoFiles(groups));
