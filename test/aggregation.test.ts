@@ -49,7 +49,7 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
   let cairn: AggregatedCairn;
 
   beforeAll(async () => {
-    plane = await startKubeControlPlane(inject('kubeBinaries'));
+    plane = await startKubeControlPlane(inject('goPrograms'));
     // Short cache TTLs, so a new RoleBinding takes effect within a second or two.
     cairn = await startAggregatedCairn(plane, { delegation: { cacheTtl: '500ms' } });
   }, 240_000);

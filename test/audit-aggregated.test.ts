@@ -24,7 +24,7 @@ describe.runIf(kubectlAvailable)('the audit log of Cairn behind a real kube-apis
     dir = await mkdtemp(join(tmpdir(), 'cairn-audit-aggregated-'));
     log = join(dir, 'audit.log');
     await writeFile(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: cairn.dev\n');
-    plane = await startKubeControlPlane(inject('kubeBinaries'));
+    plane = await startKubeControlPlane(inject('goPrograms'));
     cairn = await startAggregatedCairn(plane, { args: [`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${log}`] });
   }, 240_000);
 

@@ -1,40 +1,30 @@
 /**
- * client-go reads Cairn's Protocol Buffers: `tools/client-go-protobuf` (the pinned
- * kube's client-go, built with the Go toolchain the test control plane is built with)
+ * client-go reads Cairn's Protocol Buffers: `tools/kube/client-go-protobuf` (the pinned
+ * kube's client-go, built by the global setup with the test control plane's programs)
  * lists, gets and watches PartialObjectMetadata in every version with the metadata
  * client, as kube's garbage collector and namespace controller do, reads a NotFound
  * Status, and gets and updates a Scale (and reads a Status) through a client that speaks
  * only protobuf.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pipeline, startTestServer, type TestServer } from './support/test-server.js';
 
 const run = promisify(execFile);
-const source = resolve(import.meta.dirname, '../tools/client-go-protobuf');
 const protobuf = 'application/vnd.kubernetes.protobuf';
 
 describe('client-go against Cairn in protobuf', () => {
+  const binary = inject('goPrograms').clientGoProtobuf;
   let server: TestServer;
-  let directory = '';
-  let binary = '';
 
   beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'cairn-client-go-'));
-    binary = join(directory, 'client-go-protobuf');
-    // The modules are the ones kube-apiserver's build (global setup) fetched; Go's build cache makes this quick after the first time.
-    await run('go', ['build', '-o', binary, '.'], { cwd: source, env: { ...process.env, GOFLAGS: '-mod=readonly', GOTOOLCHAIN: 'local' } });
     server = await startTestServer({ backend: 'pglite' });
     const created = await server.request('POST', '/apis/cairn.dev/v1/namespaces/go/pipelines', { body: pipeline('gopher', { replicas: 2 }, { app: 'go' }) });
     expect(created.status, created.text).toBe(201);
   });
   afterAll(async () => {
     await server?.destroy();
-    if (directory) await rm(directory, { recursive: true, force: true });
   });
 
   it('lists, gets and watches PartialObjectMetadata, reads a NotFound Status, and gets and puts a Scale', async () => {

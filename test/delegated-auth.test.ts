@@ -61,7 +61,7 @@ describe.runIf(kubectlAvailable)('delegated authentication and authorization aga
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cairn-delegated-'));
-    plane = await startKubeControlPlane(inject('kubeBinaries'));
+    plane = await startKubeControlPlane(inject('goPrograms'));
     // Cairn's identity at kube-apiserver, with the bindings apiservice/ gives its ServiceAccount.
     const kubeconfig = await cairnDelegationKubeconfig(plane, dir);
     cairn = await startTestServer({

@@ -38,7 +38,7 @@ describe.runIf(kubectlAvailable)('delegation through the in-cluster config (a Se
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cairn-in-cluster-'));
-    plane = await startKubeControlPlane(inject('kubeBinaries'));
+    plane = await startKubeControlPlane(inject('goPrograms'));
     for (const file of identityManifests) await kubectl('apply', '-f', join(manifestsDir, file));
     // What kubelet mounts into the pod at /var/run/secrets/kubernetes.io/serviceaccount.
     const serviceAccountDir = join(dir, 'serviceaccount');

@@ -27,7 +27,7 @@ describe.runIf(kubectlAvailable)('test control plane: etcd + kube-apiserver (nee
   let plane: KubeControlPlane;
 
   beforeAll(async () => {
-    plane = await startKubeControlPlane(inject('kubeBinaries'));
+    plane = await startKubeControlPlane(inject('goPrograms'));
   }, 180_000);
 
   afterAll(async () => {
@@ -48,7 +48,7 @@ describe.runIf(kubectlAvailable)('test control plane: etcd + kube-apiserver (nee
     describe(basename(binary), () => {
       it('reports server version 1.34', async () => {
         const version = JSON.parse((await kubectlOk(binary, 'version', '-o', 'json')).stdout);
-        expect(version.serverVersion).toMatchObject({ major: '1', minor: '34', gitVersion: inject('kubeBinaries').kubernetesVersion });
+        expect(version.serverVersion).toMatchObject({ major: '1', minor: '34', gitVersion: inject('goPrograms').kubernetesVersion });
         expect(version.serverVersion.gitVersion).toMatch(/^v1\.34\.\d+$/);
       });
 

@@ -350,7 +350,7 @@ describe.runIf(kubectlAvailable)('README.md, "The first hour", run block by bloc
   it('8: registers Cairn behind a real kube-apiserver with apiservice/, the test doing what kubelet and kube-proxy do', { timeout: 400_000 }, async () => {
     const clusterBlocks = blocks.filter((block) => block.language === 'sh' && !block.notRun && isClusterBlock(block));
     expect(clusterBlocks, 'one block registers Cairn with apiservice/').toHaveLength(1);
-    const plane = await startKubeControlPlane(inject('kubeBinaries'));
+    const plane = await startKubeControlPlane(inject('goPrograms'));
     let pod: RunningServer | undefined;
     try {
       // What the text asks first: the database's URL in the Secret.

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
 import { ensurePki, issueClientCertificate, type IssuedCertificate } from '../../src/server/pki.js';
-import type { KubeBinaries } from './kube-binaries.js';
+import type { GoPrograms } from './go-programs.js';
 import { kubectlMinors, kubectlOnPath, runKubectl, versionedKubectl, type RunResult } from './kubectl.js';
 import { freeLoopbackPort } from './free-port.js';
 
@@ -87,14 +87,14 @@ const LOG_TAIL_LINES = 30;
  * kubeconfig. On failure everything started is stopped before the promise rejects.
  *
  * @example
- * const plane = await startKubeControlPlane(inject('kubeBinaries'));
+ * const plane = await startKubeControlPlane(inject('goPrograms'));
  * try {
  *   await plane.kubectl(['get', 'namespaces']);
  * } finally {
  *   await plane.stop();
  * }
  */
-export async function startKubeControlPlane(binaries: KubeBinaries, options: KubeControlPlaneOptions = {}): Promise<KubeControlPlane> {
+export async function startKubeControlPlane(binaries: GoPrograms, options: KubeControlPlaneOptions = {}): Promise<KubeControlPlane> {
   const directory = await mkdtemp(join(tmpdir(), 'cairn-kube-'));
   const plane = new LocalControlPlane(binaries, directory, options);
   try {
@@ -127,7 +127,7 @@ class LocalControlPlane implements KubeControlPlane {
   #stopped: Promise<void> | undefined;
 
   constructor(
-    readonly binaries: KubeBinaries,
+    readonly binaries: GoPrograms,
     readonly directory: string,
     readonly options: KubeControlPlaneOptions,
   ) {

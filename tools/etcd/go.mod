@@ -1,4 +1,4 @@
-// Builds etcd for the test control plane (test/support/kube-binaries.ts). A module of
+// Builds etcd for the test control plane (test/support/go-programs.ts). A module of
 // its own, so that its requirements and kube-apiserver's never mix.
 module cairn.test/etcdtool
 

@@ -1,4 +1,6 @@
-// Builds kube-apiserver for the test control plane (test/support/kube-binaries.ts).
+// Builds kube-apiserver for the test control plane, and client-go-protobuf/ with the same
+// module graph so that it reuses the packages kube-apiserver compiled
+// (test/support/go-programs.ts).
 // k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them with
 // ./staging paths, which Go ignores in a dependency: this module replaces each one
 // with the published tag of the same release.
@@ -9,6 +11,12 @@ go 1.24.0
 godebug default=go1.24
 
 tool k8s.io/kubernetes/cmd/kube-apiserver
+
+require (
+	k8s.io/api v0.34.4
+	k8s.io/apimachinery v0.34.4
+	k8s.io/client-go v0.34.4
+)
 
 require (
 	cel.dev/expr v0.24.0 // indirect
@@ -106,11 +114,8 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/api v0.34.4 // indirect
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
-	k8s.io/apimachinery v0.34.4 // indirect
 	k8s.io/apiserver v0.34.4 // indirect
-	k8s.io/client-go v0.34.4 // indirect
 	k8s.io/cloud-provider v0.0.0 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
 	k8s.io/component-base v0.34.4 // indirect
