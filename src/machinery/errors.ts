@@ -122,12 +122,10 @@ export function notAcceptable(supported: readonly string[]): StatusError {
   return new StatusError(failureStatus(406, 'NotAcceptable', `only the following media types are accepted: ${supported.join(', ')}`));
 }
 
-/** 415 UnsupportedMediaType. */
-export function unsupportedMediaType(contentType: string, supported: readonly string[]): StatusError {
+/** 415 UnsupportedMediaType; as kube's negotiation error, it has no details (not even the type refused). */
+export function unsupportedMediaType(supported: readonly string[]): StatusError {
   return new StatusError(
-    failureStatus(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`, {
-      causes: [{ reason: 'UnsupportedMediaType', message: contentType }],
-    }),
+    failureStatus(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`),
   );
 }
 

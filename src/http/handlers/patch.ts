@@ -33,7 +33,7 @@ function checkPatchOptions(rc: ResourceContext, apply: boolean): void {
 export async function patchHandler(rc: ResourceContext): Promise<void> {
   const contentType = mediaType(rc.ctx.get('Content-Type'));
   const accepted = rc.scope.patchContentTypes;
-  if (!accepted.includes(contentType)) throw unsupportedMediaType(contentType, accepted);
+  if (!accepted.includes(contentType)) throw unsupportedMediaType(accepted);
   const apply = contentType === applyPatchType;
   checkPatchOptions(rc, apply);
   // An applied configuration is YAML, of which JSON is a subset; the other patch types are JSON documents.
