@@ -86,6 +86,14 @@ export function unprocessable(message: string): StatusError {
   return new StatusError(failureStatus(422, 'Invalid', message));
 }
 
+/**
+ * 422 Invalid as kube's `NewGenericServerResponse` builds it, for a JSON Patch that
+ * cannot be applied: a fixed message and empty details; what went wrong is not said.
+ */
+export function requestRejected(): StatusError {
+  return new StatusError(failureStatus(422, 'Invalid', 'the server rejected our request due to an error in our request', {}));
+}
+
 /** 400 BadRequest. */
 export function badRequest(message: string): StatusError {
   return new StatusError(failureStatus(400, 'BadRequest', message));
