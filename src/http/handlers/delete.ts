@@ -8,9 +8,8 @@ import { keyOf, respondObject, type ResourceContext } from './resource-context.j
 
 /** The DeleteOptions of a delete or deletecollection; a body sent is the audit's request object, as kube records it. */
 export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOptions> {
-  const raw = await readBodyBytes(rc.ctx.req);
-  const body = decodeDeleteOptions(raw, rc.ctx.get('Content-Type'));
-  if (raw.toString('utf8').trim() !== '') logRequestBody(rc.ctx, body);
+  const body = decodeDeleteOptions(await readBodyBytes(rc.ctx.req), rc.ctx.get('Content-Type'));
+  if (body) logRequestBody(rc.ctx, body);
   return deleteOptions(body, rc.query);
 }
 

@@ -7,7 +7,7 @@ import { keyOf, respondObject, type ResourceContext } from './resource-context.j
 
 /** Answers `update`; a stale `metadata.resourceVersion` is a 409. */
 export async function updateHandler(rc: ResourceContext): Promise<void> {
-  const { object: body, warnings, options, manager } = await decodeObject(rc);
+  const { object: body, warnings, options, manager } = await decodeObject(rc, 'UpdateOptions');
   // As kube's update handler: a body naming another object is a 400, before anything is read.
   const name = body.metadata?.name;
   if (name && name !== rc.request.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${rc.request.name})`);
