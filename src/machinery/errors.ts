@@ -53,6 +53,40 @@ export function conflict(gr: GroupResource, name: string, cause: string): Status
   );
 }
 
+/**
+ * 409 Conflict of a delete whose precondition the object fails, as kube's
+ * `rest.BeforeDelete` words it: it names the kind (`Pipeline.cairn.dev`, and `kind:
+ * Pipeline` in the details) where other conflicts name the resource.
+ */
+export function deletePreconditionFailed(
+  group: string,
+  kind: string,
+  name: string,
+  precondition: 'UID' | 'ResourceVersion',
+  expected: string,
+  actual: string,
+): StatusError {
+  const why = precondition === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
+  return conflict(
+    { group, resource: kind },
+    name,
+    `the ${precondition} in the precondition (${expected}) does not match the ${precondition} in record (${actual}). ${why}`,
+  );
+}
+
+/**
+ * 409 Conflict of an update whose body's uid is not the object's. kube checks it as a
+ * storage precondition, and its message is the storage error's, naming the key etcd
+ * would hold the object under (`/registry/<group>/<resource>/<namespace>/<name>`).
+ */
+export function updatePreconditionFailed(gr: GroupResource, name: string, storageKey: string, expected: string, actual: string): StatusError {
+  return conflict(
+    gr,
+    name,
+    `StorageError: invalid object, Code: 4, Key: ${storageKey}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${expected}, UID in object meta: ${actual}`,
+  );
+}
+
 /** The message kube uses for a stale resourceVersion. */
 export const optimisticLockMessage = 'the object has been modified; please apply your changes to the latest version and try again';
 

@@ -13,9 +13,13 @@ export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOpti
   return deleteOptions(body, rc.query);
 }
 
-/** Answers `delete` with 200 and the object: its last state, or marked for deletion while finalizers hold it. */
+/**
+ * Answers `delete` with the object: its last state, or marked for deletion while
+ * finalizers hold it. 200, except 202 for an object kept though `orphanDependents: false`
+ * asked for its dependents to go: kube answers so only then, not for any propagationPolicy.
+ */
 export async function deleteHandler(rc: ResourceContext): Promise<void> {
   const options = await readDeleteOptions(rc);
-  const object = await rc.storages.store.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun));
-  respondObject(rc, 200, rc.scope.fromStorage(object));
+  const { object, deleted } = await rc.storages.store.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun));
+  respondObject(rc, !deleted && options.orphanDependents === false ? 202 : 200, rc.scope.fromStorage(object));
 }
