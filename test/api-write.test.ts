@@ -16,6 +16,8 @@ describe.each(backends)('write options on %s', (backend) => {
   const server = sharedTestServer({ backend });
 
   it('dry-runs every mutating verb: validated and defaulted, nothing persisted, no event', async () => {
+    const held = (await server().request('POST', pipelines, { body: { ...pipeline('held'), metadata: { name: 'held', finalizers: ['example.com/hold'] } } }))
+      .json;
     const created = (await server().request('POST', pipelines, { body: pipeline('real') })).json;
     const watch = await openWatch(server(), `${pipelines}?watch=true&resourceVersion=${created.metadata.resourceVersion}`);
 
@@ -29,14 +31,28 @@ describe.each(backends)('write options on %s', (backend) => {
     expect(dryUpdate.json.spec.replicas).toBe(4);
     const dryPatch = await server().request('PATCH', `${pipelines}/real?dryRun=All`, { body: { spec: { replicas: 5 } }, headers: merge });
     expect(dryPatch.json.spec.replicas).toBe(5);
+    const dryApply = await server().request('PATCH', `${pipelines}/real?dryRun=All&fieldManager=dry`, {
+      body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'real', labels: { applied: 'yes' } } },
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
+    expect(dryApply.json.metadata.labels).toEqual({ applied: 'yes' });
+    const dryStatus = await server().request('PATCH', `${pipelines}/real/status?dryRun=All`, { body: { status: { phase: 'Running' } }, headers: merge });
+    expect(dryStatus.json.status.phase).toBe('Running');
+    const dryScale = await server().request('PATCH', `${pipelines}/real/scale?dryRun=All`, { body: { spec: { replicas: 6 } }, headers: merge });
+    expect(dryScale.json).toMatchObject({ kind: 'Scale', spec: { replicas: 6 } });
     const dryDelete = await server().request('DELETE', `${pipelines}/real`, { body: { dryRun: ['All'] } });
     expect(dryDelete.status).toBe(200);
+    // A finalized object is shown marked, and stays as it was.
     const dryCollection = await server().request('DELETE', `${pipelines}?dryRun=All`);
-    expect(dryCollection.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['real']);
+    expect(dryCollection.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['held', 'real']);
+    expect(dryCollection.json.items[0].metadata).toMatchObject({ deletionTimestamp: expect.any(String), generation: 2 });
 
     const stored = (await server().request('GET', `${pipelines}/real`)).json;
     expect(stored.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
     expect(stored.spec.replicas).toBe(1);
+    expect(stored.status).toBeUndefined();
+    expect(stored.metadata.labels).toBeUndefined();
+    expect((await server().request('GET', `${pipelines}/held`)).json).toEqual(held);
     expect((await server().request('GET', `${pipelines}/dry`)).status).toBe(404);
     // The first event is the first real write.
     await server().request('PATCH', `${pipelines}/real`, { body: { spec: { replicas: 2 } }, headers: merge });
