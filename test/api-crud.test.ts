@@ -3,6 +3,8 @@
  * errors kube-apiserver would answer with.
  */
 import { describe, expect, it } from 'vitest';
+import { cairnGroup } from '../src/apis/cairn/register.js';
+import { inProcessApp } from './support/in-process-app.js';
 import { backends, pipeline, sharedTestServer } from './support/test-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
@@ -57,6 +59,7 @@ describe.each(backends)('CRUD on %s', (backend) => {
 
   it('lists one namespace and all namespaces', async () => {
     await server().request('POST', '/apis/cairn.dev/v1/namespaces/other/pipelines', { body: pipeline('elsewhere') });
+    await server().request('POST', pipelines, { body: pipeline('listed') });
     const one = await server().request('GET', '/apis/cairn.dev/v1/namespaces/other/pipelines');
     expect(one.status).toBe(200);
     expect(one.json).toMatchObject({ apiVersion: 'cairn.dev/v1', kind: 'PipelineList' });
@@ -65,7 +68,7 @@ describe.each(backends)('CRUD on %s', (backend) => {
     const all = await server().request('GET', '/apis/cairn.dev/v1/pipelines');
     const names = all.json.items.map((p: any) => `${p.metadata.namespace}/${p.metadata.name}`);
     expect(names).toContain('other/elsewhere');
-    expect(names).toContain('default/create-me');
+    expect(names).toContain('default/listed');
   });
 
   it('serves cluster-scoped RunnerClasses', async () => {
@@ -98,17 +101,23 @@ describe.each(backends)('CRUD on %s', (backend) => {
     expect(stale.status).toBe(409);
     expect(stale.json).toMatchObject({ kind: 'Status', reason: 'Conflict', code: 409 });
     expect(stale.json.message).toContain('the object has been modified; please apply your changes to the latest version and try again');
-    // A generation or creationTimestamp a client sends is not taken (as kube's rest.BeforeUpdate); a changed uid is refused.
+    // A generation or creationTimestamp a client sends is not taken (as kube's rest.BeforeUpdate); a uid not the object's fails as a precondition.
     const forged = await server().request('PUT', `${pipelines}/upd`, {
       body: { ...res3.json, metadata: { ...res3.json.metadata, generation: 77, creationTimestamp: '2000-01-01T00:00:00Z' } },
     });
     expect(forged.status, forged.text).toBe(200);
     expect(forged.json.metadata).toMatchObject({ generation: 2, creationTimestamp: res3.json.metadata.creationTimestamp });
     const refused = await server().request('PUT', `${pipelines}/upd`, { body: { ...forged.json, metadata: { ...forged.json.metadata, uid: 'forged' } } });
-    expect(refused.status).toBe(422);
-    expect(refused.json.details.causes).toEqual([
-      { field: 'metadata.uid', reason: 'FieldValueInvalid', message: 'Invalid value: "forged": field is immutable' },
-    ]);
+    expect(refused.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Operation cannot be fulfilled on pipelines.cairn.dev "upd": StorageError: invalid object, Code: 4, Key: /registry/cairn.dev/pipelines/default/upd, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: forged, UID in object meta: ${created.metadata.uid}`,
+      reason: 'Conflict',
+      details: { name: 'upd', group: 'cairn.dev', kind: 'pipelines' },
+      code: 409,
+    });
     expect((await server().request('PUT', `${pipelines}/absent`, { body: pipeline('absent') })).status).toBe(404);
   });
 
@@ -135,15 +144,34 @@ describe.each(backends)('CRUD on %s', (backend) => {
       body: [{ op: 'test', path: '/spec/replicas', value: 1 }],
       headers: { 'Content-Type': 'application/json-patch+json' },
     });
-    expect(failed.status).toBe(422);
+    // kube's generic 422 for a patch that does not apply: it says no more.
+    expect(failed.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server rejected our request due to an error in our request',
+      reason: 'Invalid',
+      details: {},
+      code: 422,
+    });
     const stale = await server().request('PATCH', `${pipelines}/patched`, {
       body: { metadata: { resourceVersion: merge.json.metadata.resourceVersion }, spec: { replicas: 1 } },
       headers: { 'Content-Type': 'application/merge-patch+json' },
     });
     expect(stale.status).toBe(409);
     const unsupported = await server().request('PATCH', `${pipelines}/patched`, { body: {}, headers: { 'Content-Type': 'text/plain' } });
-    expect(unsupported.status).toBe(415);
-    expect(unsupported.json.reason).toBe('UnsupportedMediaType');
+    // No details, as kube's negotiation error.
+    expect(unsupported.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message:
+        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
+      reason: 'UnsupportedMediaType',
+      code: 415,
+    });
     const missing = await server().request('PATCH', `${pipelines}/nope`, { body: {}, headers: { 'Content-Type': 'application/merge-patch+json' } });
     expect(missing.status).toBe(404);
   });
@@ -151,9 +179,14 @@ describe.each(backends)('CRUD on %s', (backend) => {
   it('deletes with DeleteOptions, an empty JSON body or none, and honours preconditions and dryRun', async () => {
     const a = (await server().request('POST', pipelines, { body: pipeline('del-a') })).json;
     await server().request('POST', pipelines, { body: pipeline('del-b') });
+    await server().request('POST', pipelines, { body: pipeline('del-c') });
     const wrongUid = await server().request('DELETE', `${pipelines}/del-a`, { body: { preconditions: { uid: 'other' } } });
-    expect(wrongUid.json.message).toContain('Precondition failed');
     expect(wrongUid.status).toBe(409);
+    expect(wrongUid.json).toMatchObject({
+      reason: 'Conflict',
+      message: `Operation cannot be fulfilled on Pipeline.cairn.dev "del-a": the UID in the precondition (other) does not match the UID in record (${a.metadata.uid}). The object might have been deleted and then recreated`,
+      details: { name: 'del-a', group: 'cairn.dev', kind: 'Pipeline' },
+    });
     const dry = await server().request('DELETE', `${pipelines}/del-a`, { body: { propagationPolicy: 'Background', dryRun: ['All'] } });
     expect(dry.status).toBe(200);
     expect((await server().request('GET', `${pipelines}/del-a`)).status).toBe(200);
@@ -163,7 +196,11 @@ describe.each(backends)('CRUD on %s', (backend) => {
     expect((await server().request('GET', `${pipelines}/del-a`)).status).toBe(404);
     const empty = await server().request('DELETE', `${pipelines}/del-b`, { body: '', headers: { 'Content-Type': 'application/json' } });
     expect(empty.status).toBe(200);
+    const none = await server().request('DELETE', `${pipelines}/del-c`);
+    expect(none.status).toBe(200);
+    expect(none.json.metadata.name).toBe('del-c');
     expect((await server().request('DELETE', `${pipelines}/del-b`)).status).toBe(404);
+    expect((await server().request('GET', `${pipelines}/del-c`)).status).toBe(404);
   });
 
   it('persists nothing on dryRun create', async () => {
@@ -299,10 +336,19 @@ describe.each(backends)('CRUD on %s', (backend) => {
         method: 'POST',
         path: `${pipelines}?fieldValidation=Sometimes`,
         body: pipeline('fv'),
-        status: 400,
-        reason: 'BadRequest',
+        status: 422,
+        reason: 'Invalid',
+        contains: 'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Sometimes"',
       },
-      { name: 'a bad dryRun', method: 'POST', path: `${pipelines}?dryRun=Some`, body: pipeline('dr'), status: 400, reason: 'BadRequest' },
+      {
+        name: 'a bad dryRun',
+        method: 'POST',
+        path: `${pipelines}?dryRun=Some`,
+        body: pipeline('dr'),
+        status: 422,
+        reason: 'Invalid',
+        contains: 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]',
+      },
       { name: 'a bad label selector', method: 'GET', path: `${pipelines}?labelSelector=a%20in%20(`, body: undefined, status: 400, reason: 'BadRequest' },
       {
         name: 'an unsupported field selector',
@@ -327,10 +373,11 @@ describe.each(backends)('CRUD on %s', (backend) => {
     });
 
     it('names every invalid field in details.causes', async () => {
-      const res = await server().request('POST', pipelines, { body: pipeline('multi', { replicas: -2, steps: [{ name: 'a' }, { name: 'a' }] }) });
+      // Two fields the schema refuses (kind-specific rules such as duplicate step names run once the schema passes).
+      const res = await server().request('POST', pipelines, { body: pipeline('multi', { replicas: -2, steps: [{ image: 'x' }] }) });
       expect(res.status).toBe(422);
       const fields = res.json.details.causes.map((c: any) => c.field);
-      expect(fields).toContain('spec.replicas');
+      expect(fields).toEqual(expect.arrayContaining(['spec.replicas', 'spec.steps[0].name']));
       expect(res.json.details).toMatchObject({ name: 'multi', group: 'cairn.dev', kind: 'Pipeline' });
       const dup = await server().request('POST', pipelines, { body: pipeline('dupsteps', { steps: [{ name: 'a' }, { name: 'a' }] }) });
       expect(dup.status).toBe(422);
@@ -343,5 +390,76 @@ describe.each(backends)('CRUD on %s', (backend) => {
       expect(res.json.spec.bogus).toBeUndefined();
       expect(String(res.headers.warning)).toContain('unknown field \\"spec.bogus\\"');
     });
+  });
+});
+
+describe('Status and list shapes as kube-apiserver writes them (in process)', () => {
+  const app = inProcessApp([cairnGroup]);
+  const path = '/apis/cairn.dev/v1/namespaces/shapes/pipelines';
+  const failure = (code: number, reason: string, message: string, details?: object) => ({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  });
+
+  it.each([
+    ['POST', path],
+    ['PUT', `${path}/x`],
+    ['DELETE', `${path}/x`],
+  ])('answers a %s body of an unknown media type with a 415 without details', async (method, target) => {
+    const res = await app().request(method, target, { body: '{}', headers: { 'Content-Type': 'text/plain' } });
+    expect(res.json).toEqual(
+      failure(
+        415,
+        'UnsupportedMediaType',
+        'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+      ),
+    );
+  });
+
+  it('leaves details.name out where there is no name', async () => {
+    const unnamed = await app().request('POST', path, { body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: {}, spec: {} } });
+    const required = { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' };
+    expect(unnamed.json).toEqual(
+      failure(422, 'Invalid', `Pipeline.cairn.dev "" is invalid: metadata.name: ${required.message}`, {
+        group: 'cairn.dev',
+        kind: 'Pipeline',
+        causes: [required],
+      }),
+    );
+    const list = await app().request('GET', `${path}?resourceVersionMatch=Exact`);
+    const forbidden = {
+      reason: 'FieldValueForbidden',
+      message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+      field: 'resourceVersionMatch',
+    };
+    expect(list.json).toEqual(
+      failure(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: ${forbidden.message}`, {
+        group: 'meta.k8s.io',
+        kind: 'ListOptions',
+        causes: [forbidden],
+      }),
+    );
+  });
+
+  it.each(['v1', 'v1beta1'])('answers an empty PartialObjectMetadataList (%s) with null items, as Go writes a nil slice', async (version) => {
+    for (const query of ['', '?limit=5']) {
+      const res = await app().request('GET', `/apis/cairn.dev/v1/namespaces/empty/pipelines${query}`, {
+        headers: { Accept: `application/json;as=PartialObjectMetadataList;v=${version};g=meta.k8s.io` },
+      });
+      expect(res.json).toEqual({
+        kind: 'PartialObjectMetadataList',
+        apiVersion: `meta.k8s.io/${version}`,
+        metadata: { resourceVersion: expect.any(String) },
+        items: null,
+      });
+    }
+    // An object list keeps its empty items.
+    expect((await app().request('GET', '/apis/cairn.dev/v1/namespaces/empty/pipelines')).json.items).toEqual([]);
   });
 });

@@ -1,14 +1,42 @@
 /**
  * Deletion as kube-apiserver does it: finalizers and deletionTimestamp, propagation
  * policies, preconditions, deletecollection; and the ObjectMeta rules of writes
- * (immutable fields, ownerReferences, finalizer names, annotation size).
+ * (immutable fields, ownerReferences, finalizer names, annotation size). The answers
+ * kube-apiserver 1.34 gives a CustomResource (status codes, generation, preconditions'
+ * Status) are checked in process.
  */
 import { describe, expect, it } from 'vitest';
+import { cairnGroup } from '../src/apis/cairn/register.js';
+import { inProcessApp } from './support/in-process-app.js';
 import { backends, pipeline, sharedTestServer } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/deletes/pipelines';
 const merge = { 'Content-Type': 'application/merge-patch+json' };
+
+/** kube's 422 on DeleteOptions: no name in the details. */
+const deleteOptionsInvalid = (summary: string, causes: readonly object[]) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: `DeleteOptions.meta.k8s.io "" is invalid: ${summary}`,
+  reason: 'Invalid',
+  details: { group: 'meta.k8s.io', kind: 'DeleteOptions', causes },
+  code: 422,
+});
+
+/** kube's 409 of a delete precondition (rest.BeforeDelete): it names the kind, not the resource. */
+const preconditionFailed = (name: string, why: string) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: `Operation cannot be fulfilled on Pipeline.cairn.dev "${name}": ${why}`,
+  reason: 'Conflict',
+  details: { name, group: 'cairn.dev', kind: 'Pipeline' },
+  code: 409,
+});
 
 describe.each(backends)('deletion on %s', (backend) => {
   const server = sharedTestServer({ backend });
@@ -51,6 +79,7 @@ describe.each(backends)('deletion on %s', (backend) => {
     expect(one.json.metadata.finalizers).toEqual(['example.com/audit']);
     const last = await server().request('PATCH', `${pipelines}/held`, { body: { metadata: { finalizers: null } }, headers: merge });
     expect(last.status).toBe(200);
+    expect(last.json.metadata.finalizers).toBeUndefined();
     expect((await server().request('GET', `${pipelines}/held`)).status).toBe(404);
     const events = await watch.waitFor(3);
     expect(events.map((e) => e.type)).toEqual(['MODIFIED', 'MODIFIED', 'DELETED']);
@@ -77,15 +106,34 @@ describe.each(backends)('deletion on %s', (backend) => {
   it('refuses contradictory or unknown DeleteOptions with 422, and stale preconditions with 409', async () => {
     const target = await create('opts');
     const both = await server().request('DELETE', `${pipelines}/opts`, { body: { propagationPolicy: 'Orphan', orphanDependents: true } });
-    expect(both.status).toBe(422);
-    expect(both.json.details).toMatchObject({ kind: 'DeleteOptions', group: 'meta.k8s.io' });
+    expect(both.json).toEqual(
+      deleteOptionsInvalid('propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set', [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set',
+          field: 'propagationPolicy',
+        },
+      ]),
+    );
     const unknown = await server().request('DELETE', `${pipelines}/opts`, { body: { propagationPolicy: 'Sometimes' } });
-    expect(unknown.status).toBe(422);
-    expect(unknown.json.message).toContain('Unsupported value: "Sometimes"');
+    const unsupported = 'Unsupported value: "Sometimes": supported values: "Foreground", "Background", "Orphan", "nil"';
+    expect(unknown.json).toEqual(
+      deleteOptionsInvalid(`propagationPolicy: ${unsupported}`, [{ reason: 'FieldValueNotSupported', message: unsupported, field: 'propagationPolicy' }]),
+    );
     const staleUid = await server().request('DELETE', `${pipelines}/opts`, { body: { preconditions: { uid: 'other' } } });
-    expect(staleUid.status).toBe(409);
+    expect(staleUid.json).toEqual(
+      preconditionFailed(
+        'opts',
+        `the UID in the precondition (other) does not match the UID in record (${target.metadata.uid}). The object might have been deleted and then recreated`,
+      ),
+    );
     const staleRv = await server().request('DELETE', `${pipelines}/opts`, { body: { preconditions: { resourceVersion: '1' } } });
-    expect(staleRv.status).toBe(409);
+    expect(staleRv.json).toEqual(
+      preconditionFailed(
+        'opts',
+        `the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${target.metadata.resourceVersion}). The object might have been modified`,
+      ),
+    );
     const ok = await server().request('DELETE', `${pipelines}/opts`, {
       body: { preconditions: { uid: target.metadata.uid, resourceVersion: target.metadata.resourceVersion } },
     });
@@ -169,7 +217,114 @@ describe.each(backends)('deletion on %s', (backend) => {
     expect(huge.json.details.causes).toContainEqual({
       field: 'metadata.annotations',
       reason: 'FieldValueTooLong',
-      message: 'Too long: must have at most 262144 bytes',
+      message: 'Too long: may not be more than 262144 bytes',
     });
+  });
+});
+
+describe('deletion answers as kube-apiserver answers a CustomResource (in process)', () => {
+  const app = inProcessApp([cairnGroup]);
+  const path = '/apis/cairn.dev/v1/namespaces/kube-answers/pipelines';
+  const held = async (name: string, finalizers: readonly string[] = ['example.com/hold']) => {
+    const res = await app().request('POST', path, { body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name, finalizers }, spec: {} } });
+    expect(res.status, res.text).toBe(201);
+    return res.json;
+  };
+
+  it('bumps the generation when a delete first marks the object, and not again', async () => {
+    const created = await held('gen');
+    expect(created.metadata.generation).toBe(1);
+    const first = await app().request('DELETE', `${path}/gen`);
+    expect(first.status).toBe(200);
+    expect(first.json.metadata).toMatchObject({ generation: 2, deletionGracePeriodSeconds: 0, finalizers: ['example.com/hold'] });
+    const again = await app().request('DELETE', `${path}/gen`);
+    expect(again.json.metadata).toMatchObject({ generation: 2, resourceVersion: first.json.metadata.resourceVersion });
+    expect((await app().request('GET', `${path}/gen`)).json.metadata.generation).toBe(2);
+  });
+
+  // kube answers 202 only for orphanDependents=false on an object it keeps; no propagationPolicy does (observed on kube-apiserver 1.34).
+  it.each<[string, string, string, unknown, readonly string[], number]>([
+    ['orphanDependents=false in the body', 'odf-body', '', { orphanDependents: false }, ['example.com/hold'], 202],
+    ['orphanDependents=false in the query', 'odf-query', '?orphanDependents=false', undefined, ['example.com/hold'], 202],
+    ['orphanDependents=false, dry run', 'odf-dry', '?dryRun=All', { orphanDependents: false }, ['example.com/hold'], 202],
+    ['orphanDependents=false on an object deleted at once', 'odf-gone', '', { orphanDependents: false }, [], 200],
+    ['orphanDependents=true', 'odt', '', { orphanDependents: true }, ['example.com/hold'], 200],
+    ['propagationPolicy=Foreground', 'pp-fg', '', { propagationPolicy: 'Foreground' }, ['example.com/hold'], 200],
+    ['propagationPolicy=Foreground without finalizers', 'pp-fg-bare', '', { propagationPolicy: 'Foreground' }, [], 200],
+    ['propagationPolicy=Background', 'pp-bg', '', { propagationPolicy: 'Background' }, ['example.com/hold'], 200],
+    ['propagationPolicy=Orphan', 'pp-or', '?propagationPolicy=Orphan', undefined, ['example.com/hold'], 200],
+  ])('answers %s as kube does', async (_, name, query, body, finalizers, code) => {
+    await held(name, finalizers);
+    const res = await app().request('DELETE', `${path}/${name}${query}`, body === undefined ? {} : { body });
+    expect(res.status, res.text).toBe(code);
+    expect(res.json).toMatchObject({ kind: 'Pipeline', metadata: { name } });
+  });
+
+  it('answers 202 again for a repeated delete of an object finalizers hold', async () => {
+    await held('repeat');
+    expect((await app().request('DELETE', `${path}/repeat`)).status).toBe(200);
+    expect((await app().request('DELETE', `${path}/repeat`, { body: { orphanDependents: false } })).status).toBe(202);
+  });
+
+  it.each([
+    ['a merge patch', 'PATCH'],
+    ['a PUT', 'PUT'],
+  ])('answers %s that takes the last finalizer with the object as updated, then removes it', async (_, method) => {
+    const name = `last-${method.toLowerCase()}`;
+    await held(name);
+    const marked = (await app().request('DELETE', `${path}/${name}`)).json;
+    const res =
+      method === 'PATCH'
+        ? await app().request('PATCH', `${path}/${name}`, { body: { metadata: { finalizers: null } }, headers: merge })
+        : await app().request('PUT', `${path}/${name}`, { body: { ...marked, metadata: { ...marked.metadata, finalizers: [] } } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.metadata.finalizers).toBeUndefined();
+    expect(res.json.metadata).toMatchObject({
+      resourceVersion: marked.metadata.resourceVersion,
+      deletionTimestamp: marked.metadata.deletionTimestamp,
+      generation: 2,
+    });
+    expect((await app().request('GET', `${path}/${name}`)).status).toBe(404);
+  });
+
+  it("refuses a PUT whose uid is not the object's with 409, as kube's storage precondition; a patch of the uid stays a 422", async () => {
+    const created = await held('uid', []);
+    const forged = '00000000-0000-0000-0000-000000000000';
+    // Before the missing resourceVersion or anything else.
+    const put = await app().request('PUT', `${path}/uid`, { body: { ...created, metadata: { ...created.metadata, uid: forged, resourceVersion: '1' } } });
+    expect(put.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Operation cannot be fulfilled on pipelines.cairn.dev "uid": StorageError: invalid object, Code: 4, Key: /registry/cairn.dev/pipelines/kube-answers/uid, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${forged}, UID in object meta: ${created.metadata.uid}`,
+      reason: 'Conflict',
+      details: { name: 'uid', group: 'cairn.dev', kind: 'pipelines' },
+      code: 409,
+    });
+    const patch = await app().request('PATCH', `${path}/uid`, { body: { metadata: { uid: forged } }, headers: merge });
+    expect(patch.status).toBe(422);
+    expect(patch.json.details.causes).toEqual([
+      { reason: 'FieldValueInvalid', message: `Invalid value: "${forged}": field is immutable`, field: 'metadata.uid' },
+    ]);
+  });
+
+  it("checks delete preconditions as kube's rest.BeforeDelete, naming the kind, on deletecollection too", async () => {
+    const created = await held('pre', []);
+    const uid = await app().request('DELETE', `${path}/pre`, { body: { preconditions: { uid: 'not-the-uid' } } });
+    expect(uid.json).toEqual(
+      preconditionFailed(
+        'pre',
+        `the UID in the precondition (not-the-uid) does not match the UID in record (${created.metadata.uid}). The object might have been deleted and then recreated`,
+      ),
+    );
+    const collection = await app().request('DELETE', `${path}?fieldSelector=metadata.name%3Dpre`, { body: { preconditions: { resourceVersion: '1' } } });
+    expect(collection.json).toEqual(
+      preconditionFailed(
+        'pre',
+        `the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${created.metadata.resourceVersion}). The object might have been modified`,
+      ),
+    );
+    expect((await app().request('GET', `${path}/pre`)).status).toBe(200);
   });
 });

@@ -5,7 +5,9 @@
  */
 import https from 'node:https';
 import { describe, expect, it } from 'vitest';
+import { cairnGroup } from '../src/apis/cairn/register.js';
 import { maxNestingDepth, maxRequestBodyBytes } from '../src/machinery/decoding/bounded-decoding.js';
+import { inProcessApp } from './support/in-process-app.js';
 import { backends, pipeline, sharedTestServer, type TestResponse, type TestServer } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
 
@@ -301,5 +303,58 @@ describe.each(backends)('malformed requests on %s', (backend) => {
     const all = await server().request('GET', `${pipelines}?labelSelector=tier%3Dweb`);
     expect(all.json.items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(['sql']);
     expect((await server().request('GET', `${pipelines}/sql`)).json.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+  });
+});
+
+describe('JSON Patch errors as kube-apiserver answers them (in process)', () => {
+  const app = inProcessApp([cairnGroup]);
+  const path = '/apis/cairn.dev/v1/namespaces/json-patch/pipelines';
+  const jsonPatch = (ops: unknown) => app().request('PATCH', `${path}/target`, { body: ops, headers: { 'Content-Type': 'application/json-patch+json' } });
+  // kube's NewGenericServerResponse(422): the message says nothing of the operation.
+  const rejected = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'the server rejected our request due to an error in our request',
+    reason: 'Invalid',
+    details: {},
+    code: 422,
+  };
+
+  it.each<[string, unknown]>([
+    ['an unknown op', [{ op: 'bogus', path: '/spec/x', value: 1 }]],
+    ['no op', [{ path: '/spec/x', value: 1 }]],
+    ['a null operation', [null]],
+    ['no path', [{ op: 'add', value: 1 }]],
+    ['a move without from', [{ op: 'move', path: '/spec/x' }]],
+    ['a remove of what is not there', [{ op: 'remove', path: '/spec/nothere' }]],
+    ['a failing test', [{ op: 'test', path: '/metadata/name', value: 'other' }]],
+    ['an index past the end', [{ op: 'add', path: '/spec/steps/9', value: {} }]],
+  ])("refuses %s with kube's generic 422, changing nothing", async (_, ops) => {
+    const created = await app().request('POST', path, {
+      body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'target' }, spec: { steps: [] } },
+    });
+    const before = created.status === 201 ? created.json : (await app().request('GET', `${path}/target`)).json;
+    const res = await jsonPatch(ops);
+    expect(res.json).toEqual(rejected);
+    expect((await app().request('GET', `${path}/target`)).json.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
+  it('refuses an operation that is not an object with 400, and adds null for a missing value, as kube decodes a patch', async () => {
+    await app().request('POST', path, { body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'target' }, spec: {} } });
+    const notObject = await jsonPatch(['add']);
+    expect(notObject.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'json: cannot unmarshal string into Go value of type jsonpatch.Operation',
+      reason: 'BadRequest',
+      code: 400,
+    });
+    const noValue = await jsonPatch([{ op: 'add', path: '/metadata/labels' }]);
+    expect(noValue.status, noValue.text).toBe(200);
+    expect(noValue.json.metadata.labels).toBeUndefined();
   });
 });

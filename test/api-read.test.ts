@@ -248,7 +248,7 @@ describe.each(backends)('reads on %s', (backend) => {
         ['sendInitialEvents=true', 422, 'sendInitialEvents is forbidden for list'],
         ['continue=abc&resourceVersion=5', 400, 'specifying resource version is not allowed when using continue'],
         ['continue=not-a-token', 400, 'continue key is not valid'],
-        ['limit=-1', 400, 'limit'],
+        ['limit=x', 400, 'limit'],
       ];
       for (const [query, status, message] of cases) {
         const response = await server.request('GET', `${paged}?${query}`);
@@ -256,6 +256,14 @@ describe.each(backends)('reads on %s', (backend) => {
         expect(response.json.message, query).toContain(message);
         if (status === 422) expect(response.json.details).toMatchObject({ kind: 'ListOptions', group: 'meta.k8s.io' });
       }
+      // A negative limit is no limit, as kube reads it: the whole list, unpaged.
+      const whole = (await server.request('GET', paged)).json;
+      const negative = await server.request('GET', `${paged}?limit=-1`);
+      expect(negative.status, negative.text).toBe(200);
+      expect(negative.json.metadata).toEqual({ resourceVersion: expect.any(String) });
+      expect(negative.json.items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(
+        whole.items.map((p: { metadata: { name: string } }) => p.metadata.name),
+      );
       const watch = await server.request('GET', `${paged}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=1`);
       expect(watch.status).toBe(422);
       expect(watch.json.message).toContain('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');

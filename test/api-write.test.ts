@@ -1,8 +1,11 @@
 /**
  * Write options as kube-apiserver takes them: dryRun=All on every mutating verb,
- * and fieldValidation for unknown and duplicate fields.
+ * and fieldValidation for unknown and duplicate fields; options kube's validation
+ * refuses are a 422 on `<Verb>Options.meta.k8s.io`, as kube-apiserver 1.34 answers.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cairnGroup } from '../src/apis/cairn/register.js';
+import { inProcessApp } from './support/in-process-app.js';
 import { backends, pipeline, sharedTestServer } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
 
@@ -13,6 +16,8 @@ describe.each(backends)('write options on %s', (backend) => {
   const server = sharedTestServer({ backend });
 
   it('dry-runs every mutating verb: validated and defaulted, nothing persisted, no event', async () => {
+    const held = (await server().request('POST', pipelines, { body: { ...pipeline('held'), metadata: { name: 'held', finalizers: ['example.com/hold'] } } }))
+      .json;
     const created = (await server().request('POST', pipelines, { body: pipeline('real') })).json;
     const watch = await openWatch(server(), `${pipelines}?watch=true&resourceVersion=${created.metadata.resourceVersion}`);
 
@@ -26,14 +31,28 @@ describe.each(backends)('write options on %s', (backend) => {
     expect(dryUpdate.json.spec.replicas).toBe(4);
     const dryPatch = await server().request('PATCH', `${pipelines}/real?dryRun=All`, { body: { spec: { replicas: 5 } }, headers: merge });
     expect(dryPatch.json.spec.replicas).toBe(5);
+    const dryApply = await server().request('PATCH', `${pipelines}/real?dryRun=All&fieldManager=dry`, {
+      body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'real', labels: { applied: 'yes' } } },
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
+    expect(dryApply.json.metadata.labels).toEqual({ applied: 'yes' });
+    const dryStatus = await server().request('PATCH', `${pipelines}/real/status?dryRun=All`, { body: { status: { phase: 'Running' } }, headers: merge });
+    expect(dryStatus.json.status.phase).toBe('Running');
+    const dryScale = await server().request('PATCH', `${pipelines}/real/scale?dryRun=All`, { body: { spec: { replicas: 6 } }, headers: merge });
+    expect(dryScale.json).toMatchObject({ kind: 'Scale', spec: { replicas: 6 } });
     const dryDelete = await server().request('DELETE', `${pipelines}/real`, { body: { dryRun: ['All'] } });
     expect(dryDelete.status).toBe(200);
+    // A finalized object is shown marked, and stays as it was.
     const dryCollection = await server().request('DELETE', `${pipelines}?dryRun=All`);
-    expect(dryCollection.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['real']);
+    expect(dryCollection.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['held', 'real']);
+    expect(dryCollection.json.items[0].metadata).toMatchObject({ deletionTimestamp: expect.any(String), generation: 2 });
 
     const stored = (await server().request('GET', `${pipelines}/real`)).json;
     expect(stored.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
     expect(stored.spec.replicas).toBe(1);
+    expect(stored.status).toBeUndefined();
+    expect(stored.metadata.labels).toBeUndefined();
+    expect((await server().request('GET', `${pipelines}/held`)).json).toEqual(held);
     expect((await server().request('GET', `${pipelines}/dry`)).status).toBe(404);
     // The first event is the first real write.
     await server().request('PATCH', `${pipelines}/real`, { body: { spec: { replicas: 2 } }, headers: merge });
@@ -64,5 +83,114 @@ describe.each(backends)('write options on %s', (backend) => {
     });
     expect(patch.status).toBe(400);
     expect(patch.json.message).toContain('duplicate field "spec.replicas"');
+  });
+});
+
+/** A cause of kube's 422 on request options. */
+interface Cause {
+  readonly reason: string;
+  readonly message: string;
+  readonly field: string;
+}
+
+/** kube's 422 on `<kind>.meta.k8s.io`: no name, a cause per field error. */
+function optionsInvalid(kind: string, causes: readonly Cause[]) {
+  const summary = causes.map((c) => `${c.field}: ${c.message}`);
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${kind}.meta.k8s.io "" is invalid: ${summary.length === 1 ? summary[0] : `[${summary.join(', ')}]`}`,
+    reason: 'Invalid',
+    details: { group: 'meta.k8s.io', kind, causes },
+    code: 422,
+  };
+}
+
+const dryRunBogus: Cause = { reason: 'FieldValueNotSupported', message: 'Unsupported value: ["Bogus"]: supported values: "All"', field: 'dryRun' };
+const fieldValidation = (value: string): Cause => ({
+  reason: 'FieldValueNotSupported',
+  message: `Unsupported value: "${value}": supported values: "", "Ignore", "Strict", "Warn"`,
+  field: 'fieldValidation',
+});
+
+describe('write options kube refuses (in process)', () => {
+  const app = inProcessApp([cairnGroup]);
+  const path = '/apis/cairn.dev/v1/namespaces/options/pipelines';
+  const body = { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'opts' }, spec: {} };
+  beforeAll(async () => {
+    expect((await app().request('POST', path, { body })).status).toBe(201);
+  });
+
+  // As kube-apiserver 1.34 answers them (observed against a CustomResource).
+  it.each<[string, string, string, unknown, ReturnType<typeof optionsInvalid>]>([
+    ['a create with dryRun=Bogus', 'POST', '?dryRun=Bogus', body, optionsInvalid('CreateOptions', [dryRunBogus])],
+    [
+      'a create with dryRun=All&dryRun=Bogus',
+      'POST',
+      '?dryRun=All&dryRun=Bogus',
+      body,
+      optionsInvalid('CreateOptions', [{ ...dryRunBogus, message: 'Unsupported value: ["All","Bogus"]: supported values: "All"' }]),
+    ],
+    ['a create with fieldValidation in lower case', 'POST', '?fieldValidation=strict', body, optionsInvalid('CreateOptions', [fieldValidation('strict')])],
+    [
+      "a create with every option wrong, in kube's order",
+      'POST',
+      `?fieldValidation=Bogus&dryRun=Bogus&fieldManager=${'m'.repeat(129)}`,
+      body,
+      optionsInvalid('CreateOptions', [
+        { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' },
+        dryRunBogus,
+        fieldValidation('Bogus'),
+      ]),
+    ],
+    [
+      'a create with a fieldManager that is not printable',
+      'POST',
+      '?fieldManager=a%01b',
+      body,
+      optionsInvalid('CreateOptions', [
+        { reason: 'FieldValueInvalid', message: 'Invalid value: "a\\x01b": invalid character U+0001 (at position 1)', field: 'fieldManager' },
+      ]),
+    ],
+    ['a create with dryRun=Bogus and no body', 'POST', '?dryRun=Bogus', '', optionsInvalid('CreateOptions', [dryRunBogus])],
+    ['an update with fieldValidation=Bogus', 'PUT', '/opts?fieldValidation=Bogus', body, optionsInvalid('UpdateOptions', [fieldValidation('Bogus')])],
+    ['an update with dryRun=Bogus', 'PUT', '/opts?dryRun=Bogus', body, optionsInvalid('UpdateOptions', [dryRunBogus])],
+    [
+      'a merge patch with force and dryRun=Bogus',
+      'PATCH',
+      '/opts?force=true&dryRun=Bogus',
+      {},
+      optionsInvalid('PatchOptions', [
+        { reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' },
+        dryRunBogus,
+      ]),
+    ],
+    ['a patch with fieldValidation=Bogus', 'PATCH', '/opts?fieldValidation=Bogus', {}, optionsInvalid('PatchOptions', [fieldValidation('Bogus')])],
+    ['a delete with dryRun=Bogus in the query', 'DELETE', '/opts?dryRun=Bogus', undefined, optionsInvalid('DeleteOptions', [dryRunBogus])],
+    ['a delete with dryRun Bogus in the body', 'DELETE', '/opts', { dryRun: ['Bogus'] }, optionsInvalid('DeleteOptions', [dryRunBogus])],
+    ['a deletecollection with dryRun=Bogus in the query', 'DELETE', '?dryRun=Bogus', undefined, optionsInvalid('DeleteOptions', [dryRunBogus])],
+    ['a deletecollection with dryRun Bogus in the body', 'DELETE', '', { dryRun: ['Bogus'] }, optionsInvalid('DeleteOptions', [dryRunBogus])],
+  ])('refuses %s with 422', async (_, method, suffix, requestBody, expected) => {
+    const headers = method === 'PATCH' ? { 'Content-Type': 'application/merge-patch+json' } : undefined;
+    const res = await app().request(method, `${path}${suffix}`, { body: requestBody, headers });
+    expect(res.json).toEqual(expected);
+    expect(res.status).toBe(422);
+  });
+
+  it('takes the DeleteOptions of a body sent and ignores the query then, as kube does', async () => {
+    const res = await app().request('DELETE', `${path}/opts?dryRun=Bogus&propagationPolicy=Sometimes`, {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect((await app().request('GET', `${path}/opts`)).status).toBe(200);
+  });
+
+  it('takes fieldValidation as kube spells it, and an empty one as Warn', async () => {
+    for (const value of ['Strict', 'Warn', 'Ignore', '']) {
+      const res = await app().request('POST', `${path}?dryRun=All&fieldValidation=${value}`, { body: { ...body, metadata: { name: 'fv' } } });
+      expect(res.status, `${value}: ${res.text}`).toBe(201);
+    }
   });
 });

@@ -53,6 +53,40 @@ export function conflict(gr: GroupResource, name: string, cause: string): Status
   );
 }
 
+/**
+ * 409 Conflict of a delete whose precondition the object fails, as kube's
+ * `rest.BeforeDelete` words it: it names the kind (`Pipeline.cairn.dev`, and `kind:
+ * Pipeline` in the details) where other conflicts name the resource.
+ */
+export function deletePreconditionFailed(
+  group: string,
+  kind: string,
+  name: string,
+  precondition: 'UID' | 'ResourceVersion',
+  expected: string,
+  actual: string,
+): StatusError {
+  const why = precondition === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
+  return conflict(
+    { group, resource: kind },
+    name,
+    `the ${precondition} in the precondition (${expected}) does not match the ${precondition} in record (${actual}). ${why}`,
+  );
+}
+
+/**
+ * 409 Conflict of an update whose body's uid is not the object's. kube checks it as a
+ * storage precondition, and its message is the storage error's, naming the key etcd
+ * would hold the object under (`/registry/<group>/<resource>/<namespace>/<name>`).
+ */
+export function updatePreconditionFailed(gr: GroupResource, name: string, storageKey: string, expected: string, actual: string): StatusError {
+  return conflict(
+    gr,
+    name,
+    `StorageError: invalid object, Code: 4, Key: ${storageKey}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${expected}, UID in object meta: ${actual}`,
+  );
+}
+
 /** The message kube uses for a stale resourceVersion. */
 export const optimisticLockMessage = 'the object has been modified; please apply your changes to the latest version and try again';
 
@@ -84,6 +118,14 @@ export function invalid(kind: string, group: string, name: string, errors: reado
 /** 422 Invalid without field causes: a patch that decodes but cannot be applied. */
 export function unprocessable(message: string): StatusError {
   return new StatusError(failureStatus(422, 'Invalid', message));
+}
+
+/**
+ * 422 Invalid as kube's `NewGenericServerResponse` builds it, for a JSON Patch that
+ * cannot be applied: a fixed message and empty details; what went wrong is not said.
+ */
+export function requestRejected(): StatusError {
+  return new StatusError(failureStatus(422, 'Invalid', 'the server rejected our request due to an error in our request', {}));
 }
 
 /** 400 BadRequest. */
@@ -122,12 +164,10 @@ export function notAcceptable(supported: readonly string[]): StatusError {
   return new StatusError(failureStatus(406, 'NotAcceptable', `only the following media types are accepted: ${supported.join(', ')}`));
 }
 
-/** 415 UnsupportedMediaType. */
-export function unsupportedMediaType(contentType: string, supported: readonly string[]): StatusError {
+/** 415 UnsupportedMediaType; as kube's negotiation error, it has no details (not even the type refused). */
+export function unsupportedMediaType(supported: readonly string[]): StatusError {
   return new StatusError(
-    failureStatus(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`, {
-      causes: [{ reason: 'UnsupportedMediaType', message: contentType }],
-    }),
+    failureStatus(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`),
   );
 }
 

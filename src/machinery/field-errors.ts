@@ -48,9 +48,32 @@ export function fieldPath(name: string, ...more: string[]): FieldPath {
   return FieldPath.root.child(name, ...more);
 }
 
-/** How kube prints a value in an error: JSON, as its `%#v` of a decoded value reads. */
+const goEscapes: Readonly<Record<string, string>> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** A string as Go's `%q` (strconv.Quote) writes it: what is not printable is escaped, `\x01`, `\u00a0`. */
+function goQuote(text: string): string {
+  let quoted = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (char === '"' || char === '\\') quoted += `\\${char}`;
+    else if (printable.test(char)) quoted += char;
+    else if (goEscapes[char]) quoted += goEscapes[char];
+    else if (code < 0x20 || code === 0x7f) quoted += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if (code < 0x10000) quoted += `\\u${code.toString(16).padStart(4, '0')}`;
+    else quoted += `\\U${code.toString(16).padStart(8, '0')}`;
+  }
+  return `${quoted}"`;
+}
+
+/**
+ * How kube prints a value in an error: a string as Go's `%q`, anything else as Go's
+ * json.Marshal, which escapes what HTML would read (`<`, `>`, `&`) and the JavaScript line ends.
+ */
 function show(value: unknown): string {
-  return JSON.stringify(value) ?? 'null';
+  if (typeof value === 'string') return goQuote(value);
+  const json = JSON.stringify(value) ?? 'null';
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const error = (path: FieldPath, reason: string, message: string): FieldError => ({ field: path.toString(), reason, message });
@@ -85,9 +108,9 @@ export function notSupported(path: FieldPath, value: unknown, supported: readonl
   return error(path, 'FieldValueNotSupported', `Unsupported value: ${show(value)}: supported values: ${supported.map((s) => show(s)).join(', ')}`);
 }
 
-/** `field.TooLong`: the value is longer than `max` (bytes or characters, as the rule says). */
-export function tooLong(path: FieldPath, max: number, unit = 'bytes'): FieldError {
-  return error(path, 'FieldValueTooLong', `Too long: must have at most ${max} ${unit}`);
+/** `field.TooLong`: the value is longer than `max` bytes; as kube, the value itself is not shown. */
+export function tooLong(path: FieldPath, max: number): FieldError {
+  return error(path, 'FieldValueTooLong', `Too long: may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}`);
 }
 
 /** `field.TypeInvalid`: the value is of the wrong type. */

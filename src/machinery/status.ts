@@ -55,6 +55,11 @@ export class StatusError extends Error {
   }
 }
 
+/** StatusDetails as Go's `omitempty` writes them: an empty name, group, kind or uid is left out (an option's 422 has no name). */
+function compactDetails({ name, group, kind, uid, ...rest }: StatusDetails): StatusDetails {
+  return { ...(name ? { name } : {}), ...(group ? { group } : {}), ...(kind ? { kind } : {}), ...(uid ? { uid } : {}), ...rest };
+}
+
 /** Builds a Failure Status without undefined fields. */
 export function failureStatus(code: number, reason: string, message: string, details?: StatusDetails): Status {
   return {
@@ -64,7 +69,7 @@ export function failureStatus(code: number, reason: string, message: string, det
     status: 'Failure',
     message,
     reason,
-    ...(details ? { details } : {}),
+    ...(details ? { details: compactDetails(details) } : {}),
     code,
   };
 }

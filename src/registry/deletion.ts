@@ -34,13 +34,16 @@ function finalizersAfterDelete(object: KubeObject, options: DeleteOptions): stri
 
 /**
  * The object as a delete leaves it when finalizers hold it back, or undefined when
- * it can be removed now. `now` is the deletionTimestamp a first delete sets.
+ * it can be removed now. `now` is the deletionTimestamp a first delete sets; that
+ * first delete also bumps the generation, as kube's markAsDeleting does, since its
+ * controllers must now act differently.
  */
 export function pendingDeletion(object: KubeObject, options: DeleteOptions, now: string): KubeObject | undefined {
   const finalizers = finalizersAfterDelete(object, options);
   if (finalizers.length === 0) return undefined;
   const metadata = { ...object.metadata, finalizers };
   if (!metadata.deletionTimestamp) {
+    if (metadata.generation !== undefined && metadata.generation > 0) metadata.generation += 1;
     metadata.deletionTimestamp = now;
     metadata.deletionGracePeriodSeconds = 0;
   }

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cairnGroup } from '../apis/cairn/register.js';
 import type { KubeObject, StoredObject } from '../machinery/meta/object.js';
-import { StatusError, isStatusError } from '../machinery/status.js';
+import { StatusError, isStatusError, type Status } from '../machinery/status.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { PGliteDatabase } from '../storage/pglite-database.js';
 import { SqlObjectStore } from '../storage/sql-object-store.js';
@@ -24,15 +24,32 @@ const pipeline = (name: string, extra: Record<string, unknown> = {}): KubeObject
   ...(extra.status ? { status: extra.status } : {}),
 });
 
-async function failure(promise: Promise<unknown>): Promise<{ code: number; reason: string; message: string }> {
+/** The Status of the error `promise` rejects with. */
+async function statusOf(promise: Promise<unknown>): Promise<Status> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
   if (!isStatusError(error)) throw new Error(`expected a Status error, got ${String(error)}`);
-  const { code = 0, reason = '', message = '' } = error.status;
+  return error.status;
+}
+
+async function failure(promise: Promise<unknown>): Promise<{ code: number; reason: string; message: string }> {
+  const { code, reason = '', message = '' } = await statusOf(promise);
   return { code, reason, message };
 }
+
+/** A 409 Conflict Status about Pipeline `name`, as kube writes it. */
+const conflictStatus = (message: string, name: string, kind = 'pipelines'): Status => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message,
+  reason: 'Conflict',
+  details: { name, group: 'cairn.dev', kind },
+  code: 409,
+});
 
 describe('Store', () => {
   let database: PGliteDatabase;
@@ -124,10 +141,30 @@ describe('Store', () => {
 
     it.each<[string, (c: StoredObject) => KubeObject, number, string]>([
       ['a stale resourceVersion', (c) => ({ ...c, metadata: { ...c.metadata, resourceVersion: '1' } }), 409, 'Conflict'],
+      // Without a uid precondition (a patch), a changed uid is immutable metadata.
       ['a changed uid', (c) => ({ ...c, metadata: { ...c.metadata, uid: 'other' } }), 422, 'Invalid'],
       ['an invalid spec', (c) => ({ ...c, spec: { replicas: 'many' } }), 422, 'Invalid'],
     ])('refuses %s', async (_, change, code, reason) => {
       expect(await failure(store.update({ namespace: 'ns', name: 'u1' }, (c) => change(c!), allow, allow, false, live))).toMatchObject({ code, reason });
+    });
+
+    it("checks a PUT body's uid as a precondition first: 409 naming the etcd key, as kube's storage error does", async () => {
+      const key = { namespace: 'ns', name: 'u1' };
+      let called = false;
+      const objInfo = (c: StoredObject | undefined) => {
+        called = true;
+        return { ...c!, metadata: { ...c!.metadata, resourceVersion: '1' } };
+      };
+      const options = { ...live, preconditions: { uid: 'other' } };
+      expect(await statusOf(store.update(key, objInfo, allow, allow, false, options))).toEqual(
+        conflictStatus(
+          `Operation cannot be fulfilled on pipelines.cairn.dev "u1": StorageError: invalid object, Code: 4, Key: /registry/cairn.dev/pipelines/ns/u1, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: ${base.metadata.uid}`,
+          'u1',
+        ),
+      );
+      expect(called).toBe(false);
+      const same = await store.update(key, (c) => c!, allow, allow, false, { ...dry, preconditions: { uid: base.metadata.uid } });
+      expect(same.object.metadata.uid).toBe(base.metadata.uid);
     });
 
     it('answers 404 for a missing object, and creates it with forceAllowCreate (as apply does)', async () => {
@@ -167,32 +204,81 @@ describe('Store', () => {
       expect(main.object.status).toEqual({ phase: 'Running' });
     });
 
-    it('removes an object being deleted when an update takes its last finalizer', async () => {
+    it('removes an object being deleted when an update takes its last finalizer, answering with the object as updated', async () => {
+      const key = { namespace: 'ns', name: 'held' };
       await store.create('ns', pipeline('held', { metadata: { finalizers: ['example.com/hold'] } }), allow, live);
-      const marked = await store.delete({ namespace: 'ns', name: 'held' }, { dryRun: false });
+      const { object: marked } = await store.delete(key, { dryRun: false });
       expect(marked.metadata.deletionTimestamp).toBeDefined();
-      await store.update({ namespace: 'ns', name: 'held' }, (c) => ({ ...c!, metadata: { ...c!.metadata, finalizers: [] } }), allow, allow, false, live);
-      expect(await failure(store.get({ namespace: 'ns', name: 'held' }))).toMatchObject({ code: 404 });
+      const unfinalized = (c: StoredObject | undefined) => ({ ...c!, metadata: { ...c!.metadata, finalizers: [] } });
+      const dryRun = await store.update(key, unfinalized, allow, allow, false, dry);
+      expect(dryRun.object.metadata.finalizers).toBeUndefined();
+      expect((await store.get(key)).metadata.finalizers).toEqual(['example.com/hold']);
+      const { object, created } = await store.update(key, unfinalized, allow, allow, false, live);
+      expect(created).toBe(false);
+      // kube answers with what the update made: no finalizers, at the resourceVersion it was read at.
+      expect(object.metadata.finalizers).toBeUndefined();
+      expect(object.metadata).toMatchObject({
+        resourceVersion: marked.metadata.resourceVersion,
+        deletionTimestamp: marked.metadata.deletionTimestamp,
+        generation: 2,
+      });
+      expect(await failure(store.get(key))).toMatchObject({ code: 404 });
     });
   });
 
   describe('delete', () => {
-    it.each<[string, Record<string, unknown>, number]>([
-      ['a stale uid precondition', { preconditions: { uid: 'other' } }, 409],
-      ['a stale resourceVersion precondition', { preconditions: { resourceVersion: '1' } }, 409],
-    ])('refuses %s', async (_, options, code) => {
-      await store.create('ns', pipeline('d1'), allow, live).catch(() => undefined);
-      expect(await failure(store.delete({ namespace: 'ns', name: 'd1' }, { dryRun: false, ...options }))).toMatchObject({ code });
+    // As kube's rest.BeforeDelete words them: the kind, not the resource, is named.
+    it.each<[string, (d1: StoredObject) => Record<string, unknown>, (d1: StoredObject) => string]>([
+      [
+        'a stale uid precondition',
+        () => ({ preconditions: { uid: 'other' } }),
+        (d1) =>
+          `the UID in the precondition (other) does not match the UID in record (${d1.metadata.uid}). The object might have been deleted and then recreated`,
+      ],
+      [
+        'an empty uid precondition',
+        () => ({ preconditions: { uid: '' } }),
+        (d1) => `the UID in the precondition () does not match the UID in record (${d1.metadata.uid})`,
+      ],
+      [
+        'a stale resourceVersion precondition',
+        () => ({ preconditions: { resourceVersion: '1' } }),
+        (d1) =>
+          `the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${d1.metadata.resourceVersion}). The object might have been modified`,
+      ],
+    ])('refuses %s with 409 naming the kind', async (_, options, why) => {
+      const key = { namespace: 'ns', name: 'd1' };
+      const d1 = await store.create('ns', pipeline('d1'), allow, live).catch(() => store.get(key));
+      for (const dryRun of [true, false]) {
+        const status = await statusOf(store.delete(key, { dryRun, ...options(d1) }));
+        expect(status).toEqual(
+          conflictStatus(expect.stringContaining(`Operation cannot be fulfilled on Pipeline.cairn.dev "d1": ${why(d1)}`) as never, 'd1', 'Pipeline'),
+        );
+      }
     });
 
     it('marks instead of removing while finalizers hold the object, as the propagation policy says', async () => {
       await store.create('ns', pipeline('d2'), allow, live);
-      const marked = await store.delete({ namespace: 'ns', name: 'd2' }, { dryRun: false, propagationPolicy: 'Foreground' });
+      const { object: marked, deleted } = await store.delete({ namespace: 'ns', name: 'd2' }, { dryRun: false, propagationPolicy: 'Foreground' });
+      expect(deleted).toBe(false);
       expect(marked.metadata.finalizers).toEqual(['foregroundDeletion']);
       expect(marked.metadata.deletionGracePeriodSeconds).toBe(0);
       const dryRun = await store.delete({ namespace: 'ns', name: 'd1' }, { dryRun: true });
-      expect(dryRun.metadata.name).toBe('d1');
+      expect(dryRun).toMatchObject({ deleted: true, object: { metadata: { name: 'd1' } } });
       expect((await store.get({ namespace: 'ns', name: 'd1' })).metadata.name).toBe('d1');
+      expect(await store.delete({ namespace: 'ns', name: 'd1' }, { dryRun: false })).toMatchObject({ deleted: true, object: { metadata: { name: 'd1' } } });
+    });
+
+    it('bumps the generation when it first marks an object, as kube does, and not again', async () => {
+      const key = { namespace: 'ns', name: 'd3' };
+      await store.create('ns', pipeline('d3', { metadata: { finalizers: ['example.com/hold'] } }), allow, live);
+      const dryRun = await store.delete(key, { dryRun: true });
+      expect(dryRun).toMatchObject({ deleted: false, object: { metadata: { generation: 2 } } });
+      expect((await store.get(key)).metadata.generation).toBe(1);
+      const first = await store.delete(key, { dryRun: false });
+      expect(first).toMatchObject({ deleted: false, object: { metadata: { generation: 2, deletionGracePeriodSeconds: 0 } } });
+      const again = await store.delete(key, { dryRun: false, propagationPolicy: 'Background' });
+      expect(again.object.metadata).toMatchObject({ generation: 2, deletionTimestamp: first.object.metadata.deletionTimestamp });
     });
   });
 });

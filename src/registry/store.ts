@@ -9,7 +9,18 @@
 import { randomUUID } from 'node:crypto';
 import { storageVersionOf, type ApiResource, type Strategy } from '../apis/api-resource.js';
 import { decodeContinue, encodeContinue, type ContinuePosition } from '../machinery/meta/continue-token.js';
-import { badRequest, conflict, continueExpired, invalid, notFound, optimisticLockMessage, type FieldError, type GroupResource } from '../machinery/errors.js';
+import {
+  badRequest,
+  conflict,
+  continueExpired,
+  deletePreconditionFailed,
+  invalid,
+  notFound,
+  optimisticLockMessage,
+  updatePreconditionFailed,
+  type FieldError,
+  type GroupResource,
+} from '../machinery/errors.js';
 import { generateName } from '../machinery/meta/names.js';
 import { compactObjectMeta, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/meta/object-meta-validation.js';
@@ -19,7 +30,7 @@ import { StorageError } from '../storage/storage-error.js';
 import { conversionAnnotationErrors } from './conversion-annotations.js';
 import { deletionComplete, pendingDeletion } from './deletion.js';
 import { interpretStorageError } from './interpret-storage-error.js';
-import type { DeleteOptions, GetOptions, ListOptions, WatchOptions } from './request-options.js';
+import type { DeleteOptions, GetOptions, ListOptions, Preconditions, WatchOptions } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
 
 /** Where an object is addressed: its namespace ('' when cluster-scoped) and name. */
@@ -45,10 +56,21 @@ export type ValidateObjectUpdate = (object: KubeObject, old: StoredObject) => vo
 export interface StoreWriteOptions {
   readonly dryRun: boolean;
   /**
+   * kube's `UpdatedObjectInfo.Preconditions()`: the uid a PUT's body carries, which the
+   * object must have (409 otherwise, before anything else is checked). A patch has none.
+   */
+  readonly preconditions?: Pick<Preconditions, 'uid'>;
+  /**
    * Where a field the storage version's validation names is in the request's version,
    * when that is another: a 422 names the fields the client sent.
    */
   readonly fieldPath?: (storagePath: string) => string;
+}
+
+/** The result of a delete: the object's last state, and whether it is gone (false while finalizers hold it). */
+export interface DeleteOutcome {
+  readonly object: StoredObject;
+  readonly deleted: boolean;
 }
 
 /** The result of an update: the object, and whether the update created it. */
@@ -337,6 +359,8 @@ export class Store {
         await createValidation(created);
         return created;
       }
+      const uid = options.preconditions?.uid;
+      if (uid && uid !== current.metadata.uid) throw updatePreconditionFailed(this.#gr, key.name, this.#etcdKey(key), uid, current.metadata.uid);
       const prepared = this.#beforeUpdate(await objInfo(current), current, key, options);
       await updateValidation(prepared, current);
       if (deletionComplete(prepared)) throw new RemoveInstead(current.metadata.resourceVersion, prepared);
@@ -356,10 +380,18 @@ export class Store {
     } catch (error) {
       if (!(error instanceof RemoveInstead)) throw interpretStorageError(error, this.#gr, key.name);
       // The last finalizer of an object being deleted is gone: remove it, as kube's store does, instead of writing it.
-      if (options.dryRun) return { object: error.object as StoredObject, created: false };
-      const removed = await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, error.resourceVersion)));
-      return { object: removed, created: false };
+      // As there, the answer is the object the update made (without its finalizers), not the last one stored.
+      if (!options.dryRun) {
+        await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, error.resourceVersion)));
+      }
+      return { object: error.object as StoredObject, created: false };
     }
+  }
+
+  /** The key kube-apiserver would keep the object under in etcd, which its storage errors name. */
+  #etcdKey(key: ObjectKey): string {
+    const { namespace, name } = this.#storageKey(key);
+    return `/registry/${this.resource.group}/${this.resource.plural}/${namespace ? `${namespace}/` : ''}${name}`;
   }
 
   /** A conflict unless `current` is still at `resourceVersion`. */
@@ -369,20 +401,17 @@ export class Store {
 
   /**
    * delete: checks preconditions and the validating admission of the deletion, then
-   * removes the object, or marks it while finalizers hold it; returns its last state.
+   * removes the object, or marks it while finalizers hold it; returns its last state
+   * and whether it is gone.
    */
-  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject = () => {}): Promise<StoredObject> {
+  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject = () => {}): Promise<DeleteOutcome> {
     const check = async (current: StoredObject): Promise<void> => {
-      const pre = options.preconditions;
-      if (pre?.uid && pre.uid !== current.metadata.uid) {
-        throw conflict(this.#gr, key.name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw conflict(
-          this.#gr,
-          key.name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
-        );
+      // As kube's rest.BeforeDelete: a precondition sent, even "", must match.
+      const { uid, resourceVersion } = options.preconditions ?? {};
+      const { group, kind } = this.resource;
+      if (uid != null && uid !== current.metadata.uid) throw deletePreconditionFailed(group, kind, key.name, 'UID', uid, current.metadata.uid);
+      if (resourceVersion != null && resourceVersion !== current.metadata.resourceVersion) {
+        throw deletePreconditionFailed(group, kind, key.name, 'ResourceVersion', resourceVersion, current.metadata.resourceVersion);
       }
       await deleteValidation(current);
     };
@@ -390,16 +419,18 @@ export class Store {
     if (options.dryRun) {
       const current = await this.get(key);
       await check(current);
-      return (pendingDeletion(current, options, timestamp) as StoredObject | undefined) ?? current;
+      const pending = pendingDeletion(current, options, timestamp) as StoredObject | undefined;
+      return { object: pending ?? current, deleted: pending === undefined };
     }
     const storageKey = this.#storageKey(key);
     // Most objects have no finalizers: try to remove at once, and mark the others in a second step.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#storage.delete(storageKey, async (current) => {
+        const removed = await this.#storage.delete(storageKey, async (current) => {
           await check(current);
           if (pendingDeletion(current, options, timestamp)) throw new MarkInstead();
         });
+        return { object: removed, deleted: true };
       } catch (error) {
         if (!(error instanceof MarkInstead)) throw interpretStorageError(error, this.#gr, key.name);
       }
@@ -411,7 +442,7 @@ export class Store {
           if (!pending) throw new MarkInstead();
           return pending;
         });
-        return marked.object;
+        return { object: marked.object, deleted: false };
       } catch (error) {
         if (!(error instanceof MarkInstead)) throw interpretStorageError(error, this.#gr, key.name);
         // The finalizers went away in between: remove it after all, unless it keeps changing.
@@ -429,7 +460,7 @@ export class Store {
     const items: StoredObject[] = [];
     for (const item of list.items) {
       try {
-        items.push(await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation));
+        items.push((await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation)).object);
       } catch (error) {
         if (!(error instanceof StatusError && error.code === 404)) throw error;
       }

@@ -102,11 +102,12 @@ export class MetadataClient {
     const path = collectionPath(resource);
     return {
       list: async (signal) => {
-        const list = await call<{ items: MetadataObject[]; metadata?: { resourceVersion?: string } }>(this.#api, 'GET', path, {
+        const list = await call<{ items: MetadataObject[] | null; metadata?: { resourceVersion?: string } }>(this.#api, 'GET', path, {
           signal,
           headers: { Accept: metadataListAccept },
         });
-        return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
+        // An empty PartialObjectMetadataList's items are null, from kube-apiserver as from Cairn.
+        return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
       },
       watch: (resourceVersion, signal) =>
         watchPath<MetadataObject>(this.#api, path, { resourceVersion, signal, timeoutSeconds: watchTimeoutSeconds, accept: metadataAccept }),

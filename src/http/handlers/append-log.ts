@@ -37,7 +37,7 @@ function jsonLines(raw: string, type: string, streamField: string): { stream: st
 export async function appendLogHandler(rc: ResourceContext): Promise<void> {
   const streamField = rc.resource.subresources.log!.streamParameter;
   const type = mediaType(rc.ctx.get('Content-Type'));
-  if (type !== '' && !(appendLogMediaTypes as readonly string[]).includes(type)) throw unsupportedMediaType(type, appendLogMediaTypes);
+  if (type !== '' && !(appendLogMediaTypes as readonly string[]).includes(type)) throw unsupportedMediaType(appendLogMediaTypes);
   const raw = await readBody(rc.ctx.req);
   const { stream, lines } =
     type === 'text/plain' ? { stream: rc.query.get(streamField) || undefined, lines: textLines(raw) } : jsonLines(raw, type, streamField);

@@ -1,11 +1,11 @@
 /** Reads the body and options of a write (create, update, patch). */
-import { badRequest } from '../../machinery/errors.js';
+import { badRequest, type FieldError } from '../../machinery/errors.js';
 import { duplicateFields } from '../../machinery/decoding/duplicate-fields.js';
 import type { WriteOptions } from '../../registry/request-options.js';
 import { logRequestObject } from '../filters/audit-context.js';
 import { decodeBody, mediaType, writeMediaTypes } from '../response/negotiation.js';
 import { protobufMediaType } from '../serializers/protobuf-serializer.js';
-import { writeOptions } from '../request/query.js';
+import { writeOptions, type WriteOptionsKind } from '../request/query.js';
 import { readBodyBytes } from '../request/read-body.js';
 import type { DecodedObject } from '../request-scope.js';
 import type { ResourceContext } from './resource-context.js';
@@ -14,12 +14,18 @@ import type { ResourceContext } from './resource-context.js';
 const unknownManager = 'unknown';
 
 /**
- * A write's raw body and options; field validation needs the fields a text body
- * repeats, which decoding loses. A protobuf body repeats none that decoding keeps apart
- * (kube's protobuf decoding is never strict).
+ * A write's raw body and options (`kind` names them in a 422, after the `leading`
+ * errors); field validation needs the fields a text body repeats, which decoding loses.
+ * A protobuf body repeats none that decoding keeps apart (kube's protobuf decoding is
+ * never strict).
  */
-export async function readWrite(rc: ResourceContext, decode: (raw: Buffer) => unknown): Promise<{ value: unknown; options: WriteOptions; manager: string }> {
-  const options = writeOptions(rc.query);
+export async function readWrite(
+  rc: ResourceContext,
+  decode: (raw: Buffer) => unknown,
+  kind: WriteOptionsKind,
+  leading: readonly FieldError[] = [],
+): Promise<{ value: unknown; options: WriteOptions; manager: string }> {
+  const options = writeOptions(rc.query, kind, leading);
   const raw = await readBodyBytes(rc.ctx.req);
   const binary = mediaType(rc.ctx.get('Content-Type')) === protobufMediaType;
   const text = binary ? '' : raw.toString('utf8');
@@ -31,9 +37,12 @@ export async function readWrite(rc: ResourceContext, decode: (raw: Buffer) => un
   return { value, options: { ...options, duplicateFields: repeated }, manager };
 }
 
-/** Decodes the body of a create or update as an object of the endpoint's kind and version. */
-export async function decodeObject(rc: ResourceContext): Promise<DecodedObject & { options: WriteOptions; manager: string }> {
-  const { value, options, manager } = await readWrite(rc, (raw) => decodeBody(raw, mediaType(rc.ctx.get('Content-Type')), writeMediaTypes));
+/** Decodes the body of a create or update (`kind` of its options) as an object of the endpoint's kind and version. */
+export async function decodeObject(
+  rc: ResourceContext,
+  kind: 'CreateOptions' | 'UpdateOptions',
+): Promise<DecodedObject & { options: WriteOptions; manager: string }> {
+  const { value, options, manager } = await readWrite(rc, (raw) => decodeBody(raw, mediaType(rc.ctx.get('Content-Type')), writeMediaTypes), kind);
   logRequestObject(rc.ctx, value);
   return { ...rc.scope.decode(value, options.fieldValidation, options.duplicateFields ?? []), options, manager };
 }

@@ -5,10 +5,10 @@ import { respond } from '../response/respond.js';
 import { readDeleteOptions } from './delete.js';
 import type { ResourceContext } from './resource-context.js';
 
-/** Answers `deletecollection` with the list of what was deleted (or marked for deletion). */
+/** Answers `deletecollection` with the list of what was deleted (or marked for deletion); the selection is checked first, as in kube. */
 export async function deleteCollectionHandler(rc: ResourceContext): Promise<void> {
-  const options = await readDeleteOptions(rc);
   const selection = listOptions(rc.query, rc.scope, false);
+  const options = await readDeleteOptions(rc);
   const deleted = await rc.storages.store.deleteCollection(rc.request.namespace ?? '', selection, options, deleteValidation(rc, options.dryRun));
   respond(rc.ctx, 200, rc.representation.list(deleted.items.map(rc.scope.fromStorage), { resourceVersion: deleted.resourceVersion }), rc.output.format);
 }

@@ -8,15 +8,18 @@ import { keyOf, respondObject, type ResourceContext } from './resource-context.j
 
 /** The DeleteOptions of a delete or deletecollection; a body sent is the audit's request object, as kube records it. */
 export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOptions> {
-  const raw = await readBodyBytes(rc.ctx.req);
-  const body = decodeDeleteOptions(raw, rc.ctx.get('Content-Type'));
-  if (raw.toString('utf8').trim() !== '') logRequestBody(rc.ctx, body);
+  const body = decodeDeleteOptions(await readBodyBytes(rc.ctx.req), rc.ctx.get('Content-Type'));
+  if (body) logRequestBody(rc.ctx, body);
   return deleteOptions(body, rc.query);
 }
 
-/** Answers `delete` with 200 and the object: its last state, or marked for deletion while finalizers hold it. */
+/**
+ * Answers `delete` with the object: its last state, or marked for deletion while
+ * finalizers hold it. 200, except 202 for an object kept though `orphanDependents: false`
+ * asked for its dependents to go: kube answers so only then, not for any propagationPolicy.
+ */
 export async function deleteHandler(rc: ResourceContext): Promise<void> {
   const options = await readDeleteOptions(rc);
-  const object = await rc.storages.store.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun));
-  respondObject(rc, 200, rc.scope.fromStorage(object));
+  const { object, deleted } = await rc.storages.store.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun));
+  respondObject(rc, !deleted && options.orphanDependents === false ? 202 : 200, rc.scope.fromStorage(object));
 }

@@ -17,12 +17,12 @@ function forceParam(rc: ResourceContext): boolean | undefined {
   return value === null ? undefined : value === 'true' || value === '1';
 }
 
-/** kube's ValidatePatchOptions: apply needs a field manager; only apply takes `force`. 422 on `PatchOptions.meta.k8s.io`. */
-function checkPatchOptions(rc: ResourceContext, apply: boolean): void {
+/** What kube's ValidatePatchOptions checks first, by patch type: apply needs a field manager; only apply takes `force`. */
+function patchTypeErrors(rc: ResourceContext, apply: boolean): FieldError[] {
   const errors: FieldError[] = [];
   if (apply && !rc.query.get('fieldManager')) errors.push(required(fieldPath('fieldManager'), 'is required for apply patch'));
   if (!apply && forceParam(rc) !== undefined) errors.push(forbidden(fieldPath('force'), 'may not be specified for non-apply patch'));
-  if (errors.length) throw invalid('PatchOptions', 'meta.k8s.io', '', errors);
+  return errors;
 }
 
 /**
@@ -33,12 +33,11 @@ function checkPatchOptions(rc: ResourceContext, apply: boolean): void {
 export async function patchHandler(rc: ResourceContext): Promise<void> {
   const contentType = mediaType(rc.ctx.get('Content-Type'));
   const accepted = rc.scope.patchContentTypes;
-  if (!accepted.includes(contentType)) throw unsupportedMediaType(contentType, accepted);
+  if (!accepted.includes(contentType)) throw unsupportedMediaType(accepted);
   const apply = contentType === applyPatchType;
-  checkPatchOptions(rc, apply);
   // An applied configuration is YAML, of which JSON is a subset; the other patch types are JSON documents.
   const yaml = apply ? 'application/yaml' : 'application/json';
-  const { value, options, manager } = await readWrite(rc, (raw) => decodeBody(raw, yaml, [yaml]));
+  const { value, options, manager } = await readWrite(rc, (raw) => decodeBody(raw, yaml, [yaml]), 'PatchOptions', patchTypeErrors(rc, apply));
   logRequestBody(rc.ctx, value);
   const scope: RequestScope = rc.scope;
   let warnings: readonly string[] = [];

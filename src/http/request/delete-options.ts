@@ -8,8 +8,9 @@ import { isPlainObject } from '../../machinery/meta/object.js';
 import { checkWireType, typeMetaFields, type WireType } from '../../machinery/decoding/wire-types.js';
 import type { DeleteOptions, PropagationPolicy } from '../../registry/request-options.js';
 import { decodeBody, mediaType, writeMediaTypes } from '../response/negotiation.js';
-import { booleanParam, dryRunParam, signedIntegerParam, type Query } from './query.js';
+import { booleanParam, signedIntegerParam, type Query } from './query.js';
 import { fieldPath, invalid as invalidField, notSupported } from '../../machinery/field-errors.js';
+import { validateDryRun } from '../../machinery/meta/options-validation.js';
 
 const propagationPolicies: readonly PropagationPolicy[] = ['Foreground', 'Background', 'Orphan'];
 
@@ -30,10 +31,11 @@ const deleteOptionsType: WireType = {
 // The versions kube's parameter scheme decodes DeleteOptions from.
 const deleteOptionsVersions = ['v1', 'meta.k8s.io/v1', 'meta.k8s.io/v1beta1'];
 
-/** The body of a delete as DeleteOptions (empty when none was sent); 400 when it is not one. */
-export function decodeDeleteOptions(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
+/** The body of a delete as DeleteOptions, or undefined when none was sent; 400 when it is not one. */
+export function decodeDeleteOptions(raw: Buffer, contentType: string | undefined): Record<string, unknown> | undefined {
   // kubectl sends DeleteOptions; client-node sends Content-Type json with an empty body.
-  const body = raw.toString('utf8').trim() === '' ? {} : decodeBody(raw, mediaType(contentType), writeMediaTypes);
+  if (raw.toString('utf8').trim() === '') return undefined;
+  const body = decodeBody(raw, mediaType(contentType), writeMediaTypes);
   if (!isPlainObject(body)) throw badRequest('DeleteOptions must be a JSON object');
   checkWireType(body, deleteOptionsType, 'DeleteOptions');
   if ((body.kind ?? 'DeleteOptions') !== 'DeleteOptions' || (body.apiVersion != null && !deleteOptionsVersions.includes(body.apiVersion as string))) {
@@ -42,25 +44,41 @@ export function decodeDeleteOptions(raw: Buffer, contentType: string | undefined
   return body;
 }
 
-/** The DeleteOptions of a delete or deletecollection request, from its decoded body and its query. */
-export function deleteOptions(body: Record<string, unknown>, query: Query): DeleteOptions {
-  // The query's options are decoded as strictly, though only dryRun and the policy change anything.
+/** DeleteOptions from the query, decoded as strictly as kube's parameter codec does (400 when malformed). */
+function queryDeleteOptions(query: Query): Record<string, unknown> {
+  // Decoded though nothing reads it: a malformed one is still a 400.
   signedIntegerParam(query, 'gracePeriodSeconds');
-  const policy = body.propagationPolicy ?? query.get('propagationPolicy') ?? undefined;
-  const orphanDependents = (body.orphanDependents as boolean | null | undefined) ?? booleanParam(query, 'orphanDependents');
+  return {
+    propagationPolicy: query.get('propagationPolicy') ?? undefined,
+    orphanDependents: booleanParam(query, 'orphanDependents'),
+    dryRun: query.getAll('dryRun'),
+  };
+}
+
+/**
+ * The DeleteOptions of a delete or deletecollection: from its body when one was sent,
+ * else from its query (never both, as in kube, whose handler ignores the query then),
+ * checked as kube's ValidateDeleteOptions in its order.
+ */
+export function deleteOptions(body: Record<string, unknown> | undefined, query: Query): DeleteOptions {
+  const source = body ?? queryDeleteOptions(query);
+  const policy = source.propagationPolicy ?? undefined;
+  const orphanDependents = (source.orphanDependents as boolean | null | undefined) ?? undefined;
+  const dryRun = Array.isArray(source.dryRun) ? source.dryRun.map(String) : [];
   const errors: FieldError[] = [];
   if (policy !== undefined && orphanDependents !== undefined) {
     errors.push(invalidField(fieldPath('propagationPolicy'), policy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
   const propagationPolicy = propagationPolicies.find((p) => p === policy);
   if (policy !== undefined && !propagationPolicy) {
-    errors.push(notSupported(fieldPath('propagationPolicy'), policy, propagationPolicies));
+    // kube lists "nil" too: leaving it unset.
+    errors.push(notSupported(fieldPath('propagationPolicy'), policy, [...propagationPolicies, 'nil']));
   }
+  errors.push(...validateDryRun(dryRun, fieldPath('dryRun')));
   if (errors.length) throw invalid('DeleteOptions', 'meta.k8s.io', '', errors);
-  const bodyDryRun = Array.isArray(body.dryRun) ? body.dryRun.map(String) : [];
   return {
-    dryRun: dryRunParam([...bodyDryRun, ...query.getAll('dryRun')]),
-    preconditions: isPlainObject(body.preconditions) ? body.preconditions : undefined,
+    dryRun: dryRun.length > 0,
+    preconditions: isPlainObject(source.preconditions) ? source.preconditions : undefined,
     propagationPolicy,
     orphanDependents,
   };

@@ -5,7 +5,7 @@
 import { invalid, type FieldError } from '../../machinery/errors.js';
 import type { FieldSelector } from '../../machinery/selectors/field-selector.js';
 import type { ListOptions, ResourceVersionMatch, WatchOptions } from '../../registry/request-options.js';
-import { booleanParam, fieldSelectorParam, integerParam, labelSelectorParam, resourceVersionParam, type Query } from './query.js';
+import { booleanParam, fieldSelectorParam, integerParam, labelSelectorParam, resourceVersionParam, signedIntegerParam, type Query } from './query.js';
 import type { RequestScope } from '../request-scope.js';
 import { fieldPath, forbidden, notSupported } from '../../machinery/field-errors.js';
 
@@ -60,14 +60,14 @@ export function listOptions(query: Query, scope: Pick<RequestScope, 'fieldLabel'
     ? watchErrors({ match, continue: continueToken, sendInitialEvents })
     : listErrors({ resourceVersion, match, continue: continueToken, sendInitialEvents });
   if (errors.length) throw invalid('ListOptions', 'meta.k8s.io', '', errors);
-  const limit = integerParam(query, 'limit');
+  const limit = signedIntegerParam(query, 'limit');
   const options: ListOptions = {
     labelSelector: labelSelectorParam(query),
     fieldSelector: withName(fieldSelectorParam(query, scope.fieldLabel), name),
     resourceVersion,
     resourceVersionMatch: match as ResourceVersionMatch | undefined,
-    // As in kube, a limit of 0 means no limit.
-    limit: limit === 0 ? undefined : limit,
+    // As in kube, a limit of 0 or less means no limit (and no paging).
+    limit: limit !== undefined && limit > 0 ? limit : undefined,
     continue: continueToken || undefined,
     timeoutSeconds: integerParam(query, 'timeoutSeconds'),
   };

@@ -1,7 +1,9 @@
 /**
  * Decoding of the query parameters kube's API takes.
  */
-import { badRequest } from '../../machinery/errors.js';
+import { badRequest, invalid, type FieldError } from '../../machinery/errors.js';
+import { fieldPath } from '../../machinery/field-errors.js';
+import { validateDryRun, validateFieldManager, validateFieldValidation } from '../../machinery/meta/options-validation.js';
 import { parseFieldSelector, type FieldSelector } from '../../machinery/selectors/field-selector.js';
 import { parseLabelSelector, type LabelSelector } from '../../machinery/selectors/label-selector.js';
 import { SelectorParseError } from '../../machinery/selectors/selector-parse-error.js';
@@ -106,33 +108,26 @@ export function resourceVersionParam(query: Query): string {
   return rv;
 }
 
-/** `dryRun=All` (the only value kube accepts). */
-export function dryRunParam(values: readonly string[]): boolean {
-  for (const value of values) {
-    if (value !== 'All') throw badRequest(`Invalid dryRun value: ${value}: supported values: "All"`);
-  }
-  return values.length > 0;
-}
+/** Which options a write verb takes: the kind kube names in a 422 about them. */
+export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
 
-/** The options of create, update and patch. */
-export function writeOptions(query: Query): WriteOptions {
+const fieldValidations: Readonly<Record<string, FieldValidation>> = { '': 'Warn', Warn: 'Warn', Strict: 'Strict', Ignore: 'Ignore' };
+
+/**
+ * The options of create, update and patch, checked as kube's Validate{Create,Update,Patch}Options
+ * in its order (`leading` first: the patch type's own errors); 422 on `<kind>.meta.k8s.io`.
+ */
+export function writeOptions(query: Query, kind: WriteOptionsKind, leading: readonly FieldError[] = []): WriteOptions {
+  const fieldManager = query.get('fieldManager') ?? '';
+  const dryRun = query.getAll('dryRun');
   const validation = query.get('fieldValidation') ?? '';
-  let fieldValidation: FieldValidation;
-  switch (validation.toLowerCase()) {
-    case '':
-    case 'warn':
-      fieldValidation = 'Warn';
-      break;
-    case 'strict':
-      fieldValidation = 'Strict';
-      break;
-    case 'ignore':
-      fieldValidation = 'Ignore';
-      break;
-    default:
-      throw badRequest(`fieldValidation: Unsupported value: "${validation}": supported values: "Ignore", "Strict", "Warn"`);
-  }
-  const fieldManager = query.get('fieldManager') ?? undefined;
-  if (fieldManager !== undefined && fieldManager.length > 128) throw badRequest('fieldManager: Too long: may not be more than 128 bytes');
-  return { dryRun: dryRunParam(query.getAll('dryRun')), fieldManager, fieldValidation };
+  const errors = [
+    ...leading,
+    ...validateFieldManager(fieldManager, fieldPath('fieldManager')),
+    ...validateDryRun(dryRun, fieldPath('dryRun')),
+    ...validateFieldValidation(validation, fieldPath('fieldValidation')),
+  ];
+  if (errors.length) throw invalid(kind, 'meta.k8s.io', '', errors);
+  // An empty fieldManager is none: the write is recorded under the User-Agent, as in kube.
+  return { dryRun: dryRun.length > 0, fieldManager: fieldManager || undefined, fieldValidation: fieldValidations[validation] };
 }

@@ -143,7 +143,7 @@ export function mediaType(contentType: string | undefined): string {
 export function decodeBody(raw: Buffer | string, type: string, accepted: readonly string[]): unknown {
   const effective = type === '' ? defaultSerializer.mediaType : type;
   const serializer = accepted.includes(effective) ? serializerForMediaType(effective) : undefined;
-  if (!serializer) throw unsupportedMediaType(type, accepted);
+  if (!serializer) throw unsupportedMediaType(accepted);
   return serializer.decode(raw);
 }
 

@@ -1,12 +1,12 @@
 /**
  * JSON Patch (RFC 6902) and JSON Merge Patch (RFC 7396) on objects, with kube's
  * error semantics: a patch that cannot be decoded is a 400, one that cannot be
- * applied a 422.
+ * applied (an unknown `op` included) kube's generic 422, which says no more.
  */
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import jsonMergePatch from 'json-merge-patch';
-import { maxNestingDepth, maxRequestBodyBytes, nestingDepth, tooDeepMessage } from '../decoding/bounded-decoding.js';
-import { badRequest, requestEntityTooLarge, unprocessable } from '../errors.js';
+import { maxNestingDepth, maxRequestBodyBytes, nestingDepth } from '../decoding/bounded-decoding.js';
+import { badRequest, requestEntityTooLarge, requestRejected } from '../errors.js';
 import { deepCopy, isPlainObject } from '../meta/object.js';
 
 /** The patch media types Cairn applies. */
@@ -54,35 +54,49 @@ function valueAt(document: unknown, pointer: string): unknown {
  */
 export function applyJsonPatch<T>(target: T, patch: unknown): T {
   if (!Array.isArray(patch)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-  if (patch.length > maxJsonPatchOperations) {
-    throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${patch.length}`);
+  const operations = patch.map(asOperation);
+  if (operations.length > maxJsonPatchOperations) {
+    throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${operations.length}`);
   }
-  const problem = fastJsonPatch.validate(patch as Operation[]);
-  if (problem) throw badRequest(`invalid JSON Patch: ${problem.message}`);
+  // The rest (an unknown op, a missing path or from) is only found applying it, as in kube's json-patch.
+  if (fastJsonPatch.validate(operations)) throw requestRejected();
   let document = deepCopy(target);
   let depth = nestingDepth(document);
   let copied = 0;
-  (patch as Operation[]).forEach((operation, index) => {
+  operations.forEach((operation, index) => {
     let reach = 0;
     if (operation.op === 'add' || operation.op === 'replace') reach = pointerDepth(operation.path) + nestingDepth(operation.value);
     if (operation.op === 'move' || operation.op === 'copy') reach = pointerDepth(operation.path) + depth - pointerDepth(operation.from);
     if (operation.op === 'copy') {
       copied += JSON.stringify(valueAt(document, operation.from) ?? null).length;
-      if (copied > maxJsonPatchCopyBytes)
-        throw unprocessable(
-          `the server rejected our request due to an error in our request: copy would exceed the accumulated copy size limit of ${maxJsonPatchCopyBytes} bytes`,
-        );
+      if (copied > maxJsonPatchCopyBytes) throw requestRejected();
     }
-    if (reach > maxNestingDepth) throw unprocessable(`the server rejected our request due to an error in our request: ${tooDeepMessage('the patched object')}`);
+    if (reach > maxNestingDepth) throw requestRejected();
     depth = Math.max(depth, reach);
     try {
       document = fastJsonPatch.applyOperation(document, operation, true, true, true, index).newDocument;
-    } catch (error) {
-      const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      throw unprocessable(`the server rejected our request due to an error in our request: ${message}`);
+    } catch {
+      throw requestRejected();
     }
   });
   return document;
+}
+
+/** Go's name of a JSON value's type, as its decoding errors print it. */
+function goJsonType(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'boolean' ? 'bool' : typeof value;
+}
+
+/**
+ * One operation as kube's json-patch decodes it: an entry that is not an object is a
+ * 400; null is an empty operation; a missing `value` is null.
+ */
+function asOperation(entry: unknown): Operation {
+  if (entry === null) return {} as Operation;
+  if (!isPlainObject(entry)) throw badRequest(`json: cannot unmarshal ${goJsonType(entry)} into Go value of type jsonpatch.Operation`);
+  const takesValue = entry.op === 'add' || entry.op === 'replace' || entry.op === 'test';
+  return (takesValue && !('value' in entry) ? { ...entry, value: null } : entry) as unknown as Operation;
 }
 
 /** Applies an RFC 7396 merge patch to a copy of `target`. */

@@ -19,12 +19,15 @@ export function partialObjectMetadata(metadata: ObjectMeta | undefined, version:
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: metadata ?? {} };
 }
 
-/** The PartialObjectMetadataList of a list's items. */
+/**
+ * The PartialObjectMetadataList of a list's items. Without items, `items` is null: kube
+ * builds the list by appending to a nil slice, which Go writes as null.
+ */
 export function partialObjectMetadataList(items: readonly { readonly metadata?: ObjectMeta }[], listMeta: ListMeta, version: MetaVersion = 'v1') {
   return {
     kind: 'PartialObjectMetadataList',
     apiVersion: `meta.k8s.io/${version}`,
     metadata: listMeta,
-    items: items.map((item) => partialObjectMetadata(item.metadata, version)),
+    items: items.length ? items.map((item) => partialObjectMetadata(item.metadata, version)) : null,
   };
 }
