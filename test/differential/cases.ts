@@ -446,6 +446,15 @@ const updateCases: DiffCase[] = [
       edited((o) => (o.kind = 'Widget')),
     ),
   },
+  {
+    name: 'update: dryRun=Bogus',
+    setup: [create('a')],
+    request: put(
+      'a',
+      edited((o) => (o.spec.replicas = 2)),
+      'dryRun=Bogus',
+    ),
+  },
   { name: 'update: malformed JSON is 400', setup: [create('a')], request: put('a', '{"kind":') },
   {
     name: 'update: with nothing changed keeps resourceVersion and managedFields',
@@ -518,6 +527,7 @@ const patchCases: DiffCase[] = [
     request: patch('a', 'merge', { spec: { bogus: 1 } }, 'fieldValidation=Strict'),
   },
   { name: 'patch: merge, unknown field under Warn warns', setup: [create('a')], request: patch('a', 'merge', { spec: { bogus: 1 } }, 'fieldValidation=Warn') },
+  { name: 'patch: merge, fieldValidation=Bogus', setup: [create('a')], request: patch('a', 'merge', { spec: { paused: true } }, 'fieldValidation=Bogus') },
   { name: 'patch: merge, force=true is 422', setup: [create('a')], request: patch('a', 'merge', { spec: { paused: true } }, 'force=true') },
   { name: 'patch: merge of status through the main resource is ignored', setup: [create('a')], request: patch('a', 'merge', { status: { phase: 'Failed' } }) },
   { name: 'patch: merge that changes nothing', setup: [create('a')], request: patch('a', 'merge', {}) },

@@ -82,6 +82,8 @@ export const pendingFixes: Readonly<Record<string, string>> = {
   'create: dryRun=Bogus': fix.optionsInvalid,
   'create: fieldValidation=Bogus': fix.optionsInvalid,
   'delete: dryRun=Bogus': fix.optionsInvalid,
+  'update: dryRun=Bogus': fix.optionsInvalid,
+  'patch: merge, fieldValidation=Bogus': fix.optionsInvalid,
   'create: neither name nor generateName is 422': fix.detailsName,
   'list: resourceVersionMatch without resourceVersion is 422': fix.detailsName,
   'list: resourceVersionMatch=Exact at 0 is 422': fix.detailsName,
