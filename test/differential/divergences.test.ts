@@ -1,0 +1,36 @@
+/**
+ * The differential test's lists, checked without a control plane: every listed case
+ * exists and is listed once, the table is big enough, and the README shows the
+ * deliberate divergences as divergences.ts has them.
+ */
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { cases } from './cases.js';
+import { divergences, reasons } from './divergences.js';
+import { fidelityTable, readmePath, sectionOf } from './fidelity-section.js';
+import { pendingFixes } from './pending-fixes.js';
+
+describe('the differential test’s table and lists', () => {
+  it('has at least 100 cases, each named once', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(100);
+    expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
+  });
+
+  it('lists only cases that exist, none both as a divergence and as a pending fix', () => {
+    const names = new Set(cases.map((c) => c.name));
+    expect(Object.keys(divergences).filter((name) => !names.has(name))).toEqual([]);
+    expect(Object.keys(pendingFixes).filter((name) => !names.has(name))).toEqual([]);
+    expect(Object.keys(divergences).filter((name) => name in pendingFixes)).toEqual([]);
+  });
+
+  it('gives each divergence one of the reasons, and uses every reason', () => {
+    const known = new Set<string>(Object.values(reasons));
+    expect(Object.entries(divergences).filter(([, reason]) => !known.has(reason))).toEqual([]);
+    expect(Object.values(reasons).filter((reason) => !Object.values(divergences).includes(reason))).toEqual([]);
+  });
+
+  it('shows the divergences in the README’s “Fidelity to kube-apiserver” section', async () => {
+    const readme = await readFile(readmePath, 'utf8');
+    expect(sectionOf(readme), 'README.md’s fidelity table is stale: run `npx tsx test/differential/fidelity-section.ts`').toBe(await fidelityTable());
+  });
+});
