@@ -19,7 +19,7 @@ describe.runIf(kubectlAvailable)('the same requests to Cairn and to kube-apiserv
   let env: DifferentialEnvironment;
 
   beforeAll(async () => {
-    env = await startDifferentialEnvironment(inject('kubeBinaries'));
+    env = await startDifferentialEnvironment(inject('goPrograms'));
   }, 180_000);
 
   afterAll(async () => {

@@ -14,7 +14,7 @@
 import { pipelines } from '../../src/apis/cairn/pipelines.js';
 import { startAggregatedCairn, type AggregatedCairn } from '../support/aggregated-cairn.js';
 import { eventually } from '../support/eventually.js';
-import type { KubeBinaries } from '../support/kube-binaries.js';
+import type { GoPrograms } from '../support/go-programs.js';
 import { startKubeControlPlane, type KubeControlPlane } from '../support/kube-control-plane.js';
 import { jsonPatch, startWebhookServer, type ReviewRequest, type WebhookServer } from '../support/webhook-server.js';
 import { controlPlaneClient, type Answer, type Sent } from './client.js';
@@ -67,7 +67,7 @@ async function created(send: DifferentialEnvironment['send'], path: string, obje
  * webhook's configuration, and waits until both servers serve Pipelines and call the
  * webhook. On failure everything started is stopped.
  */
-export async function startDifferentialEnvironment(binaries: KubeBinaries): Promise<DifferentialEnvironment> {
+export async function startDifferentialEnvironment(binaries: GoPrograms): Promise<DifferentialEnvironment> {
   const plane = await startKubeControlPlane(binaries);
   const client = controlPlaneClient(plane);
   let cairn: AggregatedCairn | undefined;

@@ -7,22 +7,6 @@
 
 /** What each fix is: kube's answer, then Cairn's. */
 const fix = {
-  optionsInvalid:
-    'kube: 422 Invalid, `CreateOptions.meta.k8s.io "" is invalid: …` with details.kind CreateOptions (DeleteOptions, …), group meta.k8s.io, a cause on the option; Cairn: 400 BadRequest without details.',
-  detailsName: 'kube leaves details.name out when it is empty; Cairn sends `"name": ""`.',
-  noDetailsOn415: 'kube: 415 without details; Cairn adds a cause naming the media type.',
-  generationOnGracefulDeletion: 'kube bumps metadata.generation when deletionTimestamp is set (graceful deletion held by finalizers); Cairn keeps it.',
-  orphanDependents202: 'kube: 202 Accepted for DELETE with orphanDependents=false kept by finalizers; Cairn: 200 (and the generation, as above).',
-  lastFinalizer:
-    'kube: the update removing the last finalizer of a deleting object answers the object without finalizers (generation bumped, no f:finalizers left); Cairn answers it as it was, finalizer still there.',
-  uidChange:
-    'kube: a PUT changing metadata.uid is 409 Conflict (a storage precondition, details.kind pipelines); Cairn: 422 Invalid `metadata.uid: field is immutable`.',
-  preconditionKind:
-    'kube: details.kind `Pipeline` and `Operation cannot be fulfilled on Pipeline.cairn.dev "a": the UID in the precondition (…) does not match the UID in record (…). The object might have been deleted and then recreated` (resp. `the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (N). The object might have been modified`); Cairn: details.kind `pipelines` and `Precondition failed: UID in precondition: …, UID in object meta: …`.',
-  negativeLimit: 'kube ignores a negative limit and lists everything (200); Cairn: 400 `invalid value for limit: -1`.',
-  jsonPatchUnknownOp:
-    'kube: 422 Invalid `the server rejected our request due to an error in our request`, details {}; Cairn: 400 BadRequest quoting fast-json-patch’s error.',
-  emptyMetadataList: 'kube: an empty PartialObjectMetadataList has `"items": null`; Cairn: `[]`.',
   tableNameColumn:
     'kube: a Table’s NAME column has ObjectMeta’s whole description (`Name must be unique within a namespace. Is required when creating resources, …`); Cairn: only its first sentence.',
   notAcceptableList:
@@ -62,8 +46,6 @@ const fix = {
   patchName: 'kube: 400 `the name of the object (b) does not match the name on the URL (a)`; Cairn: 422 `metadata.name: field is immutable`.',
   patchStrictError:
     'kube: 422 Invalid ` "" is invalid: patch: Invalid value: "{…the patched object…}": strict decoding error: unknown field "spec.bogus"` (`json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32` for a Scale); Cairn: 400 BadRequest.',
-  jsonPatchFailure:
-    'kube: 422 `the server rejected our request due to an error in our request`, details {}; Cairn appends fast-json-patch’s reason (`: Test operation failed`) and sends no details.',
   jsonPatchNotAList:
     'kube: 400 `error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp`; Cairn: `json: cannot unmarshal object into Go value of type jsonpatch.Patch`.',
   deleteCollectionItems:
@@ -72,43 +54,10 @@ const fix = {
     'kube: 400 BadRequest `name must be provided` for PATCH or PUT of the collection; Cairn: a 404 (PATCH) and a 400 naming the URL’s name `undefined`.',
   fieldManagerBeforeAdmission:
     'kube records managedFields before mutating admission, so the field the webhook sets (label mutated-by) is owned by no manager; Cairn records them after, and the request’s manager owns it. (Apply already runs in kube’s order.)',
-  fieldManagerLength:
-    'kube: 422 `CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes`, details.kind CreateOptions; Cairn: 400 BadRequest.',
 } as const;
 
 /** The cases awaiting a fix, and what it is. */
 export const pendingFixes: Readonly<Record<string, string>> = {
-  // Known, being fixed on another branch.
-  'create: dryRun=Bogus': fix.optionsInvalid,
-  'create: fieldValidation=Bogus': fix.optionsInvalid,
-  'delete: dryRun=Bogus': fix.optionsInvalid,
-  'update: dryRun=Bogus': fix.optionsInvalid,
-  'patch: merge, fieldValidation=Bogus': fix.optionsInvalid,
-  'create: neither name nor generateName is 422': fix.detailsName,
-  'list: resourceVersionMatch without resourceVersion is 422': fix.detailsName,
-  'list: resourceVersionMatch=Exact at 0 is 422': fix.detailsName,
-  'watch: sendInitialEvents without resourceVersionMatch is 422': fix.detailsName,
-  'watch: resourceVersionMatch=Exact is 422': fix.detailsName,
-  'patch: merge, force=true is 422': fix.detailsName,
-  'apply: without fieldManager is 422': fix.detailsName,
-  'delete: orphanDependents and propagationPolicy together are 422': fix.detailsName,
-  'create: Content-Type text/plain is 415': fix.noDetailsOn415,
-  'delete: a finalizer keeps the object, deletionTimestamp set': fix.generationOnGracefulDeletion,
-  'delete: again while finalizers hold it': fix.generationOnGracefulDeletion,
-  'delete: graceful deletion and generation': fix.generationOnGracefulDeletion,
-  'delete: propagationPolicy=Foreground adds its finalizer': fix.generationOnGracefulDeletion,
-  'delete: propagationPolicy=Orphan adds its finalizer': fix.generationOnGracefulDeletion,
-  'delete: gracePeriodSeconds=30': fix.generationOnGracefulDeletion,
-  'delete: orphanDependents=false with a finalizer': fix.orphanDependents202,
-  'delete: removing the last finalizer of a deleting object': fix.lastFinalizer,
-  'update: a changed uid': fix.uidChange,
-  'delete: a uid precondition that fails is 409': fix.preconditionKind,
-  'delete: a resourceVersion precondition that fails is 409': fix.preconditionKind,
-  'list: limit=-1': fix.negativeLimit,
-  'patch: json an unknown op': fix.jsonPatchUnknownOp,
-  'list: an empty PartialObjectMetadataList': fix.emptyMetadataList,
-
-  // Found by this table.
   'get: as a Table': fix.tableNameColumn,
   'get: as a Table with includeObject=Object': fix.tableNameColumn,
   'get: as a Table with includeObject=None': fix.tableNameColumn,
@@ -129,7 +78,6 @@ export const pendingFixes: Readonly<Record<string, string>> = {
   'create: an ownerReference without uid is 422': fix.ownerReferenceUid,
   'create: a resourceVersion in the body': fix.resourceVersionOnCreate,
   'create: a deletionTimestamp in the body is dropped': fix.deletionTimestampOwned,
-  'create: a fieldManager of 129 characters is 422': fix.fieldManagerLength,
   'list: an invalid labelSelector is 400': fix.selectorPrefix,
   'list: a malformed fieldSelector is 400': fix.selectorPrefix,
   'list: fieldSelector with a set operator is 400': fix.selectorPrefix,
@@ -139,7 +87,6 @@ export const pendingFixes: Readonly<Record<string, string>> = {
   'list: limit=abc is 400': fix.limitMessage,
   'list: resourceVersion=abc is 400': fix.resourceVersionMessage,
   'list: resourceVersionMatch=Bogus is 422': fix.supportedValues,
-  'delete: propagationPolicy=Bogus is 422': fix.supportedValues,
   'watch: a label selector sees an object leave it as DELETED': fix.selectorLeaveEvent,
   'watch: from resourceVersion=0 with allowWatchBookmarks, initial events end with a bookmark': fix.initialEventsEnd,
   'update: a body without a name': fix.putWithoutName,
@@ -148,8 +95,6 @@ export const pendingFixes: Readonly<Record<string, string>> = {
   'patch: merge changing the name': fix.patchName,
   'patch: merge, unknown field under Strict': fix.patchStrictError,
   'scale: merge patch of replicas as a string': fix.patchStrictError,
-  'patch: json a failing test op is 422': fix.jsonPatchFailure,
-  'patch: json remove of a missing path is 422': fix.jsonPatchFailure,
   'patch: json not a list is 400': fix.jsonPatchNotAList,
   'deletecollection: finalizers keep their objects': fix.deleteCollectionItems,
   'method: PATCH of the collection is 400': fix.collectionWrite,
