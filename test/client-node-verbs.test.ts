@@ -28,7 +28,7 @@ type Version = (typeof versions)[number];
 /** An object as client-node hands it back: untyped JSON beside the header fields. */
 type Json = KubernetesObject & Record<string, any>;
 
-/** What a Pipeline's fields are called in `version` (DESIGN.md's table). */
+/** What a Pipeline's fields are called in `version` (docs/api-reference.md shows each field's versions). */
 function fieldsOf(version: Version) {
   const alpha = version === 'v1alpha1';
   return {

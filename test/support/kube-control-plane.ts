@@ -2,8 +2,8 @@
  * A real Kubernetes control plane for the tests: etcd and kube-apiserver on loopback
  * ports, with the aggregation layer configured as in a cluster (front-proxy CA, request
  * header flags, proxy client certificate), RBAC, x509 clients and service-account keys.
- * No controller manager, scheduler or kubelet. See /work/shared/reference/kube-testenv.md
- * for why each flag is there.
+ * No controller manager, scheduler or kubelet. The comments beside kube-apiserver's flags
+ * below say why each one is there; the README's "The test control plane" the rest.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * cairn.dev/v1alpha1 Pipelines to and from the v1 hub (DESIGN.md's field mapping).
+ * cairn.dev/v1alpha1 Pipelines to and from the v1 hub (the field mapping docs/api-reference.md shows per version).
  *
  * What v1alpha1 cannot express — `spec.paused`, a step's `env` and a command that is
  * not `sh -c <string>`, conditions beyond what `status.ready` says — travels in two

@@ -1,5 +1,5 @@
 /**
- * The cairn.dev/v1beta1 OpenAPI v3 schemas: v1beta1 has v1's fields (DESIGN.md), so
+ * The cairn.dev/v1beta1 OpenAPI v3 schemas: v1beta1 has v1's fields (docs/api-reference.md), so
  * it names v1's spec and status; a later v1 change must give v1beta1 its own copy first.
  */
 import type { JsonSchema } from '../../../machinery/json-schema.js';
