@@ -326,7 +326,10 @@ describe.each(backends)('reads on %s', (backend) => {
           .map((e) => [e.type, e.object.metadata.name])
           .at(-1),
       ).toEqual(['DELETED', 'gamma']);
-      expect(objectEvents().at(-1)!.object.metadata.labels).toEqual({ app: 'report' });
+      // In the state it matched in, at the resourceVersion of the change, as kube's cacher sends it.
+      const left = objectEvents().at(-1)!.object;
+      expect(left.metadata.labels).toEqual({ app: 'ingest' });
+      expect(left.metadata.resourceVersion).toBe((await server.request('GET', `${pipelines}/gamma`)).json.metadata.resourceVersion);
       watch.close();
     });
 
