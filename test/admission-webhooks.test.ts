@@ -3,7 +3,8 @@
  * server's resources), configured standalone by --admission-webhook-config-file, against
  * real HTTPS webhook servers with a CA of their own: allow, deny, JSON Patch mutation in
  * kube's order and reinvocation, timeouts under failurePolicy Fail and Ignore, object and namespace
- * selectors, sideEffects under dryRun, rules and matchPolicy Equivalent, `/scale`.
+ * selectors, sideEffects under dryRun, rules and matchPolicy Equivalent, `/scale`, and
+ * managedFields recorded before mutating admission, as kube's handlers record them.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,6 +28,7 @@ const pipelineRules = (operations = ['CREATE', 'UPDATE']) => [
 ];
 
 describe('admission webhooks from --admission-webhook-config-file', () => {
+  let stamps = 0;
   let webhooks: WebhookServer;
   let server: TestServer;
   let dir: string;
@@ -66,6 +68,13 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
       '/slow': () => 'never',
       '/scale-bound': (request) => (request.object.spec.replicas > 5 ? { allowed: false, status: { message: 'at most 5 by webhook' } } : { allowed: true }),
       '/never': () => ({ allowed: false }),
+      // Sets a label to a new value at every call, so that any write whose manager were recorded after it would own it.
+      '/stamp': () => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels/stamp', value: String(++stamps) }]) }),
+      // Leaves managedFields that are not valid: kube puts back the ones it recorded before admission.
+      '/break-managed-fields': () => ({
+        allowed: true,
+        ...jsonPatch([{ op: 'replace', path: '/metadata/managedFields', value: [{ manager: 'webhook', operation: 'Delete', apiVersion: 'cairn.dev/v1' }] }]),
+      }),
     });
     const hook = (name: string, path: string, extra: Record<string, unknown> = {}) => ({
       name,
@@ -122,6 +131,8 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
         validating,
         mutating('a-mutating', 'first.cairn.test', '/mutate-first'),
         mutating('0-reinvoked', 'reinvoked.cairn.test', '/mutate-reinvoked', { reinvocationPolicy: 'IfNeeded' }),
+        mutating('c-stamp', 'stamp.cairn.test', '/stamp', byLabel('stamp')),
+        mutating('d-break', 'break.cairn.test', '/break-managed-fields', byLabel('break')),
       ]
         .map((doc) => stringify(doc))
         .join('---\n'),
@@ -211,6 +222,64 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
     // matchPolicy Exact does not call a webhook whose rules name another version.
     await server.request('POST', pipelinesIn('hooks', 'v1alpha1'), { body: { ...alpha, metadata: { name: 'exact', labels: { webhook: 'exact' } } } });
     expect(webhooks.received.get('/never')).toBeUndefined();
+  });
+
+  describe('managedFields, recorded before mutating admission as kube records them', () => {
+    type Entry = { manager: string; operation: string; fieldsV1: Record<string, any> };
+    const entries = (object: { metadata: { managedFields?: Entry[] } }) => object.metadata.managedFields ?? [];
+    /** The managers owning label `key`. */
+    const labelOwners = (object: { metadata: { managedFields?: Entry[] } }, key: string) =>
+      entries(object)
+        .filter((e) => e.fieldsV1['f:metadata']?.['f:labels']?.[`f:${key}`])
+        .map((e) => e.manager);
+    const path = `${pipelinesIn('owners')}/owned`;
+
+    it('never gives a manager the fields a mutating webhook set, whatever the verb', async () => {
+      const created = await server.request('POST', `${pipelinesIn('owners')}?fieldManager=poster`, { body: selected('owned', 'stamp') });
+      expect(created.status, created.text).toBe(201);
+      expect(created.json.metadata.labels.stamp).toBeDefined();
+      expect(labelOwners(created.json, 'webhook')).toEqual(['poster']);
+      expect(labelOwners(created.json, 'stamp')).toEqual([]);
+      // The webhook is sent the object the field manager recorded.
+      expect(lastReview('/stamp').object.metadata.managedFields).toMatchObject([{ manager: 'poster', operation: 'Update' }]);
+
+      const body = { ...created.json, spec: { ...created.json.spec, replicas: 2 } };
+      const put = await server.request('PUT', `${path}?fieldManager=putter`, { body });
+      expect(put.status, put.text).toBe(200);
+      expect(put.json.metadata.labels.stamp).not.toBe(created.json.metadata.labels.stamp);
+      expect(entries(put.json).find((e) => e.manager === 'putter')?.fieldsV1).toEqual({ 'f:spec': { 'f:replicas': {} } });
+
+      const patches = [
+        ['merger', merge, { spec: { replicas: 3 } }],
+        ['json-patcher', { 'Content-Type': 'application/json-patch+json' }, [{ op: 'replace', path: '/spec/replicas', value: 4 }]],
+        ['strategic-merger', { 'Content-Type': 'application/strategic-merge-patch+json' }, { spec: { replicas: 5 } }],
+      ] as const;
+      for (const [manager, headers, patch] of patches) {
+        const patched = await server.request('PATCH', `${path}?fieldManager=${manager}`, { body: patch, headers });
+        expect(patched.status, patched.text).toBe(200);
+        expect(entries(patched.json).find((e) => e.manager === manager)?.fieldsV1, manager).toEqual({ 'f:spec': { 'f:replicas': {} } });
+        expect(labelOwners(patched.json, 'stamp'), manager).toEqual([]);
+      }
+
+      const applied = await server.request('PATCH', `${path}?fieldManager=applier`, {
+        body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'owned' }, spec: { paused: true } },
+        headers: { 'Content-Type': 'application/apply-patch+yaml' },
+      });
+      expect(applied.status, applied.text).toBe(200);
+      expect(entries(applied.json).find((e) => e.manager === 'applier')).toMatchObject({ operation: 'Apply', fieldsV1: { 'f:spec': { 'f:paused': {} } } });
+      expect(labelOwners(applied.json, 'stamp')).toEqual([]);
+      // Every write was admitted, and the label moved each time.
+      expect(applied.json.metadata.labels.stamp).toBe(String(stamps));
+    });
+
+    it('puts back the managedFields a webhook left invalid, with kube’s warning', async () => {
+      const created = await server.request('POST', `${pipelinesIn('owners')}?fieldManager=poster`, { body: selected('broken', 'break') });
+      expect(created.status, created.text).toBe(201);
+      expect(created.headers.warning).toBe(
+        '299 - ".metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: operation must be `Apply` or `Update`"',
+      );
+      expect(entries(created.json).map((e) => [e.manager, e.operation])).toEqual([['poster', 'Update']]);
+    });
   });
 
   it('answers 500 when a webhook times out under failurePolicy Fail, and lets the write pass under Ignore', async () => {

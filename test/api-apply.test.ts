@@ -104,6 +104,27 @@ describe.each(backends)('apply and strategic merge on %s', (backend) => {
     expect(conflict.json.message).toContain('conflict with "scaler" using cairn.dev/v1: .spec.replicas');
   });
 
+  it('owns none of the system metadata a create’s body carries: kube wipes it before the field manager records the write', async () => {
+    const body = pipeline('system-fields');
+    const sent = {
+      ...body,
+      metadata: {
+        ...body.metadata,
+        labels: { team: 'x' },
+        uid: '00000000-0000-0000-0000-000000000000',
+        creationTimestamp: '2020-01-01T00:00:00Z',
+        deletionTimestamp: '2020-01-01T00:00:00Z',
+        deletionGracePeriodSeconds: 30,
+        selfLink: '/elsewhere',
+      },
+    };
+    const created = await server().request('POST', `${pipelines}?fieldManager=creator`, { body: sent });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.metadata).not.toHaveProperty('deletionTimestamp');
+    expect(created.json.metadata).not.toHaveProperty('deletionGracePeriodSeconds');
+    expect(entry(created.json, 'creator', 'Update')!.fieldsV1['f:metadata']).toEqual({ 'f:labels': { '.': {}, 'f:team': {} } });
+  });
+
   it('keeps at most ten Update entries, folding the oldest into ancient-changes', async () => {
     await server().request('POST', `${pipelines}?fieldManager=creator`, { body: pipeline('crowded') });
     let latest: { metadata: { managedFields?: ManagedFieldsEntry[] } } = { metadata: {} };

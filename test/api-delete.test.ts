@@ -309,6 +309,17 @@ describe('deletion answers as kube-apiserver answers a CustomResource (in proces
     ]);
   });
 
+  it('answers a deletecollection with the objects as listed, before deletion: one a finalizer holds unmarked, though marked in storage', async () => {
+    const kept = await held('listed-held');
+    const gone = await held('listed-gone', []);
+    const res = await app().request('DELETE', `${path}?fieldSelector=metadata.name!%3Dpre`);
+    expect(res.status, res.text).toBe(200);
+    const answered = res.json.items.filter((i: { metadata: { name: string } }) => i.metadata.name.startsWith('listed-'));
+    expect(answered).toEqual([gone, kept]);
+    expect((await app().request('GET', `${path}/listed-held`)).json.metadata).toMatchObject({ deletionTimestamp: expect.any(String), generation: 2 });
+    expect((await app().request('GET', `${path}/listed-gone`)).status).toBe(404);
+  });
+
   it("checks delete preconditions as kube's rest.BeforeDelete, naming the kind, on deletecollection too", async () => {
     const created = await held('pre', []);
     const uid = await app().request('DELETE', `${path}/pre`, { body: { preconditions: { uid: 'not-the-uid' } } });

@@ -326,8 +326,35 @@ describe.each(backends)('reads on %s', (backend) => {
           .map((e) => [e.type, e.object.metadata.name])
           .at(-1),
       ).toEqual(['DELETED', 'gamma']);
-      expect(objectEvents().at(-1)!.object.metadata.labels).toEqual({ app: 'report' });
+      // In the state it matched in, at the resourceVersion of the change, as kube's cacher sends it.
+      const left = objectEvents().at(-1)!.object;
+      expect(left.metadata.labels).toEqual({ app: 'ingest' });
+      expect(left.metadata.resourceVersion).toBe((await server.request('GET', `${pipelines}/gamma`)).json.metadata.resourceVersion);
       watch.close();
+    });
+
+    it('makes a watch from resourceVersion 0 or unset a watch list, as kube 1.34 defaults it: with bookmarks, the initial events end with initial-events-end', async () => {
+      const names = (events: { type: string; object: { metadata: { name?: string; annotations?: object } } }[]) =>
+        events.map((e) => (e.type === 'BOOKMARK' ? ['BOOKMARK', e.object.metadata.annotations] : [e.type, e.object.metadata.name]));
+      const end = ['BOOKMARK', { 'k8s.io/initial-events-end': 'true' }];
+      for (const from of ['resourceVersion=0&', '']) {
+        const watch = await openWatch(server, `${pipelines}?watch=true&${from}allowWatchBookmarks=true&labelSelector=app%3Dingest`);
+        expect(names(await watch.waitFor(3)), from).toEqual([['ADDED', 'alpha'], ['ADDED', 'beta'], end]);
+        watch.close();
+      }
+      // Without bookmarks the initial events end unmarked; sendInitialEvents=false starts from now.
+      const plain = await openWatch(server, `${pipelines}?watch=true&resourceVersion=0&timeoutSeconds=1&labelSelector=app%3Dingest`);
+      await plain.ended;
+      expect(names(plain.events)).toEqual([
+        ['ADDED', 'alpha'],
+        ['ADDED', 'beta'],
+      ]);
+      const none = await openWatch(
+        server,
+        `${pipelines}?watch=true&resourceVersion=0&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&timeoutSeconds=1&labelSelector=app%3Dingest`,
+      );
+      await none.ended;
+      expect(names(none.events)).toEqual([]);
     });
 
     it('streams Tables with column definitions only in the first event', async () => {

@@ -28,15 +28,18 @@ export interface DecodedObject {
 
 /** Options of a write through an endpoint. */
 export interface EndpointWriteOptions extends StoreWriteOptions {
-  /** Record the write as this manager's `Update`; unset for an apply, whose result carries its own managedFields. */
+  /**
+   * The manager of a write that is not an apply, for an endpoint whose objects carry no
+   * managedFields: a Scale's records the write on the object the Scale is mapped onto.
+   * Other endpoints ignore it: the handler recorded the write (`RequestScope.recordUpdate`).
+   */
   readonly manager?: string;
 }
 
 /**
  * kube's rest.Creater, rest.Getter and rest.Updater over the kind an endpoint speaks
  * (the object in the request's version, or a Scale): handlers read and write every
- * endpoint the same way; conversion to the storage version and the field manager's
- * record of the write happen inside.
+ * endpoint the same way; conversion to the storage version happens inside.
  */
 export interface EndpointREST {
   get(key: ObjectKey, options?: GetOptions): Promise<KubeObject>;
@@ -71,6 +74,14 @@ export interface RequestScope {
   readonly resolve: SchemaResolver;
   readonly rest: EndpointREST;
   readonly fieldManager: FieldManager;
+  /**
+   * kube's `scope.FieldManager.UpdateNoErrors`, which handlers run on the object a write
+   * that is not an apply made, before mutating admission: `object` with managedFields
+   * recording that `manager` made it of `live` (undefined on create). A Scale carries no
+   * managedFields: it is returned as it is, and its endpoint records the write on the
+   * object (see {@link EndpointWriteOptions.manager}).
+   */
+  readonly recordUpdate: (live: KubeObject | undefined, object: KubeObject, manager: string) => KubeObject;
   /** Checks a body names the endpoint's kind and version; 400 otherwise. */
   readonly checkKind: (value: unknown) => asserts value is KubeObject;
   /**
@@ -139,7 +150,6 @@ function without(object: KubeObject, fields: readonly string[]): KubeObject {
 /** How a store is spoken to in one version. */
 interface VersionedStore {
   readonly store: Store;
-  readonly fieldManager: FieldManager;
   readonly toStorage: (object: KubeObject) => KubeObject;
   readonly fromStorage: (object: KubeObject) => KubeObject;
   /** Validates an object of the request's version before it is converted; 422 in that version's paths. */
@@ -148,10 +158,8 @@ interface VersionedStore {
   readonly fieldPath?: (storagePath: string) => string;
 }
 
-/** A store spoken to in one version: objects validated and converted on the way in and out, writes recorded by the field manager. */
-function versionedREST({ store, fieldManager, toStorage, fromStorage, validate, fieldPath }: VersionedStore): EndpointREST {
-  const record = (live: KubeObject | undefined, next: KubeObject, options: EndpointWriteOptions) =>
-    options.manager === undefined ? next : fieldManager.update(live, next, options.manager);
+/** A store spoken to in one version: objects validated and converted on the way in and out. */
+function versionedREST({ store, toStorage, fromStorage, validate, fieldPath }: VersionedStore): EndpointREST {
   const inStorage = (object: KubeObject): KubeObject => {
     validate(object);
     return toStorage(object);
@@ -159,14 +167,14 @@ function versionedREST({ store, fieldManager, toStorage, fromStorage, validate, 
   return {
     get: async (key, options) => fromStorage(await store.get(key, options)),
     async create(namespace, object, createValidation, options) {
-      return fromStorage(await store.create(namespace, inStorage(record(undefined, object, options)), createValidation, { ...options, fieldPath }));
+      return fromStorage(await store.create(namespace, inStorage(object), createValidation, { ...options, fieldPath }));
     },
     async update(key, objInfo, createValidation, updateValidation, forceAllowCreate, options) {
       const outcome = await store.update(
         key,
         async (current) => {
           const live = current && fromStorage(current);
-          return inStorage(record(live, (await objInfo(live)) as KubeObject, options));
+          return inStorage((await objInfo(live)) as KubeObject);
         },
         createValidation,
         updateValidation,
@@ -222,8 +230,9 @@ function objectScope(
     tableColumns: served.printerColumns ?? resource.printerColumns,
     schema,
     resolve: validator.resolve,
-    rest: versionedREST({ store, fieldManager, toStorage, fromStorage, validate, fieldPath: served.fieldPath }),
+    rest: versionedREST({ store, toStorage, fromStorage, validate, fieldPath: served.fieldPath }),
     fieldManager,
+    recordUpdate: (live, object, manager) => fieldManager.update(live, object, manager),
     checkKind: (value) => checkKind(value, resource.kind, apiVersion),
     decode(value, fieldValidation, duplicateFields) {
       checkKind(value, resource.kind, apiVersion);
@@ -250,7 +259,8 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
   const storage = storageVersionOf(resource);
   const apiVersion = `${resource.group}/${storage.version}`;
   const scale = storages.scale!;
-  // A Scale write is recorded on the object, where only replicas change: status and metadata stay as stored.
+  // A Scale write is recorded on the object, where only replicas change: status and metadata stay as stored. It is
+  // recorded once the Scale (admitted by then) is mapped onto the object: a Scale has no managedFields to record in first.
   const fieldManager = new FieldManager({
     schema: validator.schema(storage.schemaName),
     resolve: validator.resolve,
@@ -279,6 +289,7 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
       },
     },
     fieldManager,
+    recordUpdate: (_live, scale) => scale,
     checkKind: (value) => checkKind(value, 'Scale', 'autoscaling/v1'),
     // What a Scale may hold is checked where it is mapped onto the object (machinery/scale.ts).
     decode: (value) => ({ object: value as KubeObject, warnings: [] }),

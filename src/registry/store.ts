@@ -453,19 +453,20 @@ export class Store {
 
   /**
    * deletecollection: deletes every object the selection lists, as kube's store
-   * does, one by one; objects deleted concurrently are skipped.
+   * does, one by one; objects deleted concurrently are skipped. Answers the list as it
+   * was read, before any deletion (as kube's does): an object a finalizer holds is
+   * answered as it was, not marked.
    */
   async deleteCollection(namespace: string, selection: ListOptions, options: DeleteOptions, deleteValidation?: ValidateObject): Promise<ListPage> {
     const list = await this.list(namespace, { ...selection, limit: undefined, continue: undefined });
-    const items: StoredObject[] = [];
     for (const item of list.items) {
       try {
-        items.push((await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation)).object);
+        await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation);
       } catch (error) {
         if (!(error instanceof StatusError && error.code === 404)) throw error;
       }
     }
-    return { items, resourceVersion: list.resourceVersion };
+    return { items: list.items, resourceVersion: list.resourceVersion };
   }
 
   /**

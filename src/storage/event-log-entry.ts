@@ -16,4 +16,10 @@ export interface EventLogEntry {
   readonly prevLabels: StringMap | null;
   readonly prevFields: StringMap | null;
   readonly object: StoredObject;
+  /**
+   * The object before a MODIFIED change of its labels or selectable fields, the only
+   * changes that take it out of a watch's selection: that watch is sent this state as
+   * DELETED, as kube's cacher sends it. Null for every other event.
+   */
+  readonly prevObject: StoredObject | null;
 }

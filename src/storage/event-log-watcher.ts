@@ -2,9 +2,9 @@
  * One watch: a cursor over the event log, fed from the watch cache when the cache
  * reaches back far enough and from the database otherwise, filtered by namespace and
  * selectors with kube's watch-cache semantics (an object that stops matching is
- * DELETED for this watcher, one that starts matching is ADDED).
+ * DELETED for this watcher, in the state it matched in; one that starts matching is ADDED).
  */
-import type { StoredObject } from '../machinery/meta/object.js';
+import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import { matchesFields } from '../machinery/selectors/field-selector.js';
 import { matchesLabels } from '../machinery/selectors/label-selector.js';
 import type { Database } from './database.js';
@@ -114,7 +114,10 @@ export class EventLogWatcher implements StorageWatcher {
     if (event.resource !== this.#o.resource) return undefined;
     if (this.#o.namespace !== undefined && event.namespace !== this.#o.namespace) return undefined;
     const type = this.#typeFor(event);
-    return type && { type, object: this.#o.decode(event.object), resourceVersion: event.rv.toString() };
+    if (type === undefined) return undefined;
+    const resourceVersion = event.rv.toString();
+    const left = type === 'DELETED' && event.type === 'MODIFIED' && event.prevObject !== null;
+    return { type, object: this.#o.decode(left ? leftObject(event.prevObject, resourceVersion) : event.object), resourceVersion };
   }
 
   /** The event's type as this watcher sees it; undefined when it does not concern it. */
@@ -127,4 +130,13 @@ export class EventLogWatcher implements StorageWatcher {
     if (before) return 'DELETED';
     return undefined;
   }
+}
+
+/**
+ * What a watch an object left is sent, as kube's cacher sends it: the state it was
+ * selected in, at the resourceVersion of the change that took it out. Frozen, as every
+ * object a watcher is handed.
+ */
+function leftObject(previous: StoredObject, resourceVersion: string): StoredObject {
+  return deepFreeze({ ...previous, metadata: { ...previous.metadata, resourceVersion } });
 }

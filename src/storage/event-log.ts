@@ -23,11 +23,18 @@ export async function readCompactedResourceVersion(db: Queryable): Promise<bigin
   return BigInt(row.compacted);
 }
 
+/**
+ * An event's previous object, only where its labels or fields changed (see
+ * {@link EventLogEntry.prevObject}): other events' are never needed, and not read.
+ */
+const selectionPrevObject = `CASE WHEN type = 'MODIFIED' AND (labels IS DISTINCT FROM prev_labels OR fields IS DISTINCT FROM prev_fields) THEN prev_object END`;
+
 /** Reads up to `limit` events after `after`, in order; of one resource when given. */
 export async function readEvents(db: Queryable, after: bigint, limit: number, resource?: string): Promise<EventLogEntry[]> {
   let query = db
     .selectFrom('cairn_events')
     .select(['resource_version', 'resource', 'namespace', 'name', 'type', 'labels', 'fields', 'prev_labels', 'prev_fields', 'object'])
+    .select(sql<unknown>`${sql.raw(selectionPrevObject)}`.as('prev_object'))
     .where('resource_version', '>', after.toString());
   if (resource !== undefined) query = query.where('resource', '=', resource);
   const rows = await query.orderBy('resource_version').limit(limit).execute();
@@ -46,6 +53,7 @@ function eventOf(row: {
   prev_labels: StringMap | null;
   prev_fields: StringMap | null;
   object: unknown;
+  prev_object: unknown;
 }): EventLogEntry {
   return deepFreeze({
     rv: BigInt(row.resource_version),
@@ -58,6 +66,7 @@ function eventOf(row: {
     prevLabels: row.prev_labels,
     prevFields: row.prev_fields,
     object: row.object as StoredObject,
+    prevObject: (row.prev_object ?? null) as StoredObject | null,
   });
 }
 
@@ -79,11 +88,12 @@ export interface LogTail {
  * may be gone.
  */
 const logTailStatement = `SELECT h.current::text AS current, c.compacted::text AS compacted,
-  e.resource_version::text AS resource_version, e.resource, e.namespace, e.name, e.type, e.labels, e.fields, e.prev_labels, e.prev_fields, e.object
+  e.resource_version::text AS resource_version, e.resource, e.namespace, e.name, e.type, e.labels, e.fields, e.prev_labels, e.prev_fields, e.object,
+  e.prev_object
 FROM cairn_resource_version h
 CROSS JOIN cairn_compaction c
 LEFT JOIN LATERAL (
-  SELECT resource_version, resource, namespace, name, type, labels, fields, prev_labels, prev_fields, object
+  SELECT resource_version, resource, namespace, name, type, labels, fields, prev_labels, prev_fields, object, ${selectionPrevObject} AS prev_object
   FROM cairn_events WHERE resource_version > $1::bigint ORDER BY resource_version LIMIT $2::int
 ) e ON true
 WHERE h.id = 1 AND c.id = 1

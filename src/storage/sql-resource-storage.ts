@@ -131,6 +131,11 @@ export class SqlResourceStorage implements ResourceStorage {
     const text = encodeJsonb(stored);
     const resource = this.#o.resource;
     const type = current ? 'MODIFIED' : 'ADDED';
+    const [encodedLabels, encodedFields] = [encodeJsonb(labels), encodeJsonb(fields)];
+    const [encodedPrevLabels, encodedPrevFields] = [prevLabels && encodeJsonb(prevLabels), prevFields && encodeJsonb(prevFields)];
+    // Only a change of labels or fields can take the object out of a watch's selection, which then needs its previous state.
+    const selectionChanged = current !== undefined && (encodedPrevLabels !== encodedLabels || encodedPrevFields !== encodedFields);
+    const prevObject = selectionChanged ? deepFreeze(deepCopy(current)) : undefined;
     return this.#o.writes.submit({
       op: current ? 'update' : 'create',
       resource,
@@ -139,12 +144,12 @@ export class SqlResourceStorage implements ResourceStorage {
       expected: current?.metadata.resourceVersion,
       uid: current ? undefined : String(stored.metadata.uid),
       apiVersion: String(stored.apiVersion),
-      labels: encodeJsonb(labels),
-      fields: encodeJsonb(fields),
-      prevLabels: prevLabels && encodeJsonb(prevLabels),
-      prevFields: prevFields && encodeJsonb(prevFields),
+      labels: encodedLabels,
+      fields: encodedFields,
+      prevLabels: encodedPrevLabels,
+      prevFields: encodedPrevFields,
       object: text,
-      event: (rv) => new WrittenEvent({ rv, resource, ...key, type, labels, fields, prevLabels, prevFields }, { text }),
+      event: (rv) => new WrittenEvent({ rv, resource, ...key, type, labels, fields, prevLabels, prevFields, prevObject }, { text }),
     });
   }
 

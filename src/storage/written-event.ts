@@ -19,6 +19,8 @@ export interface WrittenEventFields {
   readonly fields: StringMap;
   readonly prevLabels?: StringMap;
   readonly prevFields?: StringMap;
+  /** The object before the change, when its labels or selectable fields changed (see {@link EventLogEntry.prevObject}); frozen. */
+  readonly prevObject?: StoredObject;
 }
 
 /** A frozen EventLogEntry whose object is the stored JSON `text` (at its resourceVersion), or a frozen `object`. */
@@ -32,6 +34,7 @@ export class WrittenEvent implements EventLogEntry {
   readonly fields: StringMap;
   readonly prevLabels: StringMap | null;
   readonly prevFields: StringMap | null;
+  readonly prevObject: StoredObject | null;
   #text: string | undefined;
   #object: StoredObject | undefined;
 
@@ -45,6 +48,7 @@ export class WrittenEvent implements EventLogEntry {
     this.fields = Object.freeze({ ...fields.fields });
     this.prevLabels = fields.prevLabels ? Object.freeze({ ...fields.prevLabels }) : null;
     this.prevFields = fields.prevFields ? Object.freeze({ ...fields.prevFields }) : null;
+    this.prevObject = fields.prevObject ?? null;
     if ('text' in object) this.#text = object.text;
     else this.#object = object.frozen;
     Object.freeze(this);

@@ -6,8 +6,10 @@
  * function runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/machinery/meta/object.js';
+import { parseFieldSelector } from '../../src/machinery/selectors/field-selector.js';
 import { parseLabelSelector } from '../../src/machinery/selectors/label-selector.js';
-import type { ObjectStore, ResourceStorage } from '../../src/storage/interfaces.js';
+import type { ObjectStore, ResourceStorage, StorageObjectEvent } from '../../src/storage/interfaces.js';
 import { collect, expectStorageError, fieldsOf, object, type MakeStorage, type StorageBackend } from './conformance-support.js';
 import { optimisticConcurrencyTests } from './conformance-optimistic.js';
 
@@ -263,6 +265,45 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       await selected.guaranteedUpdate({ namespace: 'ns', name: 's' }, (c) => ({ ...c, metadata: { ...c!.metadata, labels: { tier: 'bronze' } } }));
       await selected.create({ namespace: 'other', name: 's' }, object('s', {}, { tier: 'gold' }));
       expect((await events).map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+    });
+
+    it('sends an object leaving a label or field selection as DELETED in the state it was selected in, at the change’s resourceVersion (kube’s cacher)', async () => {
+      const phaseOf = (o: KubeObject) => ({ ...fieldsOf(o), 'spec.phase': String((o.spec as { phase?: string } | undefined)?.phase ?? '') });
+      // Another replica reads the log's rows instead of its own writes' events.
+      const replica = await backend.openReplica?.();
+      const resources = [store, ...(replica ? [replica] : [])].map((s) => s.forResource('leaving.test', phaseOf));
+      const [leaving] = resources;
+      const start = await store.currentResourceVersion();
+      const byLabel = await Promise.all(resources.map((r) => r.watch('ns', start, { labelSelector: parseLabelSelector('tier=gold') })));
+      const byField = await Promise.all(resources.map((r) => r.watch('ns', start, { fieldSelector: parseFieldSelector('spec.phase=Running') })));
+      const labelEvents = byLabel.map((w) => collect(w, 2));
+      const fieldEvents = byField.map((w) => collect(w, 3));
+      const created = await leaving.create({ namespace: 'ns', name: 'l' }, object('l', { spec: { phase: 'Running' } }, { tier: 'gold' }));
+      const relabelled = await leaving.guaranteedUpdate({ namespace: 'ns', name: 'l' }, (c) => ({
+        ...c,
+        metadata: { ...c!.metadata, labels: { tier: 'bronze' } },
+      }));
+      const finished = await leaving.guaranteedUpdate({ namespace: 'ns', name: 'l' }, (c) => ({ ...c, spec: { phase: 'Done' } }));
+      const seen = (e: StorageObjectEvent) => [e.type, e.resourceVersion, e.object.metadata.resourceVersion, e.object.metadata.labels, e.object.spec];
+      const rv = (o: { metadata: { resourceVersion: string } }) => o.metadata.resourceVersion;
+      for (const events of await Promise.all(labelEvents)) {
+        expect(events.map(seen)).toEqual([
+          ['ADDED', rv(created), rv(created), { tier: 'gold' }, { phase: 'Running' }],
+          ['DELETED', rv(relabelled.object), rv(relabelled.object), { tier: 'gold' }, { phase: 'Running' }],
+        ]);
+        expect(Object.isFrozen(events[1].object.metadata)).toBe(true);
+      }
+      for (const events of await Promise.all(fieldEvents)) {
+        expect(events.map(seen)).toEqual([
+          ['ADDED', rv(created), rv(created), { tier: 'gold' }, { phase: 'Running' }],
+          ['MODIFIED', rv(relabelled.object), rv(relabelled.object), { tier: 'bronze' }, { phase: 'Running' }],
+          ['DELETED', rv(finished.object), rv(finished.object), { tier: 'bronze' }, { phase: 'Running' }],
+        ]);
+      }
+      // A replica opened after the changes reads them from the log's rows (readEvents) and sends the same.
+      const later = ((await backend.openReplica?.()) ?? store).forResource('leaving.test', phaseOf);
+      const late = await collect(await later.watch('ns', rv(created), { labelSelector: parseLabelSelector('tier=gold') }), 1);
+      expect(late.map(seen)).toEqual([['DELETED', rv(relabelled.object), rv(relabelled.object), { tier: 'gold' }, { phase: 'Running' }]]);
     });
 
     it('answers a watch from before the retention window with TooOld, and resumes inside it after a restart', async () => {

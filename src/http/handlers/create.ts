@@ -1,17 +1,23 @@
 /** POST to a collection. */
 import { methodNotAllowed } from '../../machinery/errors.js';
+import { withoutSystemFields } from '../../machinery/meta/object.js';
 import { addWarnings } from '../response/respond.js';
-import { admit, validations } from './admission.js';
+import { recordAndAdmit, validations } from './admission.js';
 import { decodeObject } from './decode-object.js';
 import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
 
-/** Answers `create` with 201 and the stored object. */
+/**
+ * Answers `create` with 201 and the stored object. In kube's order: the body is decoded
+ * and wiped of the metadata only the server sets, the field manager records it, mutating
+ * admission runs, then the store (BeforeCreate, validation, validating admission, storage).
+ */
 export async function createHandler(rc: ResourceContext): Promise<void> {
   const { rest } = rc.scope;
   if (!rest.create) throw methodNotAllowed(rc.ctx.method, rc.resource.plural);
   const { object, warnings, options, manager } = await decodeObject(rc, 'CreateOptions');
   const { createValidation } = validations(rc, options.dryRun);
-  const created = await rest.create(namespaceOf(rc), await admit(rc, object, undefined, options.dryRun), createValidation, { dryRun: options.dryRun, manager });
+  const admitted = await recordAndAdmit(rc, undefined, withoutSystemFields(object), manager, options.dryRun);
+  const created = await rest.create(namespaceOf(rc), admitted, createValidation, { dryRun: options.dryRun });
   addWarnings(rc.ctx, warnings);
   respondObject(rc, 201, created);
 }

@@ -5,7 +5,7 @@ import { respond } from '../response/respond.js';
 import { readDeleteOptions } from './delete.js';
 import type { ResourceContext } from './resource-context.js';
 
-/** Answers `deletecollection` with the list of what was deleted (or marked for deletion); the selection is checked first, as in kube. */
+/** Answers `deletecollection` with the list of what it deleted (or marked for deletion), as listed before; the selection is checked first, as in kube. */
 export async function deleteCollectionHandler(rc: ResourceContext): Promise<void> {
   const selection = listOptions(rc.query, rc.scope, false);
   const options = await readDeleteOptions(rc);

@@ -5,7 +5,7 @@ import { applyPatchType, patchTypes, type PatchType } from '../../machinery/patc
 import { logRequestBody } from '../filters/audit-context.js';
 import { decodeBody, mediaType } from '../response/negotiation.js';
 import { addWarnings } from '../response/respond.js';
-import { admit, validations } from './admission.js';
+import { admit, recordAndAdmit, validations } from './admission.js';
 import { readWrite } from './decode-object.js';
 import type { RequestScope } from '../request-scope.js';
 import { patched } from './patcher.js';
@@ -60,7 +60,8 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
   } else {
     const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
     // The patched object shares the patch's values, which decoding would change for the next attempt: it gets a copy.
-    objInfo = (live) => admit(rc, decoded(deepCopy(patched(live!, type, value, scope.schema, scope.resolve))), live, options.dryRun);
+    // As kube's patchers: the patched object is decoded and recorded by the field manager, then admitted.
+    objInfo = (live) => recordAndAdmit(rc, live, decoded(deepCopy(patched(live!, type, value, scope.schema, scope.resolve))), manager, options.dryRun);
   }
   const { createValidation, updateValidation } = validations(rc, options.dryRun);
   // The apply's result carries its own managedFields; every other patch is recorded as an Update.

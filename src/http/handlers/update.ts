@@ -1,7 +1,8 @@
 /** PUT of one object, its status, or its Scale. */
 import { badRequest } from '../../machinery/errors.js';
+import type { KubeObject } from '../../machinery/meta/object.js';
 import { addWarnings } from '../response/respond.js';
-import { admit, validations } from './admission.js';
+import { recordAndAdmit, validations } from './admission.js';
 import { decodeObject } from './decode-object.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 
@@ -14,7 +15,9 @@ export async function updateHandler(rc: ResourceContext): Promise<void> {
   const { createValidation, updateValidation } = validations(rc, options.dryRun);
   // As kube's DefaultUpdatedObjectInfo: the uid the body carries is a precondition of the write.
   const uid = body.metadata?.uid;
-  const { object } = await rc.scope.rest.update(keyOf(rc), (live) => admit(rc, body, live, options.dryRun), createValidation, updateValidation, false, {
+  // The body is recorded by the field manager against each object read, then admitted (kube's transformers).
+  const objInfo = (live: KubeObject | undefined) => recordAndAdmit(rc, live, body, manager, options.dryRun);
+  const { object } = await rc.scope.rest.update(keyOf(rc), objInfo, createValidation, updateValidation, false, {
     dryRun: options.dryRun,
     manager,
     ...(uid ? { preconditions: { uid } } : {}),

@@ -50,12 +50,31 @@ function withName(selector: FieldSelector | undefined, name: string | undefined)
   return [...(selector ?? []), { field: 'metadata.name', operator: '=', value: name }];
 }
 
-/** Decodes and validates the options of a list (`watch` false) or a watch; field selectors are converted to the storage version's labels. */
+/**
+ * kube's `SetListOptionsDefaults` with the WatchList feature (on by default in 1.34): a
+ * watch from resourceVersion unset or "0" that names neither sendInitialEvents nor
+ * resourceVersionMatch is a watch list, `sendInitialEvents=true` and `NotOlderThan`, so
+ * its initial events end with the `k8s.io/initial-events-end` bookmark when the client
+ * allows bookmarks. A list is left as sent.
+ */
+function withWatchListDefaults(
+  watch: boolean,
+  o: { resourceVersion: string; match?: string; sendInitialEvents?: boolean },
+): { match?: string; sendInitialEvents?: boolean } {
+  const legacy = o.resourceVersion === '' || o.resourceVersion === '0';
+  if (!watch || !legacy || o.sendInitialEvents !== undefined || o.match !== undefined) return o;
+  return { match: 'NotOlderThan', sendInitialEvents: true };
+}
+
+/** Decodes, defaults and validates the options of a list (`watch` false) or a watch; field selectors are converted to the storage version's labels. */
 export function listOptions(query: Query, scope: Pick<RequestScope, 'fieldLabel'>, watch: boolean, name?: string): WatchOptions {
   const resourceVersion = resourceVersionParam(query);
-  const match = matchParam(query);
   const continueToken = query.get('continue') ?? undefined;
-  const sendInitialEvents = booleanParam(query, 'sendInitialEvents');
+  const { match, sendInitialEvents } = withWatchListDefaults(watch, {
+    resourceVersion,
+    match: matchParam(query),
+    sendInitialEvents: booleanParam(query, 'sendInitialEvents'),
+  });
   const errors = watch
     ? watchErrors({ match, continue: continueToken, sendInitialEvents })
     : listErrors({ resourceVersion, match, continue: continueToken, sendInitialEvents });

@@ -87,25 +87,45 @@ export function ownerIdentity(owner: Pick<FieldOwner, 'manager' | 'operation' | 
 export function decodeManagedFields(entries: unknown): FieldOwner[] | undefined {
   if (!Array.isArray(entries)) return undefined;
   const owners = new Map<string, FieldOwner>();
-  for (const entry of entries) {
-    const owner = decodeEntry(entry);
-    if (!owner) return undefined;
+  for (const [index, entry] of entries.entries()) {
+    const owner = decodeEntry(entry, index);
+    if (typeof owner === 'string') return undefined;
     owners.set(ownerIdentity(owner), owner);
   }
   return [...owners.values()];
 }
 
-function decodeEntry(entry: unknown): FieldOwner | undefined {
-  if (!isPlainObject(entry)) return undefined;
+/**
+ * Why `entries` are not valid managedFields, in kube's words (`operation must be
+ * \`Apply\` or \`Update\``); undefined when they are, or when there are none. kube's
+ * `ValidateManagedFields`, which its handlers ask after mutating admission.
+ */
+export function managedFieldsProblem(entries: unknown): string | undefined {
+  if (entries === undefined || entries === null) return undefined;
+  if (!Array.isArray(entries)) return 'managedFields must be a list';
+  for (const [index, entry] of entries.entries()) {
+    const owner = decodeEntry(entry, index);
+    if (typeof owner === 'string') return owner;
+  }
+  return undefined;
+}
+
+/** One entry as an owner, or what is wrong with it (in the order kube's DecodeManagedFields checks). */
+function decodeEntry(entry: unknown, index: number): FieldOwner | string {
+  if (!isPlainObject(entry)) return `managed fields entry ${index} is not an object`;
   const { manager = '', operation, apiVersion, time, subresource, fieldsType, fieldsV1 } = entry;
-  if (operation !== 'Apply' && operation !== 'Update') return undefined;
-  if (typeof apiVersion !== 'string' || apiVersion === '' || fieldsType !== 'FieldsV1' || typeof manager !== 'string') return undefined;
-  if ((time !== undefined && typeof time !== 'string') || (subresource !== undefined && typeof subresource !== 'string')) return undefined;
+  if (operation !== 'Apply' && operation !== 'Update') return 'operation must be `Apply` or `Update`';
+  if (typeof apiVersion !== 'string' || apiVersion === '') return 'apiVersion must not be empty';
+  if (fieldsType === undefined || fieldsType === '') return `missing fieldsType in managed fields entry ${index}`;
+  if (fieldsType !== 'FieldsV1') return `invalid fieldsType ${JSON.stringify(fieldsType)} in managed fields entry ${index}`;
+  if (typeof manager !== 'string' || (time !== undefined && typeof time !== 'string') || (subresource !== undefined && typeof subresource !== 'string')) {
+    return `error decoding manager of managed fields entry ${index}`;
+  }
   let fields: FieldSet;
   try {
     fields = FieldSet.fromFieldsV1(fieldsV1 ?? {});
-  } catch {
-    return undefined;
+  } catch (error) {
+    return `error decoding versioned set of managed fields entry ${index}: ${(error as Error).message}`;
   }
   return { manager, operation, apiVersion, fields, ...(time ? { time } : {}), ...(subresource ? { subresource } : {}) };
 }

@@ -74,3 +74,17 @@ export function compactObjectMeta(meta: ObjectMeta): ObjectMeta {
   }
   return compact;
 }
+
+/** The metadata only the server sets, which kube's create handler wipes from the body before anything looks at it. */
+const systemFields = ['creationTimestamp', 'uid', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const;
+
+/**
+ * `object` without the metadata only the server sets, as kube's `WipeObjectMetaSystemFields`:
+ * a create's body is wiped before the field manager records it, so a client never owns them.
+ */
+export function withoutSystemFields(object: KubeObject): KubeObject {
+  if (!object.metadata || !systemFields.some((field) => field in object.metadata!)) return object;
+  const metadata: Record<string, unknown> = { ...object.metadata };
+  for (const field of systemFields) delete metadata[field];
+  return { ...object, metadata };
+}
