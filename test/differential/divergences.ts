@@ -46,6 +46,8 @@ export const reasons = {
     'Apply to `/scale` is refused (415: the Scale takes patches, not applied configurations); kube’s custom resource handler fails on it with a 500 (`request to convert CR to an invalid group/version: autoscaling/v1`).',
   scaleManagedFieldsTime:
     'A write through `/scale` stamps its managedFields entry with a time, as every write does; kube’s scale handler takes the time from the object’s own entry of that manager, so the entry of a manager’s first scale has none (and sorts first).',
+  managedFieldsReset:
+    'A PUT with `managedFields: []` resets them, as for a built-in kind (apimachinery’s `isResetManagedFields`), and Cairn then records the fields that write set; a built-in kind records none until the next apply (its skip-non-applied manager), and a custom resource, whose metadata coercion drops the empty list, resets nothing.',
   strategicMerge:
     'Strategic merge patch is served (the schemas carry patch strategies and merge keys, as built-in kinds’ do); custom resources refuse it with 415, which also lists one media type fewer.',
 } as const;
@@ -96,6 +98,7 @@ export const divergences: Readonly<Record<string, string>> = {
   'scale: as a Table': reasons.scaleTable,
   'scale: apply': reasons.scaleApply,
   'scale: put': reasons.scaleManagedFieldsTime,
+  'update: emptying managedFields clears them': reasons.managedFieldsReset,
   'patch: strategic merge': reasons.strategicMerge,
   'patch: Content-Type application/json is 415': reasons.strategicMerge,
   'webhook: strategic merge patch': reasons.strategicMerge,
