@@ -13,6 +13,8 @@ const pipelines = `${base}/namespaces/reads/pipelines`;
 const tableV1 = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const tableV1beta1 = 'application/json;as=Table;v=v1beta1;g=meta.k8s.io';
 const kubectlTableAccept = `${tableV1},${tableV1beta1},application/json`;
+const nameDescription =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
 
 describe.each(backends)('reads on %s', (backend) => {
   let server: TestServer;
@@ -41,7 +43,8 @@ describe.each(backends)('reads on %s', (backend) => {
       const table = response.json;
       expect(table).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: expect.stringMatching(/^\d+$/) } });
       expect(table.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'RunnerClass', 'Replicas', 'Ready', 'Phase', 'Age']);
-      expect(table.columnDefinitions[0]).toMatchObject({ type: 'string', format: 'name', priority: 0, description: expect.any(String) });
+      // ObjectMeta's whole description of the name, as kube's tables quote it for every kind.
+      expect(table.columnDefinitions[0]).toEqual({ name: 'Name', type: 'string', format: 'name', priority: 0, description: nameDescription });
       expect(table.rows).toHaveLength(3);
       const [alpha] = table.rows;
       expect(alpha.cells.slice(0, 5)).toEqual(['alpha', 'standard', 3, null, null]);
