@@ -228,10 +228,24 @@ describe.each(backends)('CRUD on %s', (backend) => {
     expect(table.json).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
     // A Table has no protobuf, as in kube (test/api-protobuf.test.ts covers protobuf itself).
     const protoTable = await server().request('GET', pipelines, { headers: { Accept: 'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io' } });
+    // kube's 406 lists the media types it writes, never the transformations (NegotiateOutputMediaType).
+    const notAcceptable = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+      reason: 'NotAcceptable',
+      code: 406,
+    };
     expect(protoTable.status).toBe(406);
-    expect(protoTable.json).toMatchObject({ kind: 'Status', reason: 'NotAcceptable', code: 406 });
+    expect(protoTable.json).toEqual(notAcceptable);
     const html = await server().request('GET', pipelines, { headers: { Accept: 'text/html' } });
     expect(html.status).toBe(406);
+    expect(html.json).toEqual(notAcceptable);
+    const created = await server().request('POST', pipelines, { body: pipeline('never-created'), headers: { Accept: 'application/xml' } });
+    expect(created.status).toBe(406);
+    expect(created.json).toEqual(notAcceptable);
   });
 
   describe('bad input gets a Status, never a 500', () => {
