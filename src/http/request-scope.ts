@@ -71,11 +71,10 @@ export interface RequestScope {
   readonly resolve: SchemaResolver;
   readonly rest: EndpointREST;
   readonly fieldManager: FieldManager;
-  /** Checks a body names the endpoint's kind and version; 400 otherwise. */
-  readonly checkKind: (value: unknown) => asserts value is KubeObject;
   /**
    * Decodes a body of the request's version, in place (the value must be the request's
-   * own); 400 when it is not one (or, under Strict, has unknown or duplicate fields).
+   * own; the object returned is it, or a copy completing its apiVersion and kind); 400 when
+   * it is not one (or, under Strict, has unknown or duplicate fields).
    */
   readonly decode: (value: unknown, fieldValidation: FieldValidation, duplicateFields: readonly string[]) => DecodedObject;
   /** Converts an object of the request's version to the storage version. */
@@ -86,21 +85,32 @@ export interface RequestScope {
   readonly fieldLabel: (label: string) => string | undefined;
 }
 
-/** Checks a body is an object of `kind` in `apiVersion`, as kube's decoder does; 400 otherwise. */
-function checkKind(body: unknown, kind: string, apiVersion: string): asserts body is KubeObject {
+/**
+ * A body as an object of `kind` in `apiVersion`, as kube's typed decoders read one; 400 when
+ * it is of another. What the body leaves out of its type is the endpoint's, as the decoders'
+ * `gvkWithDefaults` takes it from the URL for a built-in kind: the kind, and the apiVersion
+ * (written into the object, first, where it lacks them).
+ */
+function typedBody(body: unknown, kind: string, apiVersion: string): KubeObject {
   if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON object');
-  const describe = () => JSON.stringify(body).slice(0, 200);
-  if (!body.kind) throw badRequest(`Object 'Kind' is missing in '${describe()}'`);
-  if (!body.apiVersion) throw badRequest(`Object 'apiVersion' is missing in '${describe()}'`);
-  if (body.apiVersion !== apiVersion) {
-    throw badRequest(`the API version in the data (${JSON.stringify(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
+  const sentVersion = body.apiVersion ?? '';
+  const sentKind = body.kind ?? '';
+  if (sentVersion !== '' && sentVersion !== apiVersion) {
+    const shown = typeof sentVersion === 'string' ? sentVersion : JSON.stringify(sentVersion);
+    throw badRequest(`the API version in the data (${shown}) does not match the expected API version (${apiVersion})`);
   }
   const version = apiVersion.split('/').at(-1);
-  if (body.kind !== kind)
+  if (sentKind !== '' && sentKind !== kind)
     throw badRequest(
-      `${JSON.stringify(body.kind)} in version "${version}" cannot be handled as a ${kind}: the kind in the data does not match the expected kind ${kind}`,
+      `${JSON.stringify(sentKind)} in version "${version}" cannot be handled as a ${kind}: the kind in the data does not match the expected kind ${kind}`,
     );
   if (body.metadata !== undefined && !isPlainObject(body.metadata)) throw badRequest('metadata must be an object');
+  if (sentVersion !== '' && sentKind !== '') return body;
+  // Assigned again after the spread, which a null of the body's would otherwise win; keys keep their place.
+  const typed: KubeObject = { apiVersion, kind, ...body };
+  typed.apiVersion = apiVersion;
+  typed.kind = kind;
+  return typed;
 }
 
 function strictError(kind: string, version: string, problems: readonly string[]): Error {
@@ -202,7 +212,7 @@ function objectScope(
     : identity;
   const resetFields = store.strategy.resetFields()[apiVersion] ?? [];
   const converter = versionConverter(resource, served, validator);
-  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, subresource, resetFields, converter });
+  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, kind: resource.kind, subresource, resetFields, converter });
   // The store validates the storage version; another version's schema is checked before conversion, so its 422 names
   // the fields the client sent. Fields the endpoint resets are left out: the stored ones replace them.
   const validate =
@@ -224,11 +234,9 @@ function objectScope(
     resolve: validator.resolve,
     rest: versionedREST({ store, fieldManager, toStorage, fromStorage, validate, fieldPath: served.fieldPath }),
     fieldManager,
-    checkKind: (value) => checkKind(value, resource.kind, apiVersion),
     decode(value, fieldValidation, duplicateFields) {
-      checkKind(value, resource.kind, apiVersion);
       // In place: a body is parsed for this request alone, and a patch applies to a copy of the stored object.
-      const object = value;
+      const object = typedBody(value, resource.kind, apiVersion);
       dropNulls(object, schema, validator.resolve);
       const unknown = unknownFields(object, schema, validator.resolve, true);
       const problems = [...duplicateFields.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];
@@ -255,6 +263,7 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
     schema: validator.schema(storage.schemaName),
     resolve: validator.resolve,
     apiVersion,
+    kind: resource.kind,
     subresource: 'scale',
     resetFields: ['status', 'metadata'],
     converter: versionConverter(resource, storage, validator),
@@ -279,7 +288,6 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
       },
     },
     fieldManager,
-    checkKind: (value) => checkKind(value, 'Scale', 'autoscaling/v1'),
     // What a Scale may hold is checked where it is mapped onto the object (machinery/scale.ts).
     decode: (value) => ({ object: value as KubeObject, warnings: [] }),
     toStorage: identity,

@@ -49,7 +49,7 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
   let objInfo: (live: KubeObject | undefined) => Promise<KubeObject>;
   if (apply) {
     if (!isPlainObject(value)) throw invalid('Patch', 'meta.k8s.io', '', [invalidField(FieldPath.root, value, 'the apply patch must be an object')]);
-    scope.checkKind(value);
+    scope.fieldManager.checkApplied(value);
     const sentName = value.metadata?.name;
     if (sentName && sentName !== rc.request.name)
       throw badRequest(`the name of the object (${sentName}) does not match the name on the URL (${rc.request.name})`);
