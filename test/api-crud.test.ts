@@ -435,6 +435,22 @@ describe('Status and list shapes as kube-apiserver writes them (in process)', ()
     );
   });
 
+  it('refuses a string over its maxLength with FieldValueTooLong, not showing the value, as kube does', async () => {
+    const name = 's'.repeat(64);
+    const res = await app().request('POST', path, {
+      body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'long-step' }, spec: { steps: [{ name }] } },
+    });
+    const tooLong = { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 63 bytes', field: 'spec.steps[0].name' };
+    expect(res.json).toEqual(
+      failure(422, 'Invalid', `Pipeline.cairn.dev "long-step" is invalid: spec.steps[0].name: ${tooLong.message}`, {
+        name: 'long-step',
+        group: 'cairn.dev',
+        kind: 'Pipeline',
+        causes: [tooLong],
+      }),
+    );
+  });
+
   it('leaves details.name out where there is no name', async () => {
     const unnamed = await app().request('POST', path, { body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: {}, spec: {} } });
     const required = { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' };
