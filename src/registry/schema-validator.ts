@@ -46,6 +46,15 @@ function toFieldError(error: ErrorObject, root: unknown): FieldError {
   }
 }
 
+/**
+ * Whether `error` is a field ObjectMeta's schema requires (an ownerReference's uid): those are
+ * ObjectMeta validation's to report, once and in its words (`must not be empty`), as kube's
+ * ValidateOwnerReference does; the schema says them for OpenAPI's readers.
+ */
+function metadataRequired(error: ErrorObject): boolean {
+  return error.keyword === 'required' && error.instancePath.startsWith('/metadata/');
+}
+
 /** Rewrites `#/components/schemas/X` references into ajv schema ids. */
 function toAjvRefs(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toAjvRefs);
@@ -96,6 +105,7 @@ export class SchemaValidator {
       if (!validate) throw new Error(`no schema named ${schemaName}`);
       this.#compiled.set(schemaName, validate);
     }
-    return validate(object) ? [] : (validate.errors ?? []).map((e) => toFieldError(e, object));
+    if (validate(object)) return [];
+    return (validate.errors ?? []).filter((e) => !metadataRequired(e)).map((e) => toFieldError(e, object));
   }
 }
