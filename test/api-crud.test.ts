@@ -451,6 +451,28 @@ describe('Status and list shapes as kube-apiserver writes them (in process)', ()
     );
   });
 
+  it('refuses a create naming a resourceVersion with 400, as kube’s storage refuses it (there a 500), and not in a dry run', async () => {
+    const body = (name: string, resourceVersion: string) => ({
+      apiVersion: 'cairn.dev/v1',
+      kind: 'Pipeline',
+      metadata: { name, resourceVersion },
+      spec: {},
+    });
+    const refused = await app().request('POST', path, { body: body('with-rv', '5') });
+    expect(refused.json).toEqual(failure(400, 'BadRequest', 'resourceVersion should not be set on objects to be created'));
+    expect((await app().request('GET', `${path}/with-rv`)).status).toBe(404);
+    // What kube's storage does not read as a resourceVersion (0, not a uint64) is dropped, as the dry run drops any.
+    expect((await app().request('POST', `${path}?dryRun=All`, { body: body('with-rv', '5') })).status).toBe(201);
+    for (const [name, resourceVersion] of [
+      ['zero-rv', '0'],
+      ['text-rv', 'abc'],
+    ]) {
+      const created = await app().request('POST', path, { body: body(name, resourceVersion) });
+      expect(created.status, created.text).toBe(201);
+      expect(created.json.metadata.resourceVersion).toMatch(/^[1-9]\d*$/);
+    }
+  });
+
   it('leaves details.name out where there is no name', async () => {
     const unnamed = await app().request('POST', path, { body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: {}, spec: {} } });
     const required = { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' };
