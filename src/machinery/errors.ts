@@ -100,13 +100,20 @@ export interface FieldError {
   readonly message: string;
 }
 
+/**
+ * Field errors as kube's `ErrorList.ToAggregate().Error()` prints them, inside messages:
+ * `spec.replicas: Invalid value: -1: …`, several in brackets.
+ */
+export function fieldErrorsText(errors: readonly FieldError[]): string {
+  const summary = errors.map((e) => `${e.field}: ${e.message}`);
+  return summary.length === 1 ? summary[0] : `[${summary.join(', ')}]`;
+}
+
 /** 422 Invalid with one cause per field error. */
 export function invalid(kind: string, group: string, name: string, errors: readonly FieldError[]): StatusError {
   const causes: StatusCause[] = errors.map((e) => ({ reason: e.reason, message: e.message, field: e.field }));
-  const summary = errors.map((e) => `${e.field}: ${e.message}`);
-  const joined = summary.length === 1 ? summary[0] : `[${summary.join(', ')}]`;
   return new StatusError(
-    failureStatus(422, 'Invalid', `${kind}.${group} "${name}" is invalid: ${joined}`, {
+    failureStatus(422, 'Invalid', `${kind}.${group} "${name}" is invalid: ${fieldErrorsText(errors)}`, {
       name,
       group,
       kind,

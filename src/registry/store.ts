@@ -109,10 +109,12 @@ function snapshotOf(options: ListOptions): Pick<ListRequest, 'resourceVersion' |
 /** Where a continued list resumes; undefined for a first page. */
 function continuePositionOf(options: ListOptions): ContinuePosition | undefined {
   if (!options.continue) return undefined;
+  // As kube's storage.ValidateListOptions: the token is read first.
+  const position = decodeContinue(options.continue);
   if (options.resourceVersion !== '' && options.resourceVersion !== '0') {
     throw badRequest('specifying resource version is not allowed when using continue');
   }
-  return decodeContinue(options.continue);
+  return position;
 }
 
 const generateNameAttempts = 8;
