@@ -1,7 +1,8 @@
 /**
  * Write options as kube-apiserver takes them: dryRun=All on every mutating verb,
  * and fieldValidation for unknown and duplicate fields; options kube's validation
- * refuses are a 422 on `<Verb>Options.meta.k8s.io`, as kube-apiserver 1.34 answers.
+ * refuses are a 422 on `<Verb>Options.meta.k8s.io`, as kube-apiserver 1.34 answers; the
+ * object of a PUT or PATCH checked against its URL, and the methods a path does not take.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cairnGroup } from '../src/apis/cairn/register.js';
@@ -192,5 +193,71 @@ describe('write options kube refuses (in process)', () => {
       const res = await app().request('POST', `${path}?dryRun=All&fieldValidation=${value}`, { body: { ...body, metadata: { name: 'fv' } } });
       expect(res.status, `${value}: ${res.text}`).toBe(201);
     }
+  });
+});
+
+describe('the object of a PUT or PATCH against its URL, as kube’s handlers check it (in process)', () => {
+  const app = inProcessApp([cairnGroup]);
+  const path = '/apis/cairn.dev/v1/namespaces/object-key/pipelines';
+  const status = (code: number, reason: string, message: string, details?: object) => ({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  });
+  const stored = async () => {
+    const created = await app().request('POST', path, {
+      body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'a' }, spec: { steps: [{ name: 'fetch' }] } },
+    });
+    return created.status === 201 ? created.json : (await app().request('GET', `${path}/a`)).json;
+  };
+
+  it.each([
+    ['without a name', { name: undefined }, 'the name of the object (a based on URL) was undeterminable: name must be provided'],
+    ['naming another object', { name: 'b' }, 'the name of the object (b) does not match the name on the URL (a)'],
+    ['in another namespace', { namespace: 'elsewhere' }, 'the namespace of the provided object does not match the namespace sent on the request'],
+  ])('refuses a PUT of a body %s with 400, changing nothing', async (_, change, message) => {
+    const current = await stored();
+    const res = await app().request('PUT', `${path}/a`, { body: { ...current, metadata: { ...current.metadata, ...change } } });
+    expect(res.json).toEqual(status(400, 'BadRequest', message));
+    expect((await app().request('GET', `${path}/a`)).json.metadata.resourceVersion).toBe(current.metadata.resourceVersion);
+  });
+
+  it('takes the namespace a PUT leaves out from the URL, and clears one a cluster-scoped object carries', async () => {
+    const current = await stored();
+    const { namespace: _, ...metadata } = current.metadata;
+    const res = await app().request('PUT', `${path}/a`, { body: { ...current, metadata, spec: { ...current.spec, paused: true } } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.metadata.namespace).toBe('object-key');
+    const classes = '/apis/cairn.dev/v1/runnerclasses';
+    const created = (await app().request('POST', classes, { body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'roomy' }, spec: {} } }))
+      .json;
+    const updated = await app().request('PUT', `${classes}/roomy`, { body: { ...created, metadata: { ...created.metadata, namespace: 'object-key' } } });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.json.metadata.namespace).toBeUndefined();
+  });
+
+  it.each([
+    ['changing the name', { name: 'b' }, 'the name of the object (b) does not match the name on the URL (a)'],
+    ['removing the name', { name: null }, 'the name of the object (a based on URL) was undeterminable: name must be provided'],
+    ['changing the namespace', { namespace: 'elsewhere' }, 'the namespace of the provided object does not match the namespace sent on the request'],
+  ])('refuses a merge patch %s with 400 before validation', async (_, metadata, message) => {
+    const current = await stored();
+    const res = await app().request('PATCH', `${path}/a`, { body: { metadata, spec: { replicas: -1 } }, headers: merge });
+    expect(res.json).toEqual(status(400, 'BadRequest', message));
+    expect((await app().request('GET', `${path}/a`)).json.metadata.resourceVersion).toBe(current.metadata.resourceVersion);
+  });
+
+  it.each([
+    ['PUT', path, {}],
+    ['PATCH', path, merge],
+    ['POST', `${path}/a`, {}],
+  ])('answers %s to %s with 405, as kube’s router does for a path without that method', async (method, target, headers) => {
+    const res = await app().request(method, target, { body: { metadata: { name: 'a' } }, headers });
+    expect(res.json).toEqual(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
   });
 });

@@ -161,9 +161,12 @@ export function forbidden(gr: GroupResource, name: string, why: string): StatusE
   );
 }
 
-/** 405 MethodNotAllowed. */
-export function methodNotAllowed(method: string, what: string): StatusError {
-  return new StatusError(failureStatus(405, 'MethodNotAllowed', `${method} is not supported on resources to ${what}`, {}));
+/**
+ * 405 MethodNotAllowed for a path that does not take the request's method (POST to an object,
+ * PUT to a collection), as kube's router answers it (go-restful's error, `NewGenericServerResponse`).
+ */
+export function methodNotAllowed(): StatusError {
+  return new StatusError(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
 }
 
 /** 406 NotAcceptable. */

@@ -8,7 +8,7 @@ import { namespaceOf, respondObject, type ResourceContext } from './resource-con
 /** Answers `create` with 201 and the stored object. */
 export async function createHandler(rc: ResourceContext): Promise<void> {
   const { rest } = rc.scope;
-  if (!rest.create) throw methodNotAllowed(rc.ctx.method, rc.resource.plural);
+  if (!rest.create) throw methodNotAllowed();
   const { object, warnings, options, manager } = await decodeObject(rc, 'CreateOptions');
   const { createValidation } = validations(rc, options.dryRun);
   const created = await rest.create(namespaceOf(rc), await admit(rc, object, undefined, options.dryRun), createValidation, { dryRun: options.dryRun, manager });

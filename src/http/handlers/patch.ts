@@ -6,6 +6,7 @@ import { logRequestBody } from '../filters/audit-context.js';
 import { decodeBody, mediaType } from '../response/negotiation.js';
 import { addWarnings } from '../response/respond.js';
 import { admit, validations } from './admission.js';
+import { checkObjectKey } from './check-object-key.js';
 import { readWrite } from './decode-object.js';
 import type { RequestScope } from '../request-scope.js';
 import { patched } from './patcher.js';
@@ -46,6 +47,9 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
     warnings = result.warnings;
     return result.object;
   };
+  const key = keyOf(rc);
+  // As kube's patcher: the patched object's namespace and name are the URL's, or the patch is a 400 (before validation's 422).
+  const checked = (object: KubeObject): KubeObject => checkObjectKey(object, key.namespace, key.name);
   let objInfo: (live: KubeObject | undefined) => Promise<KubeObject>;
   if (apply) {
     if (!isPlainObject(value)) throw invalid('Patch', 'meta.k8s.io', '', [invalidField(FieldPath.root, value, 'the apply patch must be an object')]);
@@ -56,15 +60,15 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
     const applied: KubeObject = { ...value, metadata: { ...value.metadata, name: rc.request.name } };
     const fieldManager = rc.query.get('fieldManager')!;
     const force = forceParam(rc) ?? false;
-    objInfo = (live) => admit(rc, decoded(scope.fieldManager.apply(live, applied, fieldManager, force)), live, options.dryRun);
+    objInfo = (live) => admit(rc, checked(decoded(scope.fieldManager.apply(live, applied, fieldManager, force))), live, options.dryRun);
   } else {
     const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
     // The patched object shares the patch's values, which decoding would change for the next attempt: it gets a copy.
-    objInfo = (live) => admit(rc, decoded(deepCopy(patched(live!, type, value, scope.schema, scope.resolve))), live, options.dryRun);
+    objInfo = (live) => admit(rc, checked(decoded(deepCopy(patched(live!, type, value, scope.schema, scope.resolve)))), live, options.dryRun);
   }
   const { createValidation, updateValidation } = validations(rc, options.dryRun);
   // The apply's result carries its own managedFields; every other patch is recorded as an Update.
-  const { object, created } = await scope.rest.update(keyOf(rc), objInfo, createValidation, updateValidation, apply && scope.subresource === undefined, {
+  const { object, created } = await scope.rest.update(key, objInfo, createValidation, updateValidation, apply && scope.subresource === undefined, {
     dryRun: options.dryRun,
     manager: apply ? undefined : manager,
   });
