@@ -6,10 +6,10 @@
  * version, field-label conversion, the field manager, and the REST object to call.
  */
 import { servedVersion, storageVersionOf, type ApiResource, type ResourceVersion } from '../apis/api-resource.js';
-import { badRequest, invalid } from '../machinery/errors.js';
+import { badRequest, invalid, patchInvalid } from '../machinery/errors.js';
 import { dropNulls, unknownFields, type JsonSchema, type SchemaResolver } from '../machinery/json-schema.js';
 import { isPlainObject, type KubeObject } from '../machinery/meta/object.js';
-import { scaleSchemaName } from '../machinery/types/scale.js';
+import { scaleSchemaName, scaleTypeError } from '../machinery/types/scale.js';
 import { defaultTableColumns, type TableColumn } from '../machinery/types/table.js';
 import type { FieldValidation, GetOptions } from '../registry/request-options.js';
 import type { ResourceStorages } from '../registry/registry.js';
@@ -24,6 +24,11 @@ export interface DecodedObject {
   readonly object: KubeObject;
   /** `unknown field "spec.x"` and `duplicate field "spec.replicas"` problems, as Warning headers say them. */
   readonly warnings: readonly string[];
+}
+
+/** A value a patch made, and how kube's 422 about it quotes it (the patched object, or the patch). */
+export interface PatchedValue {
+  readonly quoted: string;
 }
 
 /** Options of a write through an endpoint. */
@@ -74,9 +79,11 @@ export interface RequestScope {
   /**
    * Decodes a body of the request's version, in place (the value must be the request's
    * own; the object returned is it, or a copy completing its apiVersion and kind); 400 when
-   * it is not one (or, under Strict, has unknown or duplicate fields).
+   * it is not one (or, under Strict, has unknown or duplicate fields). Given `patched`, the
+   * value is what a patch made of the object, and a failure is kube's patcher's 422 instead,
+   * quoting `patched.quoted`.
    */
-  readonly decode: (value: unknown, fieldValidation: FieldValidation, duplicateFields: readonly string[]) => DecodedObject;
+  readonly decode: (value: unknown, fieldValidation: FieldValidation, duplicateFields: readonly string[], patched?: PatchedValue) => DecodedObject;
   /** Converts an object of the request's version to the storage version. */
   readonly toStorage: (object: KubeObject) => KubeObject;
   /** Converts an object of the storage version to the request's version. */
@@ -234,13 +241,15 @@ function objectScope(
     resolve: validator.resolve,
     rest: versionedREST({ store, fieldManager, toStorage, fromStorage, validate, fieldPath: served.fieldPath }),
     fieldManager,
-    decode(value, fieldValidation, duplicateFields) {
+    decode(value, fieldValidation, duplicateFields, patched) {
       // In place: a body is parsed for this request alone, and a patch applies to a copy of the stored object.
       const object = typedBody(value, resource.kind, apiVersion);
       dropNulls(object, schema, validator.resolve);
       const unknown = unknownFields(object, schema, validator.resolve, true);
       const problems = [...duplicateFields.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];
-      if (problems.length && fieldValidation === 'Strict') throw strictError(resource.kind, served.version, problems);
+      if (problems.length && fieldValidation === 'Strict') {
+        throw patched ? patchInvalid(patched.quoted, `strict decoding error: ${problems.join(', ')}`) : strictError(resource.kind, served.version, problems);
+      }
       served.defaults?.(object);
       return { object, warnings: fieldValidation === 'Warn' ? problems : [] };
     },
@@ -288,8 +297,13 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
       },
     },
     fieldManager,
-    // What a Scale may hold is checked where it is mapped onto the object (machinery/scale.ts).
-    decode: (value) => ({ object: value as KubeObject, warnings: [] }),
+    // What a Scale may hold is checked where it is mapped onto the object (machinery/scale.ts); a patched Scale's types
+    // here, for kube's patcher refuses them with its 422.
+    decode: (value, _fieldValidation, _duplicateFields, patched) => {
+      const typeError = patched && scaleTypeError(value);
+      if (patched && typeError) throw patchInvalid(patched.quoted, typeError);
+      return { object: value as KubeObject, warnings: [] };
+    },
     toStorage: identity,
     fromStorage: identity,
     fieldLabel: () => undefined,

@@ -2,6 +2,7 @@
  * The catalogue of every API error, each building the `metav1.Status` kube-apiserver
  * would answer with. Messages follow apimachinery's `k8s.io/apimachinery/pkg/api/errors`.
  */
+import { fieldPath, invalid as invalidField } from './field-errors.js';
 import { failureStatus, StatusError, type StatusCause } from './status.js';
 
 /** Names the resource an error concerns: `pipelines.cairn.dev "ingest"`. */
@@ -109,17 +110,27 @@ export function fieldErrorsText(errors: readonly FieldError[]): string {
   return summary.length === 1 ? summary[0] : `[${summary.join(', ')}]`;
 }
 
-/** 422 Invalid with one cause per field error. */
+/** 422 Invalid with one cause per field error; the kind printed as kube's `GroupKind.String()` (no dot without a group). */
 export function invalid(kind: string, group: string, name: string, errors: readonly FieldError[]): StatusError {
   const causes: StatusCause[] = errors.map((e) => ({ reason: e.reason, message: e.message, field: e.field }));
+  const groupKind = group ? `${kind}.${group}` : kind;
   return new StatusError(
-    failureStatus(422, 'Invalid', `${kind}.${group} "${name}" is invalid: ${fieldErrorsText(errors)}`, {
+    failureStatus(422, 'Invalid', `${groupKind} "${name}" is invalid: ${fieldErrorsText(errors)}`, {
       name,
       group,
       kind,
       causes,
     }),
   );
+}
+
+/**
+ * 422 Invalid of a patch whose result does not decode, as kube's patcher builds it: on no kind
+ * and no name (` "" is invalid`), one cause on the field `patch`, whose value is `quoted` (the
+ * patched object, or the patch) and whose detail is the decoder's error.
+ */
+export function patchInvalid(quoted: string, detail: string): StatusError {
+  return invalid('', '', '', [invalidField(fieldPath('patch'), quoted, detail)]);
 }
 
 /** 422 Invalid without field causes: a patch that decodes but cannot be applied. */

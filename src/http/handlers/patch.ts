@@ -1,5 +1,6 @@
 /** PATCH of one object, its status or its Scale: JSON Patch, merge patch, strategic merge patch or server-side apply. */
 import { badRequest, invalid, unsupportedMediaType, type FieldError } from '../../machinery/errors.js';
+import { goFormat, sortedGoJson } from '../../machinery/go-text.js';
 import { deepCopy, isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
 import { applyPatchType, patchTypes, type PatchType } from '../../machinery/patch/patch.js';
 import { logRequestBody } from '../filters/audit-context.js';
@@ -8,7 +9,7 @@ import { addWarnings } from '../response/respond.js';
 import { admit, validations } from './admission.js';
 import { checkObjectKey } from './check-object-key.js';
 import { readWrite } from './decode-object.js';
-import type { RequestScope } from '../request-scope.js';
+import type { PatchedValue, RequestScope } from '../request-scope.js';
 import { patched } from './patcher.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 import { FieldPath, fieldPath, forbidden, invalid as invalidField, required } from '../../machinery/field-errors.js';
@@ -42,8 +43,8 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
   logRequestBody(rc.ctx, value);
   const scope: RequestScope = rc.scope;
   let warnings: readonly string[] = [];
-  const decoded = (object: unknown): KubeObject => {
-    const result = scope.decode(object, options.fieldValidation, options.duplicateFields ?? []);
+  const decoded = (object: unknown, patched?: PatchedValue): KubeObject => {
+    const result = scope.decode(object, options.fieldValidation, options.duplicateFields ?? [], patched);
     warnings = result.warnings;
     return result.object;
   };
@@ -63,8 +64,13 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
     objInfo = (live) => admit(rc, checked(decoded(scope.fieldManager.apply(live, applied, fieldManager, force))), live, options.dryRun);
   } else {
     const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
-    // The patched object shares the patch's values, which decoding would change for the next attempt: it gets a copy.
-    objInfo = (live) => admit(rc, checked(decoded(deepCopy(patched(live!, type, value, scope.schema, scope.resolve)))), live, options.dryRun);
+    objInfo = (live) => {
+      // The patched object shares the patch's values, which decoding would change for the next attempt: it gets a copy.
+      const object = deepCopy(patched(live!, type, value, scope.schema, scope.resolve, options.fieldValidation));
+      // Quoted before decoding changes it: kube's 422 quotes the patched object (a strategic merge patch, the patch).
+      const quoted = type === 'strategic' ? goFormat(value) : sortedGoJson(object);
+      return admit(rc, checked(decoded(object, { quoted })), live, options.dryRun);
+    };
   }
   const { createValidation, updateValidation } = validations(rc, options.dryRun);
   // The apply's result carries its own managedFields; every other patch is recorded as an Update.
