@@ -13,6 +13,9 @@ const pipelines = `${base}/namespaces/reads/pipelines`;
 const tableV1 = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const tableV1beta1 = 'application/json;as=Table;v=v1beta1;g=meta.k8s.io';
 const kubectlTableAccept = `${tableV1},${tableV1beta1},application/json`;
+const badRequest = (message: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
+const nameDescription =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
 
 describe.each(backends)('reads on %s', (backend) => {
   let server: TestServer;
@@ -41,7 +44,8 @@ describe.each(backends)('reads on %s', (backend) => {
       const table = response.json;
       expect(table).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: expect.stringMatching(/^\d+$/) } });
       expect(table.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'RunnerClass', 'Replicas', 'Ready', 'Phase', 'Age']);
-      expect(table.columnDefinitions[0]).toMatchObject({ type: 'string', format: 'name', priority: 0, description: expect.any(String) });
+      // ObjectMeta's whole description of the name, as kube's tables quote it for every kind.
+      expect(table.columnDefinitions[0]).toEqual({ name: 'Name', type: 'string', format: 'name', priority: 0, description: nameDescription });
       expect(table.rows).toHaveLength(3);
       const [alpha] = table.rows;
       expect(alpha.cells.slice(0, 5)).toEqual(['alpha', 'standard', 3, null, null]);
@@ -133,6 +137,16 @@ describe.each(backends)('reads on %s', (backend) => {
     it('does not stream watches as YAML', async () => {
       const response = await server.request('GET', `${pipelines}?watch=true&timeoutSeconds=1`, { headers: { Accept: 'application/yaml' } });
       expect(response.status).toBe(406);
+      // As kube's NegotiateOutputMediaTypeStream: YAML is a media type it writes, but not a stream (the Status itself is YAML).
+      expect(parse(response.text)).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch',
+        reason: 'NotAcceptable',
+        code: 406,
+      });
     });
   });
 
@@ -155,13 +169,23 @@ describe.each(backends)('reads on %s', (backend) => {
       expect(await names('fieldSelector=status.phase%3D')).toEqual(['alpha', 'beta', 'gamma']);
     });
 
-    it('answers a bad selector with 400 naming the problem', async () => {
+    it('answers a bad selector with 400 naming the problem, in the parser’s words alone, as kube does', async () => {
+      for (const [query, message] of [
+        ['labelSelector=tier%3D%3D%3Dx', "unable to parse requirement: found '=', expected: identifier"],
+        ['fieldSelector=metadata.name', "invalid selector: 'metadata.name'; can't understand 'metadata.name'"],
+        ['fieldSelector=metadata.name%20in%20(a)', "invalid selector: 'metadata.name in (a)'; can't understand 'metadata.name in (a)'"],
+        ['watch=true&labelSelector=tier%3D%3D%3Dx', "unable to parse requirement: found '=', expected: identifier"],
+      ]) {
+        const response = await server.request('GET', `${pipelines}?${query}`);
+        expect(response.json, query).toEqual(badRequest(message));
+      }
       const label = await server.request('GET', `${pipelines}?labelSelector=app%20in%20(x`);
       expect(label.status).toBe(400);
-      expect(label.json.message).toContain('unable to parse labelSelector');
       const field = await server.request('GET', `${pipelines}?fieldSelector=spec.replicas%3D3`);
       expect(field.status).toBe(400);
       expect(field.json.message).toContain('field label not supported: spec.replicas');
+      const deleted = await server.request('DELETE', `${pipelines}?labelSelector=tier%3D%3D%3Dx`);
+      expect(deleted.json).toEqual(badRequest("unable to parse requirement: found '=', expected: identifier"));
     });
   });
 
@@ -240,15 +264,69 @@ describe.each(backends)('reads on %s', (backend) => {
       expect(malformed.status).toBe(400);
     });
 
+    it('answers malformed list options with kube’s words: its storage’s for tokens and resourceVersions, Go’s strconv for numbers', async () => {
+      const token = (json: string) => Buffer.from(json).toString('base64url');
+      for (const [query, message] of [
+        ['limit=1&continue=bogus', 'invalid continue token: continue key is not valid: illegal base64 data at input byte 4'],
+        ['continue=ab%3Dc', 'invalid continue token: continue key is not valid: illegal base64 data at input byte 2'],
+        [
+          `continue=${token('{"v":"meta.k8s.io/v2","rv":5,"start":"paged/a\\u0000"}')}`,
+          'invalid continue token: continue key is not valid: server does not recognize this encoded version meta.k8s.io/v2',
+        ],
+        [
+          `continue=${token('{"v":"meta.k8s.io/v1","rv":0,"start":"paged/a\\u0000"}')}`,
+          'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+        ],
+        [
+          `continue=${token('{"v":"meta.k8s.io/v1","rv":5,"start":""}')}`,
+          'invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)',
+        ],
+        // The token is read before the resourceVersion beside it is refused.
+        ['continue=bogus&resourceVersion=5', 'invalid continue token: continue key is not valid: illegal base64 data at input byte 4'],
+        ['limit=abc', 'strconv.ParseInt: parsing "abc": invalid syntax'],
+        ['limit=99999999999999999999', 'strconv.ParseInt: parsing "99999999999999999999": value out of range'],
+        ['timeoutSeconds=1.5', 'strconv.ParseInt: parsing "1.5": invalid syntax'],
+        ['resourceVersion=abc', 'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'],
+        ['resourceVersion=-1', 'invalid resource version: resourceVersion: Invalid value: "-1": strconv.ParseUint: parsing "-1": invalid syntax'],
+        [
+          'resourceVersion=99999999999999999999',
+          'invalid resource version: resourceVersion: Invalid value: "99999999999999999999": strconv.ParseUint: parsing "99999999999999999999": value out of range',
+        ],
+      ]) {
+        const response = await server.request('GET', `${paged}?${query}`);
+        expect(response.json, query).toEqual(badRequest(message));
+      }
+      const one = await server.request('GET', `${paged}/p1?resourceVersion=abc`);
+      expect(one.json).toEqual(badRequest('invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'));
+    });
+
+    it('lists the empty value among the supported resourceVersionMatch values, as kube does', async () => {
+      const response = await server.request('GET', `${paged}?resourceVersion=0&resourceVersionMatch=Bogus`);
+      const cause = {
+        reason: 'FieldValueNotSupported',
+        message: 'Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""',
+        field: 'resourceVersionMatch',
+      };
+      expect(response.json).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: ${cause.message}`,
+        reason: 'Invalid',
+        details: { group: 'meta.k8s.io', kind: 'ListOptions', causes: [cause] },
+        code: 422,
+      });
+    });
+
     it('rejects contradictory list options as kube does', async () => {
+      const validToken = Buffer.from('{"v":"meta.k8s.io/v1","rv":5,"start":"paged/a\\u0000"}').toString('base64url');
       const cases: [string, number, string][] = [
         ['resourceVersionMatch=Exact', 422, 'resourceVersionMatch is forbidden unless resourceVersion is provided'],
         ['resourceVersion=0&resourceVersionMatch=Exact', 422, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
         ['resourceVersion=1&resourceVersionMatch=Newest', 422, 'Unsupported value: "Newest"'],
         ['sendInitialEvents=true', 422, 'sendInitialEvents is forbidden for list'],
-        ['continue=abc&resourceVersion=5', 400, 'specifying resource version is not allowed when using continue'],
-        ['continue=not-a-token', 400, 'continue key is not valid'],
-        ['limit=x', 400, 'limit'],
+        [`continue=${validToken}&resourceVersion=5`, 400, 'specifying resource version is not allowed when using continue'],
       ];
       for (const [query, status, message] of cases) {
         const response = await server.request('GET', `${paged}?${query}`);

@@ -88,7 +88,25 @@ describe.each(backends)('scale subresource on %s', (backend) => {
       verbs: ['get', 'patch', 'update'],
     });
     const table = await server.request('GET', `${pipelines}/web/scale`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
-    expect(table.json.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Created At']);
+    // kube's default table convertor: ObjectMeta's descriptions of both fields, whole.
+    expect(table.json.columnDefinitions).toEqual([
+      {
+        name: 'Name',
+        type: 'string',
+        format: 'name',
+        priority: 0,
+        description: expect.stringMatching(/^Name must be unique within a namespace\. Is required .*#names$/),
+      },
+      {
+        name: 'Created At',
+        type: 'date',
+        format: '',
+        priority: 0,
+        description: expect.stringMatching(
+          /^CreationTimestamp is a timestamp .* It is represented in RFC3339 form and is in UTC\.\n\nPopulated by the system\. .*#metadata$/,
+        ),
+      },
+    ]);
     expect(table.json.rows[0].cells[0]).toBe('web');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Write options as kube-apiserver takes them: dryRun=All on every mutating verb,
  * and fieldValidation for unknown and duplicate fields; options kube's validation
- * refuses are a 422 on `<Verb>Options.meta.k8s.io`, as kube-apiserver 1.34 answers.
+ * refuses are a 422 on `<Verb>Options.meta.k8s.io`, as kube-apiserver 1.34 answers; the
+ * object of a PUT or PATCH checked against its URL, and the methods a path does not take.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cairnGroup } from '../src/apis/cairn/register.js';
@@ -81,8 +82,9 @@ describe.each(backends)('write options on %s', (backend) => {
       body: '{"spec":{"replicas":3,"replicas":4}}',
       headers: merge,
     });
-    expect(patch.status).toBe(400);
-    expect(patch.json.message).toContain('duplicate field "spec.replicas"');
+    // kube's patcher: a 422 on the patch, quoting the patched object.
+    expect(patch.status).toBe(422);
+    expect(patch.json.message).toMatch(/^ "" is invalid: patch: Invalid value: ".*": strict decoding error: duplicate field "spec.replicas"$/);
   });
 });
 
@@ -192,5 +194,144 @@ describe('write options kube refuses (in process)', () => {
       const res = await app().request('POST', `${path}?dryRun=All&fieldValidation=${value}`, { body: { ...body, metadata: { name: 'fv' } } });
       expect(res.status, `${value}: ${res.text}`).toBe(201);
     }
+  });
+});
+
+describe('the object of a PUT or PATCH against its URL, as kube’s handlers check it (in process)', () => {
+  const app = inProcessApp([cairnGroup]);
+  const path = '/apis/cairn.dev/v1/namespaces/object-key/pipelines';
+  const status = (code: number, reason: string, message: string, details?: object) => ({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  });
+  const stored = async () => {
+    const created = await app().request('POST', path, {
+      body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'a' }, spec: { steps: [{ name: 'fetch' }] } },
+    });
+    return created.status === 201 ? created.json : (await app().request('GET', `${path}/a`)).json;
+  };
+
+  it.each([
+    ['without a name', { name: undefined }, 'the name of the object (a based on URL) was undeterminable: name must be provided'],
+    ['naming another object', { name: 'b' }, 'the name of the object (b) does not match the name on the URL (a)'],
+    ['in another namespace', { namespace: 'elsewhere' }, 'the namespace of the provided object does not match the namespace sent on the request'],
+  ])('refuses a PUT of a body %s with 400, changing nothing', async (_, change, message) => {
+    const current = await stored();
+    const res = await app().request('PUT', `${path}/a`, { body: { ...current, metadata: { ...current.metadata, ...change } } });
+    expect(res.json).toEqual(status(400, 'BadRequest', message));
+    expect((await app().request('GET', `${path}/a`)).json.metadata.resourceVersion).toBe(current.metadata.resourceVersion);
+  });
+
+  it('takes the namespace a PUT leaves out from the URL, and clears one a cluster-scoped object carries', async () => {
+    const current = await stored();
+    const { namespace: _, ...metadata } = current.metadata;
+    const res = await app().request('PUT', `${path}/a`, { body: { ...current, metadata, spec: { ...current.spec, paused: true } } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.metadata.namespace).toBe('object-key');
+    const classes = '/apis/cairn.dev/v1/runnerclasses';
+    const created = (await app().request('POST', classes, { body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'roomy' }, spec: {} } }))
+      .json;
+    const updated = await app().request('PUT', `${classes}/roomy`, { body: { ...created, metadata: { ...created.metadata, namespace: 'object-key' } } });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.json.metadata.namespace).toBeUndefined();
+  });
+
+  it.each([
+    ['changing the name', { name: 'b' }, 'the name of the object (b) does not match the name on the URL (a)'],
+    ['removing the name', { name: null }, 'the name of the object (a based on URL) was undeterminable: name must be provided'],
+    ['changing the namespace', { namespace: 'elsewhere' }, 'the namespace of the provided object does not match the namespace sent on the request'],
+  ])('refuses a merge patch %s with 400 before validation', async (_, metadata, message) => {
+    const current = await stored();
+    const res = await app().request('PATCH', `${path}/a`, { body: { metadata, spec: { replicas: -1 } }, headers: merge });
+    expect(res.json).toEqual(status(400, 'BadRequest', message));
+    expect((await app().request('GET', `${path}/a`)).json.metadata.resourceVersion).toBe(current.metadata.resourceVersion);
+  });
+
+  it.each([
+    ['PUT', path, {}],
+    ['PATCH', path, merge],
+    ['POST', `${path}/a`, {}],
+  ])('answers %s to %s with 405, as kube’s router does for a path without that method', async (method, target, headers) => {
+    const res = await app().request(method, target, { body: { metadata: { name: 'a' } }, headers });
+    expect(res.json).toEqual(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+  });
+});
+
+describe('patches kube’s patcher refuses (in process)', () => {
+  const app = inProcessApp([cairnGroup]);
+  const path = '/apis/cairn.dev/v1/namespaces/patcher/pipelines';
+  const badRequest = (message: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
+  /** kube's 422 on a patch: no kind, no name, the quoted value on the field `patch`. */
+  const patchInvalid = (quoted: string, detail: string) => {
+    const message = `Invalid value: ${JSON.stringify(quoted)}: ${detail}`;
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: ` "" is invalid: patch: ${message}`,
+      reason: 'Invalid',
+      details: { causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }] },
+      code: 422,
+    };
+  };
+  /** JSON as Go writes a map: keys sorted. */
+  const sortedJson = (value: unknown): string =>
+    JSON.stringify(value, (_, v) =>
+      v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+    );
+  const live = async () => {
+    const created = await app().request('POST', path, {
+      body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'a' }, spec: { steps: [{ name: 'fetch' }] } },
+    });
+    return created.status === 201 ? created.json : (await app().request('GET', `${path}/a`)).json;
+  };
+  const patch = (type: string, body: unknown, query = '', target = `${path}/a`) =>
+    app().request('PATCH', `${target}${query}`, { body, headers: { 'Content-Type': `application/${type}` } });
+
+  it('refuses a merge or JSON patch that leaves an unknown field under Strict with a 422 quoting the patched object', async () => {
+    const current = await live();
+    const withBogus = sortedJson({ ...current, spec: { ...current.spec, bogus: 1 } });
+    const detail = 'strict decoding error: unknown field "spec.bogus"';
+    expect((await patch('merge-patch+json', { spec: { bogus: 1 } }, '?fieldValidation=Strict')).json).toEqual(patchInvalid(withBogus, detail));
+    const json = await patch('json-patch+json', [{ op: 'add', path: '/spec/bogus', value: 1 }], '?fieldValidation=Strict');
+    expect(json.json).toEqual(patchInvalid(withBogus, detail));
+    expect((await app().request('GET', `${path}/a`)).json.metadata.resourceVersion).toBe(current.metadata.resourceVersion);
+  });
+
+  it('quotes a strategic merge patch itself, as Go prints a map', async () => {
+    await live();
+    const res = await patch('strategic-merge-patch+json', { spec: { bogus: 1, replicas: 2 } }, '?fieldValidation=Strict');
+    expect(res.json).toEqual(patchInvalid('map[spec:map[bogus:1 replicas:2]]', 'strict decoding error: unknown field "spec.bogus"'));
+  });
+
+  it('refuses a patch that leaves a Scale of the wrong types with a 422 naming the Go field', async () => {
+    await live();
+    const res = await patch('merge-patch+json', { spec: { replicas: 'x' } }, '', `${path}/a/scale`);
+    expect(res.status, res.text).toBe(422);
+    expect(res.json.message).toMatch(
+      /^ "" is invalid: patch: Invalid value: ".*": json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32$/,
+    );
+  });
+
+  it.each([
+    ['an object', {}, '', 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp'],
+    ['an object, under Ignore', {}, '?fieldValidation=Ignore', 'json: cannot unmarshal object into Go value of type jsonpatch.Patch'],
+    ['a string operation', ['add'], '', 'error decoding patch: json: cannot unmarshal string into Go value of type handlers.jsonPatchOp'],
+    [
+      'a number op',
+      [{ op: 1, path: '/spec' }],
+      '?fieldValidation=Strict',
+      'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.op of type string',
+    ],
+  ])('refuses a JSON Patch that is %s with 400 in Go’s words', async (_, body, query, message) => {
+    await live();
+    expect((await patch('json-patch+json', body, query)).json).toEqual(badRequest(message));
   });
 });

@@ -166,7 +166,10 @@ describe('@kubernetes/client-node: every verb in every version', () => {
       const operations = Object.assign([{ op: 'replace', path: `/spec/${fields.replicas}`, value: 9 }], header(name));
       const notAPatch = await rejectionOf(objects.patch(operations, undefined, undefined, undefined, undefined, PatchStrategy.JsonPatch));
       expect(notAPatch.code).toBe(400);
-      expect(statusOf(notAPatch)).toMatchObject({ reason: 'BadRequest', message: 'json: cannot unmarshal object into Go value of type jsonpatch.Patch' });
+      expect(statusOf(notAPatch)).toMatchObject({
+        reason: 'BadRequest',
+        message: 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp',
+      });
 
       const rival = { ...header(name), spec: { [fields.replicas]: 5 } };
       const conflict = await rejectionOf(objects.patch(rival, undefined, undefined, 'client-node-rival', false, PatchStrategy.ServerSideApply));

@@ -31,7 +31,7 @@ const live: KubeObject = {
 const applied: KubeObject = { apiVersion: v2, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3 } };
 
 describe('FieldManager', () => {
-  const options = { schema: schemas[v2], resolve: componentResolver({}), apiVersion: v2, resetFields: [] };
+  const options = { schema: schemas[v2], resolve: componentResolver({}), apiVersion: v2, kind: 'Widget', resetFields: [] };
 
   it('compares each manager in its version through the converter it is given', () => {
     const error = statusErrorOf(() => new FieldManager({ ...options, converter: fromV2 }).apply(live, applied, 'kubectl', false));
@@ -41,5 +41,17 @@ describe('FieldManager', () => {
   it("reads every entry as if written in the request's version without one", () => {
     const object = new FieldManager(options).apply(live, applied, 'kubectl', false);
     expect(object.metadata?.managedFields?.map((entry) => entry.manager)).toEqual(['kubectl', 'hpa']);
+  });
+
+  it.each([
+    ['no kind', { apiVersion: v2 }, 'example.dev/v2, Kind='],
+    ['no apiVersion', { kind: 'Widget' }, '/, Kind=Widget'],
+    ['a core apiVersion', { apiVersion: 'v1', kind: 'Widget' }, '/v1, Kind=Widget'],
+    ['another version', { apiVersion: v1, kind: 'Widget' }, 'example.dev/v1, Kind=Widget'],
+    ['an apiVersion that does not parse', { apiVersion: 'a/b/c', kind: 'Widget' }, '/, Kind='],
+  ])('refuses an applied configuration with %s as kube’s versionCheckManager prints its type', (_, type, printed) => {
+    const { apiVersion: _v, kind: _k, ...rest } = applied;
+    const error = statusErrorOf(() => new FieldManager(options).apply(live, { ...rest, ...type }, 'kubectl', false));
+    expect(error.status).toMatchObject({ code: 400, reason: 'BadRequest', message: `invalid object type: ${printed}` });
   });
 });

@@ -9,8 +9,10 @@ import { fieldPath } from '../machinery/managed-fields/field-path.js';
 import { FieldSet } from '../machinery/managed-fields/field-set.js';
 import { withManagedFields, type VersionConverter } from '../machinery/managed-fields/managed-fields.js';
 import { updateManagedFields } from '../machinery/managed-fields/update.js';
+import { badRequest } from '../machinery/errors.js';
+import { formatGroupVersionKind, groupVersionKindOf } from '../machinery/meta/group-version-kind.js';
 import type { JsonSchema, SchemaResolver } from '../machinery/json-schema.js';
-import type { KubeObject } from '../machinery/meta/object.js';
+import { isPlainObject, type KubeObject } from '../machinery/meta/object.js';
 import { now } from '../registry/store.js';
 
 /** Where a field manager records ownership. */
@@ -20,6 +22,8 @@ export interface FieldManagerOptions {
   readonly resolve: SchemaResolver;
   /** The apiVersion its entries are recorded in (`cairn.dev/v1`). */
   readonly apiVersion: string;
+  /** The kind of the objects it sees, which an applied configuration must name. */
+  readonly kind: string;
   /** The subresource written through (`status`, `scale`), if any. */
   readonly subresource?: string;
   /** The top-level fields the endpoint resets (`status` on the main resource). */
@@ -35,9 +39,12 @@ export interface FieldManagerOptions {
 export class FieldManager {
   readonly #options: FieldManagerOptions;
   readonly #resetFields: FieldSet | undefined;
+  /** The type an applied configuration must be, as kube prints one. */
+  readonly #type: string;
 
   constructor(options: FieldManagerOptions) {
     this.#options = options;
+    this.#type = formatGroupVersionKind(groupVersionKindOf({ apiVersion: options.apiVersion, kind: options.kind }));
     this.#resetFields = options.resetFields.length ? FieldSet.of(options.resetFields.map((name) => fieldPath(name))) : undefined;
   }
 
@@ -52,8 +59,20 @@ export class FieldManager {
     return withManagedFields(updated, entries);
   }
 
-  /** The object an apply of `applied` by `manager` makes of `live`, with its managedFields; 409 on conflicts unless `force`. */
+  /**
+   * Checks an applied configuration is of the endpoint's type, as kube's versionCheckManager
+   * does before anything else: 400 unless it names the endpoint's apiVersion and kind, both
+   * (an applied configuration is never completed from the URL, as a typed body is).
+   */
+  checkApplied(applied: Readonly<Record<string, unknown>>): asserts applied is KubeObject {
+    const type = formatGroupVersionKind(groupVersionKindOf(applied));
+    if (type !== this.#type) throw badRequest(`invalid object type: ${type}`);
+    if (applied.metadata !== undefined && !isPlainObject(applied.metadata)) throw badRequest('metadata must be an object');
+  }
+
+  /** The object an apply of `applied` by `manager` makes of `live`, with its managedFields; 409 on conflicts unless `force` (after {@link checkApplied}). */
   apply(live: KubeObject | undefined, applied: KubeObject, manager: string, force: boolean): KubeObject {
+    this.checkApplied(applied);
     return applyPatch({ ...this.#context(manager), live, applied, force }).object;
   }
 }

@@ -6,10 +6,10 @@
  * version, field-label conversion, the field manager, and the REST object to call.
  */
 import { servedVersion, storageVersionOf, type ApiResource, type ResourceVersion } from '../apis/api-resource.js';
-import { badRequest, invalid } from '../machinery/errors.js';
+import { badRequest, invalid, patchInvalid } from '../machinery/errors.js';
 import { dropNulls, unknownFields, type JsonSchema, type SchemaResolver } from '../machinery/json-schema.js';
 import { isPlainObject, type KubeObject } from '../machinery/meta/object.js';
-import { scaleSchemaName } from '../machinery/types/scale.js';
+import { scaleSchemaName, scaleTypeError } from '../machinery/types/scale.js';
 import { defaultTableColumns, type TableColumn } from '../machinery/types/table.js';
 import type { FieldValidation, GetOptions } from '../registry/request-options.js';
 import type { ResourceStorages } from '../registry/registry.js';
@@ -24,6 +24,11 @@ export interface DecodedObject {
   readonly object: KubeObject;
   /** `unknown field "spec.x"` and `duplicate field "spec.replicas"` problems, as Warning headers say them. */
   readonly warnings: readonly string[];
+}
+
+/** A value a patch made, and how kube's 422 about it quotes it (the patched object, or the patch). */
+export interface PatchedValue {
+  readonly quoted: string;
 }
 
 /** Options of a write through an endpoint. */
@@ -82,13 +87,14 @@ export interface RequestScope {
    * object (see {@link EndpointWriteOptions.manager}).
    */
   readonly recordUpdate: (live: KubeObject | undefined, object: KubeObject, manager: string) => KubeObject;
-  /** Checks a body names the endpoint's kind and version; 400 otherwise. */
-  readonly checkKind: (value: unknown) => asserts value is KubeObject;
   /**
    * Decodes a body of the request's version, in place (the value must be the request's
-   * own); 400 when it is not one (or, under Strict, has unknown or duplicate fields).
+   * own; the object returned is it, or a copy completing its apiVersion and kind); 400 when
+   * it is not one (or, under Strict, has unknown or duplicate fields). Given `patched`, the
+   * value is what a patch made of the object, and a failure is kube's patcher's 422 instead,
+   * quoting `patched.quoted`.
    */
-  readonly decode: (value: unknown, fieldValidation: FieldValidation, duplicateFields: readonly string[]) => DecodedObject;
+  readonly decode: (value: unknown, fieldValidation: FieldValidation, duplicateFields: readonly string[], patched?: PatchedValue) => DecodedObject;
   /** Converts an object of the request's version to the storage version. */
   readonly toStorage: (object: KubeObject) => KubeObject;
   /** Converts an object of the storage version to the request's version. */
@@ -97,21 +103,32 @@ export interface RequestScope {
   readonly fieldLabel: (label: string) => string | undefined;
 }
 
-/** Checks a body is an object of `kind` in `apiVersion`, as kube's decoder does; 400 otherwise. */
-function checkKind(body: unknown, kind: string, apiVersion: string): asserts body is KubeObject {
+/**
+ * A body as an object of `kind` in `apiVersion`, as kube's typed decoders read one; 400 when
+ * it is of another. What the body leaves out of its type is the endpoint's, as the decoders'
+ * `gvkWithDefaults` takes it from the URL for a built-in kind: the kind, and the apiVersion
+ * (written into the object, first, where it lacks them).
+ */
+function typedBody(body: unknown, kind: string, apiVersion: string): KubeObject {
   if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON object');
-  const describe = () => JSON.stringify(body).slice(0, 200);
-  if (!body.kind) throw badRequest(`Object 'Kind' is missing in '${describe()}'`);
-  if (!body.apiVersion) throw badRequest(`Object 'apiVersion' is missing in '${describe()}'`);
-  if (body.apiVersion !== apiVersion) {
-    throw badRequest(`the API version in the data (${JSON.stringify(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
+  const sentVersion = body.apiVersion ?? '';
+  const sentKind = body.kind ?? '';
+  if (sentVersion !== '' && sentVersion !== apiVersion) {
+    const shown = typeof sentVersion === 'string' ? sentVersion : JSON.stringify(sentVersion);
+    throw badRequest(`the API version in the data (${shown}) does not match the expected API version (${apiVersion})`);
   }
   const version = apiVersion.split('/').at(-1);
-  if (body.kind !== kind)
+  if (sentKind !== '' && sentKind !== kind)
     throw badRequest(
-      `${JSON.stringify(body.kind)} in version "${version}" cannot be handled as a ${kind}: the kind in the data does not match the expected kind ${kind}`,
+      `${JSON.stringify(sentKind)} in version "${version}" cannot be handled as a ${kind}: the kind in the data does not match the expected kind ${kind}`,
     );
   if (body.metadata !== undefined && !isPlainObject(body.metadata)) throw badRequest('metadata must be an object');
+  if (sentVersion !== '' && sentKind !== '') return body;
+  // Assigned again after the spread, which a null of the body's would otherwise win; keys keep their place.
+  const typed: KubeObject = { apiVersion, kind, ...body };
+  typed.apiVersion = apiVersion;
+  typed.kind = kind;
+  return typed;
 }
 
 function strictError(kind: string, version: string, problems: readonly string[]): Error {
@@ -210,7 +227,7 @@ function objectScope(
     : identity;
   const resetFields = store.strategy.resetFields()[apiVersion] ?? [];
   const converter = versionConverter(resource, served, validator);
-  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, subresource, resetFields, converter });
+  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, kind: resource.kind, subresource, resetFields, converter });
   // The store validates the storage version; another version's schema is checked before conversion, so its 422 names
   // the fields the client sent. Fields the endpoint resets are left out: the stored ones replace them.
   const validate =
@@ -233,15 +250,15 @@ function objectScope(
     rest: versionedREST({ store, toStorage, fromStorage, validate, fieldPath: served.fieldPath }),
     fieldManager,
     recordUpdate: (live, object, manager) => fieldManager.update(live, object, manager),
-    checkKind: (value) => checkKind(value, resource.kind, apiVersion),
-    decode(value, fieldValidation, duplicateFields) {
-      checkKind(value, resource.kind, apiVersion);
+    decode(value, fieldValidation, duplicateFields, patched) {
       // In place: a body is parsed for this request alone, and a patch applies to a copy of the stored object.
-      const object = value;
+      const object = typedBody(value, resource.kind, apiVersion);
       dropNulls(object, schema, validator.resolve);
       const unknown = unknownFields(object, schema, validator.resolve, true);
       const problems = [...duplicateFields.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];
-      if (problems.length && fieldValidation === 'Strict') throw strictError(resource.kind, served.version, problems);
+      if (problems.length && fieldValidation === 'Strict') {
+        throw patched ? patchInvalid(patched.quoted, `strict decoding error: ${problems.join(', ')}`) : strictError(resource.kind, served.version, problems);
+      }
       served.defaults?.(object);
       return { object, warnings: fieldValidation === 'Warn' ? problems : [] };
     },
@@ -265,6 +282,7 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
     schema: validator.schema(storage.schemaName),
     resolve: validator.resolve,
     apiVersion,
+    kind: resource.kind,
     subresource: 'scale',
     resetFields: ['status', 'metadata'],
     converter: versionConverter(resource, storage, validator),
@@ -290,9 +308,13 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
     },
     fieldManager,
     recordUpdate: (_live, scale) => scale,
-    checkKind: (value) => checkKind(value, 'Scale', 'autoscaling/v1'),
-    // What a Scale may hold is checked where it is mapped onto the object (machinery/scale.ts).
-    decode: (value) => ({ object: value as KubeObject, warnings: [] }),
+    // What a Scale may hold is checked where it is mapped onto the object (machinery/scale.ts); a patched Scale's types
+    // here, for kube's patcher refuses them with its 422.
+    decode: (value, _fieldValidation, _duplicateFields, patched) => {
+      const typeError = patched && scaleTypeError(value);
+      if (patched && typeError) throw patchInvalid(patched.quoted, typeError);
+      return { object: value as KubeObject, warnings: [] };
+    },
     toStorage: identity,
     fromStorage: identity,
     fieldLabel: () => undefined,

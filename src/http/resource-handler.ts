@@ -47,8 +47,10 @@ const logHandlers: Readonly<Record<string, Handler>> = {
 /** The handler of a request's verb, on the resource or on its log. */
 function handlerOf(request: ResourceRequest): Handler | undefined {
   if (request.subresource === 'log') return logHandlers[request.verb];
-  // POST goes to collections only, as in kube.
-  return request.verb === 'create' && request.name !== undefined ? undefined : handlers[request.verb];
+  // POST goes to collections only, PUT and PATCH to objects only, as kube's routes take them.
+  if (request.verb === 'create' && request.name !== undefined) return undefined;
+  if ((request.verb === 'update' || request.verb === 'patch') && request.name === undefined) return undefined;
+  return handlers[request.verb];
 }
 
 /** Whether `resource` serves `verb` on `subresource`: what discovery lists. */
@@ -88,10 +90,10 @@ export async function handleResource(ctx: Context, group: string, version: strin
   if (!resource.namespaced && request.namespace !== undefined) throw pathNotFound();
   const needsNamespace = resource.namespaced && request.namespace === undefined;
   if (needsNamespace && request.verb !== 'list' && request.verb !== 'watch') {
-    throw methodNotAllowed(ctx.method, `${request.resource}`);
+    throw methodNotAllowed();
   }
   const handler = handlerOf(request);
-  if (!handler) throw methodNotAllowed(ctx.method, request.resource);
+  if (!handler) throw methodNotAllowed();
   const registry = options.registry();
   const storages = registry?.storages(group, resource.plural);
   if (!registry || !storages) throw serviceUnavailable('the server is starting', 1);

@@ -2,6 +2,7 @@
  * The catalogue of every API error, each building the `metav1.Status` kube-apiserver
  * would answer with. Messages follow apimachinery's `k8s.io/apimachinery/pkg/api/errors`.
  */
+import { fieldPath, invalid as invalidField } from './field-errors.js';
 import { failureStatus, StatusError, type StatusCause } from './status.js';
 
 /** Names the resource an error concerns: `pipelines.cairn.dev "ingest"`. */
@@ -100,19 +101,36 @@ export interface FieldError {
   readonly message: string;
 }
 
-/** 422 Invalid with one cause per field error. */
+/**
+ * Field errors as kube's `ErrorList.ToAggregate().Error()` prints them, inside messages:
+ * `spec.replicas: Invalid value: -1: …`, several in brackets.
+ */
+export function fieldErrorsText(errors: readonly FieldError[]): string {
+  const summary = errors.map((e) => `${e.field}: ${e.message}`);
+  return summary.length === 1 ? summary[0] : `[${summary.join(', ')}]`;
+}
+
+/** 422 Invalid with one cause per field error; the kind printed as kube's `GroupKind.String()` (no dot without a group). */
 export function invalid(kind: string, group: string, name: string, errors: readonly FieldError[]): StatusError {
   const causes: StatusCause[] = errors.map((e) => ({ reason: e.reason, message: e.message, field: e.field }));
-  const summary = errors.map((e) => `${e.field}: ${e.message}`);
-  const joined = summary.length === 1 ? summary[0] : `[${summary.join(', ')}]`;
+  const groupKind = group ? `${kind}.${group}` : kind;
   return new StatusError(
-    failureStatus(422, 'Invalid', `${kind}.${group} "${name}" is invalid: ${joined}`, {
+    failureStatus(422, 'Invalid', `${groupKind} "${name}" is invalid: ${fieldErrorsText(errors)}`, {
       name,
       group,
       kind,
       causes,
     }),
   );
+}
+
+/**
+ * 422 Invalid of a patch whose result does not decode, as kube's patcher builds it: on no kind
+ * and no name (` "" is invalid`), one cause on the field `patch`, whose value is `quoted` (the
+ * patched object, or the patch) and whose detail is the decoder's error.
+ */
+export function patchInvalid(quoted: string, detail: string): StatusError {
+  return invalid('', '', '', [invalidField(fieldPath('patch'), quoted, detail)]);
 }
 
 /** 422 Invalid without field causes: a patch that decodes but cannot be applied. */
@@ -154,9 +172,12 @@ export function forbidden(gr: GroupResource, name: string, why: string): StatusE
   );
 }
 
-/** 405 MethodNotAllowed. */
-export function methodNotAllowed(method: string, what: string): StatusError {
-  return new StatusError(failureStatus(405, 'MethodNotAllowed', `${method} is not supported on resources to ${what}`, {}));
+/**
+ * 405 MethodNotAllowed for a path that does not take the request's method (POST to an object,
+ * PUT to a collection), as kube's router answers it (go-restful's error, `NewGenericServerResponse`).
+ */
+export function methodNotAllowed(): StatusError {
+  return new StatusError(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
 }
 
 /** 406 NotAcceptable. */

@@ -52,7 +52,7 @@ const goEscapes: Readonly<Record<string, string>> = { '\x07': '\\a', '\b': '\\b'
 const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 
 /** A string as Go's `%q` (strconv.Quote) writes it: what is not printable is escaped, `\x01`, `\u00a0`. */
-function goQuote(text: string): string {
+export function goQuote(text: string): string {
   let quoted = '"';
   for (const char of text) {
     const code = char.codePointAt(0)!;

@@ -6,7 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { default as addFormatsModule } from 'ajv-formats';
 import type { FieldError } from '../machinery/errors.js';
-import { FieldPath, invalid, notSupported, required, typeInvalid } from '../machinery/field-errors.js';
+import { FieldPath, invalid, notSupported, required, tooLong, typeInvalid } from '../machinery/field-errors.js';
 import { componentRefPrefix, componentResolver, kubernetesSchemaKeywords, type JsonSchema, type SchemaResolver } from '../machinery/json-schema.js';
 
 // ajv-formats is CommonJS with `exports.default`: under ESM the plugin sits one level down.
@@ -38,9 +38,21 @@ function toFieldError(error: ErrorObject, root: unknown): FieldError {
       return typeInvalid(path, value, `${path.toString()} in body must be of type ${error.params.type}: ${JSON.stringify(typeof value)}`);
     case 'enum':
       return notSupported(path, value, (error.params.allowedValues as unknown[]).map(String));
+    // As kube's schema validation (and its TooLong), the value is not shown.
+    case 'maxLength':
+      return tooLong(path, Number(error.params.limit));
     default:
       return invalid(path, value, `${path.toString()} in body ${error.message ?? 'is invalid'}`);
   }
+}
+
+/**
+ * Whether `error` is a field ObjectMeta's schema requires (an ownerReference's uid): those are
+ * ObjectMeta validation's to report, once and in its words (`must not be empty`), as kube's
+ * ValidateOwnerReference does; the schema says them for OpenAPI's readers.
+ */
+function metadataRequired(error: ErrorObject): boolean {
+  return error.keyword === 'required' && error.instancePath.startsWith('/metadata/');
 }
 
 /** Rewrites `#/components/schemas/X` references into ajv schema ids. */
@@ -93,6 +105,7 @@ export class SchemaValidator {
       if (!validate) throw new Error(`no schema named ${schemaName}`);
       this.#compiled.set(schemaName, validate);
     }
-    return validate(object) ? [] : (validate.errors ?? []).map((e) => toFieldError(e, object));
+    if (validate(object)) return [];
+    return (validate.errors ?? []).filter((e) => !metadataRequired(e)).map((e) => toFieldError(e, object));
   }
 }

@@ -74,13 +74,13 @@ describe('Store', () => {
     it('sets system metadata, drops status, and stores what validation passed', async () => {
       const created = await store.create(
         'ns',
-        pipeline('c1', { metadata: { uid: 'forged', resourceVersion: '9' }, status: { phase: 'Running' } }),
+        pipeline('c1', { metadata: { uid: 'forged', resourceVersion: '0' }, status: { phase: 'Running' } }),
         allow,
         live,
       );
       expect(created.metadata).toMatchObject({ name: 'c1', namespace: 'ns', generation: 1 });
       expect(created.metadata.uid).not.toBe('forged');
-      expect(created.metadata.resourceVersion).not.toBe('9');
+      expect(created.metadata.resourceVersion).not.toBe('0');
       expect(created).not.toHaveProperty('status');
     });
 
@@ -90,6 +90,7 @@ describe('Store', () => {
       ['duplicate step names', pipeline('c4', { spec: { steps: [{ name: 'a' }, { name: 'a' }] } }), 'ns', 422, 'Invalid'],
       ['no name', { ...pipeline(''), metadata: {} }, 'ns', 422, 'Invalid'],
       ['an existing name', pipeline('c1'), 'ns', 409, 'AlreadyExists'],
+      ['a resourceVersion, as kube’s storage does', pipeline('c5', { metadata: { resourceVersion: '9' } }), 'ns', 400, 'BadRequest'],
     ])('refuses %s', async (_, object, namespace, code, reason) => {
       expect(await failure(store.create(namespace, object, allow, live))).toMatchObject({ code, reason });
     });

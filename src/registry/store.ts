@@ -109,10 +109,12 @@ function snapshotOf(options: ListOptions): Pick<ListRequest, 'resourceVersion' |
 /** Where a continued list resumes; undefined for a first page. */
 function continuePositionOf(options: ListOptions): ContinuePosition | undefined {
   if (!options.continue) return undefined;
+  // As kube's storage.ValidateListOptions: the token is read first.
+  const position = decodeContinue(options.continue);
   if (options.resourceVersion !== '' && options.resourceVersion !== '0') {
     throw badRequest('specifying resource version is not allowed when using continue');
   }
-  return decodeContinue(options.continue);
+  return position;
 }
 
 const generateNameAttempts = 8;
@@ -146,6 +148,14 @@ export interface StoreOptions {
   readonly strategy: Strategy;
   readonly storage: ResourceStorage;
   readonly validator: SchemaValidator;
+}
+
+const uint64Max = 2n ** 64n - 1n;
+
+/** Whether a new object names a resourceVersion, as kube's storage reads one (`ObjectResourceVersion`: a uint64 other than 0). */
+function namesResourceVersion(object: KubeObject): boolean {
+  const sent = object.metadata?.resourceVersion;
+  return typeof sent === 'string' && /^\d+$/.test(sent) && BigInt(sent) > 0n && BigInt(sent) <= uint64Max;
 }
 
 /** The generic store of one resource, through one strategy. */
@@ -271,6 +281,8 @@ export class Store {
       const prepared = this.#beforeCreate(object, namespace, generate, options);
       await createValidation(prepared);
       if (options.dryRun) return prepared as StoredObject;
+      // kube's storage refuses it here (after admission, never in a dry run) with a 500; bad input is a 400 in Cairn.
+      if (namesResourceVersion(object)) throw badRequest('resourceVersion should not be set on objects to be created');
       const name = prepared.metadata!.name!;
       try {
         return await this.#storage.create(this.#storageKey({ namespace, name }), prepared);

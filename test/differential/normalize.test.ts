@@ -55,6 +55,16 @@ describe('normalize', () => {
     ]);
   });
 
+  it('ages the date cells of a watch’s Table events by the columns its first event defined', () => {
+    const first = { kind: 'Table', columnDefinitions: [{ type: 'string' }, { type: 'date' }], rows: [{ cells: ['a', '3s'] }] };
+    const next = { kind: 'Table', columnDefinitions: null, rows: [{ cells: ['b', '1s'] }] };
+    const lines = [first, next].map((object) => JSON.stringify({ type: 'ADDED', object })).join('\n');
+    expect(normalize(answer(lines), group, true).body).toEqual([
+      { type: 'ADDED', object: { ...first, rows: [{ cells: ['a', '<age>'] }] } },
+      { type: 'ADDED', object: { ...next, rows: [{ cells: ['b', '<age>'] }] } },
+    ]);
+  });
+
   it('compares the media type without its parameters, and warnings with the group renamed', () => {
     const normalized = normalize(answer({}, { contentType: 'application/json; charset=utf-8', warnings: [`299 - "${group} is deprecated"`] }), group, false);
     expect(normalized.mediaType).toBe('application/json');

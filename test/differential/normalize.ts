@@ -59,13 +59,37 @@ function walk(value: unknown, group: string): unknown {
     out.metadata = { ...meta, name: `${meta.generateName}<generated>` };
   }
   // A Table's date cells are ages ("3s"), which depend on when each server answered.
-  if (value.kind === 'Table' && Array.isArray(out.columnDefinitions) && Array.isArray(out.rows)) {
-    const dates = new Set(out.columnDefinitions.flatMap((column: any, i) => (column?.type === 'date' ? [i] : [])));
-    out.rows = out.rows.map((row: any) =>
-      Array.isArray(row?.cells) ? { ...row, cells: row.cells.map((cell: unknown, i: number) => (dates.has(i) ? '<age>' : cell)) } : row,
-    );
-  }
+  if (value.kind === 'Table' && Array.isArray(out.columnDefinitions)) return withAges(out, dateColumns(out.columnDefinitions));
   return out;
+}
+
+/** Which columns of a Table are dates, by index. */
+function dateColumns(columnDefinitions: readonly unknown[]): ReadonlySet<number> {
+  return new Set(columnDefinitions.flatMap((column: any, i) => (column?.type === 'date' ? [i] : [])));
+}
+
+/** `table` with the cells of its `dates` columns replaced by a placeholder. */
+function withAges(table: Record<string, unknown>, dates: ReadonlySet<number>): Record<string, unknown> {
+  if (!Array.isArray(table.rows)) return table;
+  const rows = table.rows.map((row: any) =>
+    Array.isArray(row?.cells) ? { ...row, cells: row.cells.map((cell: unknown, i: number) => (dates.has(i) ? '<age>' : cell)) } : row,
+  );
+  return { ...table, rows };
+}
+
+/**
+ * A watch's Table events after the first carry no columnDefinitions (`noHeaders`): their date
+ * cells are found by the columns the first one defined.
+ */
+function agedEvents(events: readonly any[]): any[] {
+  let dates: ReadonlySet<number> | undefined;
+  return events.map((event) => {
+    const table = event?.object;
+    if (table?.kind !== 'Table') return event;
+    if (Array.isArray(table.columnDefinitions)) dates = dateColumns(table.columnDefinitions);
+    else if (dates) return { ...event, object: withAges(table, dates) };
+    return event;
+  });
 }
 
 /**
@@ -75,7 +99,7 @@ function walk(value: unknown, group: string): unknown {
  * short watch gets one depends on timing. The bookmark ending the initial events is kept.
  */
 function events(body: string, group: string): unknown[] {
-  return body
+  const parsed = body
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line): any => {
@@ -86,6 +110,7 @@ function events(body: string, group: string): unknown[] {
       }
     })
     .filter((event) => !(event?.type === 'BOOKMARK' && event.object?.metadata?.annotations === undefined));
+  return agedEvents(parsed);
 }
 
 /** Normalizes `answer`, from a server whose Pipelines are in `group`; `watch` when it was a watch. */

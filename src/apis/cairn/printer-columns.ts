@@ -4,6 +4,7 @@
  */
 import type { PrinterColumn } from '../api-resource.js';
 import { valueAt, type KubeObject } from '../../machinery/meta/object.js';
+import { objectMetaDescriptions } from '../../machinery/types/table.js';
 
 /** Reads a printer cell at a dotted path; null when absent (kubectl prints an empty cell). */
 export const cellAt =
@@ -22,8 +23,8 @@ const column = (name: string, type: PrinterColumn['type'], description: string, 
   cell: cellAt(path),
 });
 
-/** NAME, as every kind's first column. */
-const nameColumn = column('Name', 'string', 'Name must be unique within a namespace.', 'metadata.name', 'name');
+/** NAME, as every kind's first column: kube describes it with ObjectMeta's whole description, for built-in and custom kinds alike. */
+const nameColumn = column('Name', 'string', objectMetaDescriptions.name, 'metadata.name', 'name');
 
 /** AGE, as every kind's last column. */
 const ageColumn = column(

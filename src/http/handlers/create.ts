@@ -13,7 +13,7 @@ import { namespaceOf, respondObject, type ResourceContext } from './resource-con
  */
 export async function createHandler(rc: ResourceContext): Promise<void> {
   const { rest } = rc.scope;
-  if (!rest.create) throw methodNotAllowed(rc.ctx.method, rc.resource.plural);
+  if (!rest.create) throw methodNotAllowed();
   const { object, warnings, options, manager } = await decodeObject(rc, 'CreateOptions');
   const { createValidation } = validations(rc, options.dryRun);
   const admitted = await recordAndAdmit(rc, undefined, withoutSystemFields(object), manager, options.dryRun);

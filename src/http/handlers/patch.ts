@@ -1,13 +1,15 @@
 /** PATCH of one object, its status or its Scale: JSON Patch, merge patch, strategic merge patch or server-side apply. */
 import { badRequest, invalid, unsupportedMediaType, type FieldError } from '../../machinery/errors.js';
+import { goFormat, sortedGoJson } from '../../machinery/go-text.js';
 import { deepCopy, isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
 import { applyPatchType, patchTypes, type PatchType } from '../../machinery/patch/patch.js';
 import { logRequestBody } from '../filters/audit-context.js';
 import { decodeBody, mediaType } from '../response/negotiation.js';
 import { addWarnings } from '../response/respond.js';
 import { admit, recordAndAdmit, validations } from './admission.js';
+import { checkObjectKey } from './check-object-key.js';
 import { readWrite } from './decode-object.js';
-import type { RequestScope } from '../request-scope.js';
+import type { PatchedValue, RequestScope } from '../request-scope.js';
 import { patched } from './patcher.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 import { FieldPath, fieldPath, forbidden, invalid as invalidField, required } from '../../machinery/field-errors.js';
@@ -41,31 +43,39 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
   logRequestBody(rc.ctx, value);
   const scope: RequestScope = rc.scope;
   let warnings: readonly string[] = [];
-  const decoded = (object: unknown): KubeObject => {
-    const result = scope.decode(object, options.fieldValidation, options.duplicateFields ?? []);
+  const decoded = (object: unknown, patched?: PatchedValue): KubeObject => {
+    const result = scope.decode(object, options.fieldValidation, options.duplicateFields ?? [], patched);
     warnings = result.warnings;
     return result.object;
   };
+  const key = keyOf(rc);
+  // As kube's patcher: the patched object's namespace and name are the URL's, or the patch is a 400 (before validation's 422).
+  const checked = (object: KubeObject): KubeObject => checkObjectKey(object, key.namespace, key.name);
   let objInfo: (live: KubeObject | undefined) => Promise<KubeObject>;
   if (apply) {
     if (!isPlainObject(value)) throw invalid('Patch', 'meta.k8s.io', '', [invalidField(FieldPath.root, value, 'the apply patch must be an object')]);
-    scope.checkKind(value);
+    scope.fieldManager.checkApplied(value);
     const sentName = value.metadata?.name;
     if (sentName && sentName !== rc.request.name)
       throw badRequest(`the name of the object (${sentName}) does not match the name on the URL (${rc.request.name})`);
     const applied: KubeObject = { ...value, metadata: { ...value.metadata, name: rc.request.name } };
     const fieldManager = rc.query.get('fieldManager')!;
     const force = forceParam(rc) ?? false;
-    objInfo = (live) => admit(rc, decoded(scope.fieldManager.apply(live, applied, fieldManager, force)), live, options.dryRun);
+    objInfo = (live) => admit(rc, checked(decoded(scope.fieldManager.apply(live, applied, fieldManager, force))), live, options.dryRun);
   } else {
     const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
-    // The patched object shares the patch's values, which decoding would change for the next attempt: it gets a copy.
-    // As kube's patchers: the patched object is decoded and recorded by the field manager, then admitted.
-    objInfo = (live) => recordAndAdmit(rc, live, decoded(deepCopy(patched(live!, type, value, scope.schema, scope.resolve))), manager, options.dryRun);
+    objInfo = (live) => {
+      // The patched object shares the patch's values, which decoding would change for the next attempt: it gets a copy.
+      const object = deepCopy(patched(live!, type, value, scope.schema, scope.resolve, options.fieldValidation));
+      // Quoted before decoding changes it: kube's 422 quotes the patched object (a strategic merge patch, the patch).
+      const quoted = type === 'strategic' ? goFormat(value) : sortedGoJson(object);
+      // As kube's patchers: the patched object is decoded and recorded by the field manager, then admitted.
+      return recordAndAdmit(rc, live, checked(decoded(object, { quoted })), manager, options.dryRun);
+    };
   }
   const { createValidation, updateValidation } = validations(rc, options.dryRun);
   // The apply's result carries its own managedFields; every other patch is recorded as an Update.
-  const { object, created } = await scope.rest.update(keyOf(rc), objInfo, createValidation, updateValidation, apply && scope.subresource === undefined, {
+  const { object, created } = await scope.rest.update(key, objInfo, createValidation, updateValidation, apply && scope.subresource === undefined, {
     dryRun: options.dryRun,
     manager: apply ? undefined : manager,
   });

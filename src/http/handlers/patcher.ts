@@ -5,13 +5,26 @@
  */
 import type { JsonSchema, SchemaResolver } from '../../machinery/json-schema.js';
 import type { KubeObject } from '../../machinery/meta/object.js';
-import { applyJsonPatch, applyMergePatch, type PatchType } from '../../machinery/patch/patch.js';
+import { applyJsonPatch, applyMergePatch, decodeJsonPatchOperations, type PatchType } from '../../machinery/patch/patch.js';
+import type { FieldValidation } from '../../registry/request-options.js';
 import { applyStrategicMergePatch } from '../../machinery/patch/strategic-merge-patch.js';
 
-/** `current` patched with `patch` of `type`; strategic merge follows the patch metadata of `schema`. */
-export function patched(current: KubeObject, type: PatchType, patch: unknown, schema: JsonSchema, resolve: SchemaResolver): KubeObject {
+/**
+ * `current` patched with `patch` of `type`; strategic merge follows the patch metadata of
+ * `schema`. A JSON Patch is first decoded as kube decodes it under `fieldValidation` Strict
+ * and Warn (its operations as typed `jsonPatchOp`s), not under Ignore.
+ */
+export function patched(
+  current: KubeObject,
+  type: PatchType,
+  patch: unknown,
+  schema: JsonSchema,
+  resolve: SchemaResolver,
+  fieldValidation: FieldValidation,
+): KubeObject {
   switch (type) {
     case 'json':
+      if (fieldValidation !== 'Ignore') decodeJsonPatchOperations(patch);
       return applyJsonPatch(current, patch);
     case 'merge':
       return applyMergePatch(current, patch);

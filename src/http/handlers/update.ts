@@ -1,23 +1,24 @@
 /** PUT of one object, its status, or its Scale. */
-import { badRequest } from '../../machinery/errors.js';
 import type { KubeObject } from '../../machinery/meta/object.js';
 import { addWarnings } from '../response/respond.js';
 import { recordAndAdmit, validations } from './admission.js';
+import { checkObjectKey } from './check-object-key.js';
 import { decodeObject } from './decode-object.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 
 /** Answers `update`; a stale `metadata.resourceVersion`, or a `metadata.uid` not the object's, is a 409. */
 export async function updateHandler(rc: ResourceContext): Promise<void> {
-  const { object: body, warnings, options, manager } = await decodeObject(rc, 'UpdateOptions');
-  // As kube's update handler: a body naming another object is a 400, before anything is read.
-  const name = body.metadata?.name;
-  if (name && name !== rc.request.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${rc.request.name})`);
+  const decoded = await decodeObject(rc, 'UpdateOptions');
+  const { warnings, options, manager } = decoded;
+  const key = keyOf(rc);
+  // As kube's update handler: a body of another namespace or object, or of none, is a 400, before anything is read.
+  const body = checkObjectKey(decoded.object, key.namespace, key.name);
   const { createValidation, updateValidation } = validations(rc, options.dryRun);
   // As kube's DefaultUpdatedObjectInfo: the uid the body carries is a precondition of the write.
   const uid = body.metadata?.uid;
   // The body is recorded by the field manager against each object read, then admitted (kube's transformers).
   const objInfo = (live: KubeObject | undefined) => recordAndAdmit(rc, live, body, manager, options.dryRun);
-  const { object } = await rc.scope.rest.update(keyOf(rc), objInfo, createValidation, updateValidation, false, {
+  const { object } = await rc.scope.rest.update(key, objInfo, createValidation, updateValidation, false, {
     dryRun: options.dryRun,
     manager,
     ...(uid ? { preconditions: { uid } } : {}),

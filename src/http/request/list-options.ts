@@ -24,7 +24,8 @@ function listErrors(o: { resourceVersion: string; match?: string; continue?: str
     if (o.match === 'Exact' && o.resourceVersion === '0') {
       errors.push(forbidden(match, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
     } else if (o.match !== 'Exact' && o.match !== 'NotOlderThan') {
-      errors.push(notSupported(match, o.match, ['Exact', 'NotOlderThan']));
+      // kube lists the empty value too (it means "unset"), last.
+      errors.push(notSupported(match, o.match, ['Exact', 'NotOlderThan', '']));
     }
   }
   if (o.sendInitialEvents !== undefined) errors.push(forbidden(fieldPath('sendInitialEvents'), 'sendInitialEvents is forbidden for list'));

@@ -1,8 +1,8 @@
 /**
  * Decoding of the query parameters kube's API takes.
  */
-import { badRequest, invalid, type FieldError } from '../../machinery/errors.js';
-import { fieldPath } from '../../machinery/field-errors.js';
+import { badRequest, fieldErrorsText, invalid, type FieldError } from '../../machinery/errors.js';
+import { fieldPath, goQuote, invalid as invalidField } from '../../machinery/field-errors.js';
 import { validateDryRun, validateFieldManager, validateFieldValidation } from '../../machinery/meta/options-validation.js';
 import { parseFieldSelector, type FieldSelector } from '../../machinery/selectors/field-selector.js';
 import { parseLabelSelector, type LabelSelector } from '../../machinery/selectors/label-selector.js';
@@ -18,21 +18,21 @@ export function isWatch(query: Query): boolean {
   return value === 'true' || value === '1';
 }
 
-/** Parses `labelSelector`; 400 naming the problem. */
+/** Parses `labelSelector`; 400 with the parser's message, as kube's parameter decoding answers it. */
 export function labelSelectorParam(query: Query): LabelSelector | undefined {
   const text = query.get('labelSelector');
   if (!text) return undefined;
   try {
     return parseLabelSelector(text);
   } catch (error) {
-    if (error instanceof SelectorParseError) throw badRequest(`unable to parse labelSelector: ${error.message}`);
+    if (error instanceof SelectorParseError) throw badRequest(error.message);
     throw error;
   }
 }
 
 /**
  * Parses `fieldSelector`, converting each field to the storage version's label
- * (`fieldLabel`, undefined for a field that cannot be selected); 400 naming the problem.
+ * (`fieldLabel`, undefined for a field that cannot be selected); 400 with the parser's message.
  */
 export function fieldSelectorParam(query: Query, fieldLabel: (label: string) => string | undefined): FieldSelector | undefined {
   const text = query.get('fieldSelector');
@@ -41,7 +41,7 @@ export function fieldSelectorParam(query: Query, fieldLabel: (label: string) => 
   try {
     selector = parseFieldSelector(text);
   } catch (error) {
-    if (error instanceof SelectorParseError) throw badRequest(`unable to parse fieldSelector: ${error.message}`);
+    if (error instanceof SelectorParseError) throw badRequest(error.message);
     throw error;
   }
   return selector.map((requirement) => {
@@ -53,30 +53,38 @@ export function fieldSelectorParam(query: Query, fieldLabel: (label: string) => 
 
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
+const uint64Max = 2n ** 64n - 1n;
+
+/** Go's `strconv.NumError` text, which kube's 400 for a malformed number is: `strconv.ParseInt: parsing "abc": invalid syntax`. */
+function numberError(func: 'ParseInt' | 'ParseUint', text: string, outOfRange: boolean): string {
+  return `strconv.${func}: parsing ${goQuote(text)}: ${outOfRange ? 'value out of range' : 'invalid syntax'}`;
+}
 
 /**
- * Parses an int64 parameter as kube's query decoding does (Go's strconv.ParseInt):
- * 400 when malformed or outside int64. Values past JavaScript's safe integers are
- * clamped to it, which no limit, count or duration tells apart from int64's end.
+ * Parses an int64 parameter as kube's query decoding does (Go's strconv.ParseInt), with its
+ * error as the 400's message. Values past JavaScript's safe integers are clamped to it, which
+ * no limit, count or duration tells apart from int64's end.
  */
-function int64Param(query: Query, name: string, pattern: RegExp): number | undefined {
+function int64Param(query: Query, name: string): number | undefined {
   const text = query.get(name);
   if (text === null || text === '') return undefined;
-  if (!pattern.test(text)) throw badRequest(`invalid value for ${name}: ${text}`);
+  if (!/^[+-]?\d+$/.test(text)) throw badRequest(numberError('ParseInt', text, false));
   const value = BigInt(text);
-  if (value < int64Min || value > int64Max) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing "${text}": value out of range`);
+  if (value < int64Min || value > int64Max) throw badRequest(numberError('ParseInt', text, true));
   const safe = BigInt(Number.MAX_SAFE_INTEGER);
   return Number(value > safe ? safe : value < -safe ? -safe : value);
 }
 
-/** Parses a non-negative int64 parameter; 400 when malformed or out of range. */
+/** Parses a non-negative int64 parameter; 400 when malformed, out of range or negative. */
 export function integerParam(query: Query, name: string): number | undefined {
-  return int64Param(query, name, /^\+?\d+$/);
+  const value = int64Param(query, name);
+  if (value !== undefined && value < 0) throw badRequest(`invalid value for ${name}: ${query.get(name)}`);
+  return value;
 }
 
 /** Parses a signed int64 parameter, for options whose validation reports negative values (422); 400 when malformed. */
 export function signedIntegerParam(query: Query, name: string): number | undefined {
-  return int64Param(query, name, /^[+-]?\d+$/);
+  return int64Param(query, name);
 }
 
 /** Parses a boolean parameter (`true`/`1`, `false`/`0`); 400 when malformed. */
@@ -100,11 +108,17 @@ export function timeParam(query: Query, name: string): Date | undefined {
   return time;
 }
 
-/** Checks a resourceVersion parameter is a non-negative integer (or unset). */
+/**
+ * Checks a resourceVersion parameter is a non-negative integer (or unset); 400 worded as
+ * kube's storage words it (`invalid resource version: resourceVersion: Invalid value: …`).
+ */
 export function resourceVersionParam(query: Query): string {
   const rv = query.get('resourceVersion') ?? '';
+  if (rv === '') return rv;
+  const digits = /^\d+$/.test(rv);
   // kube parses it as a uint64; Cairn's resourceVersions are int64, and no larger one can be current.
-  if (rv !== '' && (!/^\d+$/.test(rv) || BigInt(rv) > int64Max)) throw badRequest(`invalid resource version: ${rv}`);
+  const problem = !digits || BigInt(rv) > uint64Max ? numberError('ParseUint', rv, digits) : BigInt(rv) > int64Max ? `must be at most ${int64Max}` : undefined;
+  if (problem !== undefined) throw badRequest(`invalid resource version: ${fieldErrorsText([invalidField(fieldPath('resourceVersion'), rv, problem)])}`);
   return rv;
 }
 

@@ -111,21 +111,26 @@ function transformOf(params: Readonly<Record<string, string>>, endpoint: Endpoin
  * Picks the format and transformation of a resource response from Accept, in the
  * client's order of preference; 406 when none can be served. Watches need a format
  * that streams (JSON or protobuf, not YAML); a Table is JSON or YAML.
+ *
+ * The 406 lists what kube's `NegotiateOutputMediaType` lists: the plain media types, never
+ * the transformations; or, when only a format without a framer matched a watch, the
+ * stream media types (`NegotiateOutputMediaTypeStream`).
  */
 export function negotiateResourceOutput(accept: string | undefined, endpoint: Endpoint): OutputTarget {
+  let unframed = false;
   for (const range of parseAccept(accept)) {
     const serializer = serializerOfRange(range.type);
-    if (!serializer || (endpoint === 'watch' && !serializer.streamSerializer)) continue;
+    if (!serializer) continue;
     const format = serializer.format;
-    if (range.params.as === undefined) return { format };
-    const transform = transformOf(range.params, endpoint, format);
-    if (transform) return { format, transform };
+    const transform = range.params.as === undefined ? undefined : transformOf(range.params, endpoint, format);
+    if (range.params.as !== undefined && !transform) continue;
+    if (endpoint === 'watch' && !serializer.streamSerializer) {
+      unframed = true;
+      continue;
+    }
+    return transform ? { format, transform } : { format };
   }
-  const offered = serializers.filter((s) => endpoint !== 'watch' || s.streamSerializer);
-  const transformed = transformsOf[endpoint].flatMap((as) =>
-    offered.filter((s) => as !== 'Table' || tableFormats.includes(s.format)).map((s) => `${s.mediaType};as=${as};g=meta.k8s.io;v=v1`),
-  );
-  throw notAcceptable(transformed.concat(offered.map((s) => s.mediaType)));
+  throw notAcceptable(unframed ? serializers.filter((s) => s.streamSerializer).map((s) => `${s.mediaType};stream=watch`) : serializers.map((s) => s.mediaType));
 }
 
 /** The media types of writes (create, update). */

@@ -19,7 +19,7 @@ describe('checkWireType', () => {
     [{ gracePeriodSeconds: 1.5 }, 'json: cannot unmarshal number 1.5 into Go struct field DeleteOptions.gracePeriodSeconds of type int64'],
     [{ dryRun: 'All' }, 'json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string'],
     [{ dryRun: ['All', 1] }, 'json: cannot unmarshal number 1 into Go struct field DeleteOptions.dryRun of type string'],
-    [{ preconditions: { uid: false } }, 'json: cannot unmarshal bool into Go struct field DeleteOptions.preconditions.uid of type string'],
+    [{ preconditions: { uid: false } }, 'json: cannot unmarshal bool into Go struct field Preconditions.preconditions.uid of type string'],
     [{ replicas: 2 ** 31 }, 'json: cannot unmarshal number 2147483648 into Go struct field DeleteOptions.replicas of type int32'],
     [{ orphan: 'true' }, 'json: cannot unmarshal string into Go struct field DeleteOptions.orphan of type bool'],
     [[], 'json: cannot unmarshal array into Go value of type DeleteOptions of type v1.DeleteOptions'],

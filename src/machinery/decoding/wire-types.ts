@@ -49,26 +49,48 @@ function fits(value: unknown, type: WireType): boolean {
   }
 }
 
+/** A struct's name as Go's decoding errors print the struct a field is in: without its package. */
+const structName = (struct: string): string => struct.split('.').at(-1)!;
+
 /**
- * Checks `value` against `type`, as a field at `path` of the Go struct `owner`;
- * throws kube's 400 (`json: cannot unmarshal string into Go struct field
- * DeleteOptions.gracePeriodSeconds of type int64`). Recurses as deep as the type, not the value.
+ * What Go's decoder says of `value` as a `type`, the field at `path` of the Go struct
+ * `owner` (`json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of
+ * type int32`: the innermost struct, the whole path); undefined when it fits. Recurses as
+ * deep as the type, not the value.
  */
-export function checkWireType(value: unknown, type: WireType, owner: string, path = ''): void {
-  if (value === null) return;
+export function wireTypeError(value: unknown, type: WireType, owner: string, path = ''): string | undefined {
+  if (value === null) return undefined;
   if (!fits(value, type)) {
     const where = path ? `Go struct field ${owner}.${path}` : `Go value of type ${owner}`;
-    throw badRequest(`json: cannot unmarshal ${jsonKind(value)} into ${where} of type ${goType(type)}`);
+    return `json: cannot unmarshal ${jsonKind(value)} into ${where} of type ${goType(type)}`;
   }
-  if (typeof type === 'string') return;
+  if (typeof type === 'string') return undefined;
   if ('list' in type) {
-    (value as unknown[]).forEach((item) => checkWireType(item, type.list, owner, path));
-    return;
+    for (const item of value as unknown[]) {
+      const error = wireTypeError(item, type.list, owner, path);
+      if (error !== undefined) return error;
+    }
+    return undefined;
   }
   const record = value as Record<string, unknown>;
+  // Below the top, the fields are named as those of the struct they are in.
+  const fieldOwner = path ? structName(type.struct) : owner;
   for (const [field, fieldType] of Object.entries(type.fields)) {
-    if (Object.hasOwn(record, field)) checkWireType(record[field], fieldType, owner, path ? `${path}.${field}` : field);
+    if (!Object.hasOwn(record, field)) continue;
+    const error = wireTypeError(record[field], fieldType, fieldOwner, path ? `${path}.${field}` : field);
+    if (error !== undefined) return error;
   }
+  return undefined;
+}
+
+/**
+ * Checks `value` against `type`, as a field at `path` of the Go struct `owner`; throws
+ * kube's 400 with {@link wireTypeError}'s message
+ * (`json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64`).
+ */
+export function checkWireType(value: unknown, type: WireType, owner: string, path = ''): void {
+  const error = wireTypeError(value, type, owner, path);
+  if (error !== undefined) throw badRequest(error);
 }
 
 /** The fields every object body has. */

@@ -24,24 +24,49 @@ export function encodeContinue(position: ContinuePosition): string {
   return Buffer.from(json, 'utf8').toString('base64url');
 }
 
-const invalid = (why: string) => badRequest(`continue key is not valid: ${why}`);
+/** kube's 400 for a token it cannot read: `invalid continue token: continue key is not valid…` (storage.DecodeContinue's errors). */
+const invalid = (why: string) => badRequest(`invalid continue token: continue key is not valid${why}`);
 
-/** Decodes a continue token; 400 when it is not one of ours. */
+/** A byte of base64url's alphabet. */
+const inAlphabet = (byte: number): boolean =>
+  (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte === 0x2d || byte === 0x5f;
+
+/**
+ * Where Go's `base64.RawURLEncoding.DecodeString` fails on `token`, as its error says it
+ * (`illegal base64 data at input byte 4`): a byte outside the alphabet, or a last group
+ * of one character; line ends are skipped. Undefined when it decodes.
+ */
+function base64Error(token: string): string | undefined {
+  const bytes = Buffer.from(token, 'utf8');
+  let inGroup = 0;
+  for (const [index, byte] of bytes.entries()) {
+    if (byte === 0x0a || byte === 0x0d) continue;
+    if (!inAlphabet(byte)) return `illegal base64 data at input byte ${index}`;
+    inGroup = (inGroup + 1) % 4;
+  }
+  return inGroup === 1 ? `illegal base64 data at input byte ${bytes.length - 1}` : undefined;
+}
+
+/** Decodes a continue token; 400 when it is not one of ours, worded as kube's storage words it. */
 export function decodeContinue(token: string): ContinuePosition {
+  const base64 = base64Error(token);
+  if (base64 !== undefined) throw invalid(`: ${base64}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    parsed = JSON.parse(Buffer.from(token.replace(/[\r\n]/g, ''), 'base64url').toString('utf8'));
   } catch {
-    throw invalid('illegal base64 data or JSON');
+    // kube quotes Go's JSON decoder here, which Cairn's parser does not word alike.
+    throw invalid(': the decoded token is not JSON');
   }
   const { v, rv, start } = (parsed ?? {}) as { v?: unknown; rv?: unknown; start?: unknown };
-  if (v !== tokenVersion) throw invalid(`server does not recognize this encoded key`);
+  if (v !== tokenVersion) throw invalid(`: server does not recognize this encoded version ${typeof v === 'string' ? v : ''}`);
   if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || rv < -1 || rv === 0)
-    throw invalid('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-  if (typeof start !== 'string' || !start.endsWith('\u0000')) throw invalid('encoded start key is not valid');
+    throw invalid(': incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (typeof start !== 'string' || start === '') throw invalid(': encoded start key empty (version meta.k8s.io/v1)');
+  // Cairn's keys are `namespace/name` and NUL, as it writes them; kube names any other key as it was sent.
   const key = start.slice(0, -1);
   const slash = key.indexOf('/');
-  if (slash < 0) throw invalid('encoded start key is not valid');
+  if (!start.endsWith('\u0000') || slash < 0) throw invalid(`: ${start}`);
   return {
     resourceVersion: rv === -1 ? undefined : String(rv),
     namespace: key.slice(0, slash),

@@ -5,6 +5,7 @@
 import type { FieldError } from '../errors.js';
 import { fieldPath, forbidden, invalid, required, tooLong } from '../field-errors.js';
 import { foregroundFinalizer, orphanFinalizer } from './finalizers.js';
+import { formatGroupVersionKind, groupVersionKindOf } from './group-version-kind.js';
 import { nameIsDnsSubdomain, validateDns1123Label, type NameValidation } from './names.js';
 import type { ObjectMeta } from './object.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
@@ -26,17 +27,26 @@ function finalizerErrors(finalizers: readonly string[]): FieldError[] {
   return errors;
 }
 
-// kube reports these against the list's path, not the item's.
+/** Owners kube refuses (its `BannedOwners`): an Event. */
+const bannedOwners: readonly string[] = ['/v1, Kind=Event'];
+
+/**
+ * kube's ValidateOwnerReferences: each reference names a version, a kind, a name and a uid,
+ * and one at most is the controller. As kube, against the list's path, not the item's.
+ */
 function ownerReferenceErrors(references: readonly OwnerReference[]): FieldError[] {
   const errors: FieldError[] = [];
   const field = metadata.child('ownerReferences');
   let controller: string | undefined;
   for (const ref of references) {
-    const version = ref.apiVersion?.split('/').at(-1) ?? '';
-    if (!version) errors.push(invalid(field.child('apiVersion'), ref.apiVersion ?? '', 'version must not be empty'));
-    if (!ref.kind) errors.push(invalid(field.child('kind'), ref.kind ?? '', 'kind must not be empty'));
-    if (!ref.name) errors.push(invalid(field.child('name'), ref.name ?? '', 'name must not be empty'));
-    if (!ref.uid) errors.push(invalid(field.child('uid'), ref.uid ?? '', 'uid must not be empty'));
+    // schema.FromAPIVersionAndKind: the kind is kept when the apiVersion does not parse.
+    const type = { ...groupVersionKindOf({ apiVersion: ref.apiVersion }), kind: ref.kind ?? '' };
+    if (!type.version) errors.push(invalid(field.child('apiVersion'), ref.apiVersion ?? '', 'version must not be empty'));
+    if (!type.kind) errors.push(invalid(field.child('kind'), ref.kind ?? '', 'must not be empty'));
+    if (!ref.name) errors.push(invalid(field.child('name'), ref.name ?? '', 'must not be empty'));
+    if (!ref.uid) errors.push(invalid(field.child('uid'), ref.uid ?? '', 'must not be empty'));
+    const printed = formatGroupVersionKind(type);
+    if (bannedOwners.includes(printed)) errors.push(invalid(field, inGoOrder(ref), `${printed} is disallowed from being an owner`));
     if (ref.controller === true) {
       const current = `${ref.kind}/${ref.name}`;
       if (controller === undefined) controller = current;
@@ -48,6 +58,19 @@ function ownerReferenceErrors(references: readonly OwnerReference[]): FieldError
     }
   }
   return errors;
+}
+
+/** A reference as Go's json.Marshal writes an OwnerReference, in its fields' order, which kube's message shows. */
+function inGoOrder(ref: OwnerReference): OwnerReference {
+  const { apiVersion, kind, name, uid, controller, blockOwnerDeletion } = ref;
+  return {
+    apiVersion: apiVersion ?? '',
+    kind: kind ?? '',
+    name: name ?? '',
+    uid: uid ?? '',
+    ...(controller == null ? {} : { controller }),
+    ...(blockOwnerDeletion == null ? {} : { blockOwnerDeletion }),
+  };
 }
 
 /**

@@ -99,6 +99,28 @@ function asOperation(entry: unknown): Operation {
   return (takesValue && !('value' in entry) ? { ...entry, value: null } : entry) as unknown as Operation;
 }
 
+/**
+ * Checks a JSON Patch as kube's patcher decodes it into `[]jsonPatchOp` before its patch
+ * library reads it (under fieldValidation Strict and Warn): 400 `error decoding patch: …`,
+ * in Go's words, for a document that is not a list, an operation that is not an object, or
+ * an `op`, `path` or `from` that is not a string. null is none.
+ */
+export function decodeJsonPatchOperations(patch: unknown): void {
+  const refused = (problem: string) => badRequest(`error decoding patch: json: cannot unmarshal ${problem}`);
+  if (patch === null) return;
+  if (!Array.isArray(patch)) throw refused(`${goJsonType(patch)} into Go value of type []handlers.jsonPatchOp`);
+  for (const entry of patch) {
+    if (entry === null) continue;
+    if (!isPlainObject(entry)) throw refused(`${goJsonType(entry)} into Go value of type handlers.jsonPatchOp`);
+    // In the operation's order, as Go's decoder meets them; its other fields are anything.
+    for (const [field, value] of Object.entries(entry)) {
+      if ((field === 'op' || field === 'path' || field === 'from') && value !== null && typeof value !== 'string') {
+        throw refused(`${goJsonType(value)} into Go struct field jsonPatchOp.${field} of type string`);
+      }
+    }
+  }
+}
+
 /** Applies an RFC 7396 merge patch to a copy of `target`. */
 export function applyMergePatch<T>(target: T, patch: unknown): T {
   if (!isPlainObject(patch)) throw badRequest('merge patch must be a JSON object');

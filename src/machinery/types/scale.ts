@@ -6,7 +6,7 @@
 import type { JsonSchema } from '../json-schema.js';
 import { badRequest, invalid, type FieldError } from '../errors.js';
 import { deepCopy, isPlainObject, valueAt, type KubeObject } from '../meta/object.js';
-import { checkWireType, typeMetaFields, type WireType } from '../decoding/wire-types.js';
+import { typeMetaFields, wireTypeError, type WireType } from '../decoding/wire-types.js';
 import { fieldPath, invalid as invalidField } from '../field-errors.js';
 
 /** Where an object keeps what its Scale shows, as dotted paths (`spec.replicas`). */
@@ -99,6 +99,11 @@ const scaleType: WireType = {
   },
 };
 
+/** What Go's decoder says of a body that is not an autoscaling/v1 Scale's shape (a field of the wrong type); undefined when it is one. */
+export function scaleTypeError(scale: unknown): string | undefined {
+  return wireTypeError(scale, scaleType, 'Scale');
+}
+
 /**
  * The object with the replicas a Scale asks for; 400 for something that is not a
  * Scale (a field of the wrong type included, as Go's decoder refuses it), 422 (on
@@ -111,7 +116,8 @@ export function objectWithScale(object: KubeObject, scale: unknown, paths: Scale
       `${String(scale.kind)} in version "${String(scale.apiVersion)}" cannot be handled as a Scale: the kind in the data does not match the expected kind Scale`,
     );
   }
-  checkWireType(scale, scaleType, 'Scale');
+  const typeError = scaleTypeError(scale);
+  if (typeError !== undefined) throw badRequest(typeError);
   const replicas = isPlainObject(scale.spec) ? (scale.spec.replicas ?? undefined) : undefined;
   const errors: FieldError[] = [];
   if (typeof replicas === 'number' && replicas < 0) {

@@ -17,20 +17,30 @@ export interface TableColumn {
   readonly cell: (object: KubeObject) => unknown;
 }
 
+/**
+ * ObjectMeta's field descriptions (apimachinery's `metav1.ObjectMeta{}.SwaggerDoc()`), which
+ * kube's tables quote whole: every kind's NAME column, the default columns' both.
+ */
+export const objectMetaDescriptions = Object.freeze({
+  name: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+  creationTimestamp:
+    'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+});
+
 /** The columns kube's default table convertor prints for kinds without printer columns (the Scale subresource). */
 export const defaultTableColumns: readonly TableColumn[] = [
   {
     name: 'Name',
     type: 'string',
     format: 'name',
-    description: 'Name must be unique within a namespace.',
+    description: objectMetaDescriptions.name,
     priority: 0,
     cell: (object) => object.metadata?.name ?? null,
   },
   {
     name: 'Created At',
     type: 'date',
-    description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+    description: objectMetaDescriptions.creationTimestamp,
     priority: 0,
     cell: (object) => object.metadata?.creationTimestamp ?? null,
   },
