@@ -2,7 +2,7 @@
  * Cairn against kube-apiserver: every case of the table (cases.ts) is sent to Cairn's
  * Pipelines, registered behind a real kube-apiserver 1.34, and to the same Pipelines served
  * by that kube-apiserver as a custom resource (environment.ts); the normalized answers
- * (normalize.ts) must be equal, unless divergences.ts or pending-fixes.ts lists the case,
+ * (normalize.ts) must be equal, unless divergences.ts lists the case,
  * which must then differ. Each case runs in a namespace of its own, both servers at once;
  * a few cases at a time.
  */
@@ -11,7 +11,6 @@ import { kubectlAvailable } from '../support/kubectl.js';
 import { cases } from './cases.js';
 import { divergences } from './divergences.js';
 import { crdGroup, startDifferentialEnvironment, type DifferentialEnvironment } from './environment.js';
-import { pendingFixes } from './pending-fixes.js';
 import { runCase } from './run-case.js';
 
 // startAggregatedCairn registers Cairn with kubectl.
@@ -30,7 +29,7 @@ describe.runIf(kubectlAvailable)('the same requests to Cairn and to kube-apiserv
     for (const [index, c] of cases.entries()) {
       it(c.name, async ({ expect }) => {
         const { cairn, kube } = await runCase(env, c, `case-${index}`, crdGroup);
-        const listed = divergences[c.name] ?? pendingFixes[c.name];
+        const listed = divergences[c.name];
         if (listed === undefined) {
           expect(cairn, 'Cairn’s answers (expected: kube’s)').toEqual(kube);
         } else {

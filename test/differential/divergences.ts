@@ -48,6 +48,12 @@ export const reasons = {
     'A write through `/scale` stamps its managedFields entry with a time, as every write does; kube’s scale handler takes the time from the object’s own entry of that manager, so the entry of a manager’s first scale has none (and sorts first).',
   managedFieldsReset:
     'A PUT with `managedFields: []` resets them, as for a built-in kind (apimachinery’s `isResetManagedFields`), and Cairn then records the fields that write set; a built-in kind records none until the next apply (its skip-non-applied manager), and a custom resource, whose metadata coercion drops the empty list, resets nothing.',
+  typedDefaults:
+    'A body without `kind` or `apiVersion` takes them from the URL, as a built-in kind’s typed decoder does (`gvkWithDefaults`); a custom resource’s unstructured decoding refuses it (400).',
+  methodNotAllowed:
+    'PUT or PATCH of a collection is 405 MethodNotAllowed, as kube’s router answers for a built-in kind; the custom resource handler answers 400 `name must be provided`.',
+  patchedScaleQuote:
+    'A strict decoding error in a patch of `/scale` quotes the patched Scale as Cairn holds it; kube quotes its internal Scale, with managedFields and Go’s struct order. Status, reason, field and detail are the same.',
   strategicMerge:
     'Strategic merge patch is served (the schemas carry patch strategies and merge keys, as built-in kinds’ do); custom resources refuse it with 415, which also lists one media type fewer.',
 } as const;
@@ -55,6 +61,11 @@ export const reasons = {
 /** The cases that differ on purpose, and why. */
 export const divergences: Readonly<Record<string, string>> = {
   'create: another kind': reasons.typedDecoding,
+  'create: no kind': reasons.typedDefaults,
+  'create: no apiVersion': reasons.typedDefaults,
+  'method: PATCH of the collection': reasons.methodNotAllowed,
+  'method: PUT of the collection': reasons.methodNotAllowed,
+  'scale: merge patch of replicas as a string': reasons.patchedScaleQuote,
   'update: another kind': reasons.typedDecoding,
   'create: malformed JSON is 400': reasons.parserMessages,
   'create: an empty body is 400': reasons.parserMessages,
@@ -87,6 +98,7 @@ export const divergences: Readonly<Record<string, string>> = {
   'update: without resourceVersion': reasons.unconditionalUpdate,
   'delete: answers the object': reasons.deleteAnswer,
   'watch: resourceVersion=abc': reasons.no500,
+  'create: a resourceVersion in the body': reasons.no500,
   'apply: an unknown field under Strict': reasons.no500,
   'delete: a malformed body': reasons.no500,
   'delete: a body of another kind': reasons.no500,

@@ -32,7 +32,7 @@ export interface Step {
 
 /** One case of the table. */
 export interface DiffCase {
-  /** Unique; what divergences.ts and pending-fixes.ts name. */
+  /** Unique; what divergences.ts names. */
   readonly name: string;
   /** Requests that must succeed (2xx) on both servers; not compared. */
   readonly setup?: readonly Step[];
