@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { cairnGroup } from '../src/apis/cairn/register.js';
 import { inProcessApp } from './support/in-process-app.js';
 import { backends, pipeline, sharedTestServer } from './support/test-server.js';
+import { failureStatus } from './support/status-error.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
 const runnerClasses = '/apis/cairn.dev/v1/runnerclasses';
@@ -145,16 +146,7 @@ describe.each(backends)('CRUD on %s', (backend) => {
       headers: { 'Content-Type': 'application/json-patch+json' },
     });
     // kube's generic 422 for a patch that does not apply: it says no more.
-    expect(failed.json).toEqual({
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: 'the server rejected our request due to an error in our request',
-      reason: 'Invalid',
-      details: {},
-      code: 422,
-    });
+    expect(failed.json).toEqual(failureStatus(422, 'Invalid', 'the server rejected our request due to an error in our request', {}));
     const stale = await server().request('PATCH', `${pipelines}/patched`, {
       body: { metadata: { resourceVersion: merge.json.metadata.resourceVersion }, spec: { replicas: 1 } },
       headers: { 'Content-Type': 'application/merge-patch+json' },
@@ -409,16 +401,7 @@ describe.each(backends)('CRUD on %s', (backend) => {
 describe('Status and list shapes as kube-apiserver writes them (in process)', () => {
   const app = inProcessApp([cairnGroup]);
   const path = '/apis/cairn.dev/v1/namespaces/shapes/pipelines';
-  const failure = (code: number, reason: string, message: string, details?: object) => ({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason,
-    ...(details ? { details } : {}),
-    code,
-  });
+  const failure = failureStatus;
 
   it.each([
     ['POST', path],

@@ -10,6 +10,7 @@ import { maxNestingDepth, maxRequestBodyBytes } from '../src/machinery/decoding/
 import { inProcessApp } from './support/in-process-app.js';
 import { backends, pipeline, sharedTestServer, type TestResponse, type TestServer } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
+import { failureStatus } from './support/status-error.js';
 
 const base = '/apis/cairn.dev/v1/namespaces/fz';
 const pipelines = `${base}/pipelines`;
@@ -311,16 +312,7 @@ describe('JSON Patch errors as kube-apiserver answers them (in process)', () => 
   const path = '/apis/cairn.dev/v1/namespaces/json-patch/pipelines';
   const jsonPatch = (ops: unknown) => app().request('PATCH', `${path}/target`, { body: ops, headers: { 'Content-Type': 'application/json-patch+json' } });
   // kube's NewGenericServerResponse(422): the message says nothing of the operation.
-  const rejected = {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: 'the server rejected our request due to an error in our request',
-    reason: 'Invalid',
-    details: {},
-    code: 422,
-  };
+  const rejected = failureStatus(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
 
   it.each<[string, unknown]>([
     ['an unknown op', [{ op: 'bogus', path: '/spec/x', value: 1 }]],

@@ -9,6 +9,7 @@ import { cairnGroup } from '../src/apis/cairn/register.js';
 import { inProcessApp } from './support/in-process-app.js';
 import { backends, pipeline, sharedTestServer } from './support/test-server.js';
 import { openWatch } from './support/watch-client.js';
+import { failureStatus } from './support/status-error.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/writes/pipelines';
 const merge = { 'Content-Type': 'application/merge-patch+json' };
@@ -200,16 +201,7 @@ describe('write options kube refuses (in process)', () => {
 describe('the object of a PUT or PATCH against its URL, as kube’s handlers check it (in process)', () => {
   const app = inProcessApp([cairnGroup]);
   const path = '/apis/cairn.dev/v1/namespaces/object-key/pipelines';
-  const status = (code: number, reason: string, message: string, details?: object) => ({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason,
-    ...(details ? { details } : {}),
-    code,
-  });
+  const status = failureStatus;
   const stored = async () => {
     const created = await app().request('POST', path, {
       body: { apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name: 'a' }, spec: { steps: [{ name: 'fetch' }] } },

@@ -13,3 +13,8 @@ export function statusErrorOf(run: () => unknown): StatusError {
   }
   throw new Error('expected a StatusError');
 }
+
+/** The Status body kube-apiserver writes for a failure, for `toEqual` on a whole answer; `details` only when given. */
+export function failureStatus(code: number, reason: string, message: string, details?: object): object {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
+}
