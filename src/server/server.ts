@@ -392,6 +392,7 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
           onBackgroundError: (error) => logger.warn({ err: error }, 'event log'),
           // An embedded PGlite belongs to this process alone (its data directory is locked).
           exclusiveWriter: database.backend === 'pglite',
+          objectCacheSize: config.objectCacheSize,
         });
         const opened = new Registry(servedGroups, store);
         // As kube-apiserver's post-start hooks: the default objects exist before the API is served.
