@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import https from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freeLoopbackPort } from '../test/support/free-port.js';
+import { freeLoopbackPort } from './free-port.js';
 import { peakResidentBytes, residentBytes, resetPeakResident } from './process-memory.js';
 import { repoRoot } from './repo-root.js';
 import { pipelinesPath } from './pipeline-manifest.js';
@@ -24,6 +24,8 @@ export interface CairnOptions {
   readonly databaseUrl?: string;
   /** Where the server's stdout and stderr go. */
   readonly logFile: string;
+  /** Further flags (`--garbage-collector off`, `--object-cache-size 0`, …). */
+  readonly extraArgs?: readonly string[];
 }
 
 const readyTimeoutMs = 180_000;
@@ -64,6 +66,7 @@ export class CairnProcess {
     for (const name of ignoredEnvironment) delete env[name];
     const args = ['--import', 'tsx', 'src/server/main.ts', '--no-controller', '--port', String(port), '--data-dir', options.dataDir];
     if (options.databaseUrl !== undefined) args.push('--database-url', options.databaseUrl);
+    args.push(...(options.extraArgs ?? []));
     const log = openSync(options.logFile, 'a');
     const started = performance.now();
     const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', log, log] });

@@ -209,6 +209,8 @@ describe.each(backends)('reads on %s', (backend) => {
       const second = (await server.request('GET', `${paged}?limit=2&continue=${encodeURIComponent(first.metadata.continue)}`)).json;
       expect(second.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
       expect(second.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['p3', 'p4']);
+      // The count carried on from the first page's token, not counted again.
+      expect(second.metadata.remainingItemCount).toBe(1);
       const third = (await server.request('GET', `${paged}?limit=2&continue=${encodeURIComponent(second.metadata.continue)}`)).json;
       expect(third.items.map((i: { metadata: { name: string }; spec: { replicas: number } }) => [i.metadata.name, i.spec.replicas])).toEqual([['p5', 1]]);
       expect(third.metadata.continue).toBeUndefined();

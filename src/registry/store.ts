@@ -25,7 +25,7 @@ import { generateName } from '../machinery/meta/names.js';
 import { compactObjectMeta, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/meta/object-meta-validation.js';
 import { StatusError } from '../machinery/status.js';
-import type { ListRequest, ResourceStorage, StorageWatcher } from '../storage/interfaces.js';
+import type { ListRequest, ListResult, ResourceStorage, StorageWatcher } from '../storage/interfaces.js';
 import { StorageError } from '../storage/storage-error.js';
 import { conversionAnnotationErrors } from './conversion-annotations.js';
 import { deletionComplete, pendingDeletion } from './deletion.js';
@@ -88,8 +88,8 @@ export interface RegistryWatch {
 }
 
 /** A list result: one page, and what a client needs to fetch the next. */
-export interface ListPage {
-  readonly items: readonly StoredObject[];
+export interface ListPage<Item = StoredObject> {
+  readonly items: readonly Item[];
   readonly resourceVersion: string;
   readonly continue?: string;
   readonly remainingItemCount?: number;
@@ -301,45 +301,83 @@ export class Store {
 
   /**
    * A whole list (no `limit`, no `continue`) read in pages of `chunk` from one snapshot,
-   * for a response written as it is read: memory holds one page, not the collection. The
-   * first page answers the options' resourceVersion as an unpaged list would; the others
-   * continue at that page's resourceVersion.
+   * for a response written as it is read: memory holds two pages, not the collection.
+   * The first page answers the options' resourceVersion as an unpaged list would; the
+   * others continue at that page's resourceVersion. Each page is read while the one
+   * before is being written, so the database and the response work at the same time.
    */
-  async *listInChunks(namespace: string | undefined, options: ListOptions, chunk: number): AsyncGenerator<ListPage> {
+  listInChunks(namespace: string | undefined, options: ListOptions, chunk: number): AsyncGenerator<ListPage> {
+    return this.#chunks((request) => this.#storage.list(namespace, request), options, chunk);
+  }
+
+  /** As {@link listInChunks}, each item the JSON text of the object (storage's `listJson`): for a JSON response in the storage version. */
+  listJsonInChunks(namespace: string | undefined, options: ListOptions, chunk: number): AsyncGenerator<ListPage<string>> {
+    return this.#chunks((request) => this.#storage.listJson(namespace, request), options, chunk);
+  }
+
+  async *#chunks<Item>(list: (request: ListRequest) => Promise<ListResult<Item>>, options: ListOptions, chunk: number): AsyncGenerator<ListPage<Item>> {
     const predicate = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
-    let request: ListRequest = { predicate, limit: chunk, countRemaining: false, ...snapshotOf({ ...options, limit: undefined }) };
-    for (;;) {
-      let result;
-      try {
-        result = await this.#storage.list(namespace, request);
-      } catch (error) {
+    const read = (request: ListRequest): Promise<ListResult<Item>> => {
+      const reading = list(request).catch((error: unknown) => {
         throw interpretStorageError(error, this.#gr, '');
-      }
+      });
+      // A reader that stops early leaves the page read ahead unread: its failure is nobody's to hear.
+      reading.catch(() => undefined);
+      return reading;
+    };
+    let next = read({ predicate, limit: chunk, countRemaining: false, ...snapshotOf({ ...options, limit: undefined }) });
+    for (;;) {
+      const result = await next;
+      const after = result.continueAfter;
+      if (after) next = read({ predicate, limit: chunk, countRemaining: false, resourceVersion: result.resourceVersion, after });
       yield { items: result.items, resourceVersion: result.resourceVersion };
-      if (!result.continueAfter) return;
-      request = { predicate, limit: chunk, countRemaining: false, resourceVersion: result.resourceVersion, after: result.continueAfter };
+      if (!after) return;
     }
   }
 
-  /** list: one page of the snapshot the options select, consistent at the returned resourceVersion. */
-  async list(namespace: string | undefined, options: ListOptions): Promise<ListPage> {
+  /**
+   * list: one page of the snapshot the options select, consistent at the returned
+   * resourceVersion. As kube does, `remainingItemCount` is given only when every object
+   * counts (no selector): storage counts after a first page, and the continue token
+   * carries that count on, so a continued page knows its own from the one before.
+   */
+  list(namespace: string | undefined, options: ListOptions): Promise<ListPage> {
+    return this.#list((request) => this.#storage.list(namespace, request), options);
+  }
+
+  /** As {@link list}, each item the JSON text of the object (storage's `listJson`): for a JSON response in the storage version. */
+  listJson(namespace: string | undefined, options: ListOptions): Promise<ListPage<string>> {
+    return this.#list((request) => this.#storage.listJson(namespace, request), options);
+  }
+
+  async #list<Item>(list: (request: ListRequest) => Promise<ListResult<Item>>, options: ListOptions): Promise<ListPage<Item>> {
     const predicate = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
-    // As kube does, the remaining count is only given when every object counts.
-    const countRemaining = !options.labelSelector?.length && !options.fieldSelector?.length;
+    const everyObject = !options.labelSelector?.length && !options.fieldSelector?.length;
     const position = continuePositionOf(options);
     const request: ListRequest = {
       predicate,
       limit: options.limit,
-      countRemaining,
+      countRemaining: everyObject && !position,
       ...(position ? { resourceVersion: position.resourceVersion, after: { namespace: position.namespace, name: position.name } } : snapshotOf(options)),
     };
     try {
-      const result = await this.#storage.list(namespace, request);
+      const result = await list(request);
+      const carried = everyObject && position?.remainingItemCount !== undefined ? position.remainingItemCount - result.items.length : undefined;
+      const remaining = result.continueAfter ? (result.remainingItemCount ?? carried) : undefined;
+      const remainingItemCount = remaining !== undefined && remaining > 0 ? remaining : undefined;
       return {
         items: result.items,
         resourceVersion: result.resourceVersion,
-        ...(result.continueAfter ? { continue: encodeContinue({ resourceVersion: result.resourceVersion, ...result.continueAfter }) } : {}),
-        ...(result.remainingItemCount ? { remainingItemCount: result.remainingItemCount } : {}),
+        ...(result.continueAfter
+          ? {
+              continue: encodeContinue({
+                resourceVersion: result.resourceVersion,
+                ...result.continueAfter,
+                ...(remainingItemCount ? { remainingItemCount } : {}),
+              }),
+            }
+          : {}),
+        ...(remainingItemCount ? { remainingItemCount } : {}),
       };
     } catch (error) {
       if (position && error instanceof StorageError && error.code === 'TooOld') {

@@ -31,6 +31,14 @@ describe('parseConfig', () => {
     expect(config.tlsSans).toEqual(['cairn.cairn-system.svc', 'a.example', 'b.example']);
   });
 
+  it('bounds the object cache per resource with --object-cache-size (OBJECT_CACHE_SIZE), 0 turning it off', () => {
+    expect(parseConfig([], {}).objectCacheSize).toBe(10_000);
+    expect(parseConfig(['--object-cache-size', '0'], { OBJECT_CACHE_SIZE: '5' }).objectCacheSize).toBe(0);
+    expect(parseConfig([], { OBJECT_CACHE_SIZE: '500' }).objectCacheSize).toBe(500);
+    expect(() => parseConfig(['--object-cache-size=-1'], {})).toThrow(/can't be a negative number/);
+    expect(() => parseConfig(['--object-cache-size=lots'], {})).toThrow(/invalid argument "lots"/);
+  });
+
   it('runs the sample controller in-process unless --no-controller', () => {
     expect(parseConfig([], {}).controller).toBe(true);
     expect(parseConfig(['--no-controller'], {}).controller).toBe(false);

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { defaultInFlightLimits, type InFlightLimits } from '../http/filters/max-in-flight.js';
 import { defaultRequestTimeoutMs } from '../http/filters/timeout.js';
 import { parseGoDuration } from '../machinery/duration.js';
+import { defaultObjectCacheSize } from '../storage/sql-object-store.js';
 import { standardRequestHeaderNames, type RequestHeaderNames } from '../auth/request-header-authenticator.js';
 import { cipherSuites, tlsMinVersion } from './tls-options.js';
 
@@ -81,6 +82,12 @@ export interface ServerConfig extends DatabaseLocation {
   /** How long the event log keeps history, in ms (kube's default etcd compaction window is 5 min; ours is 15). */
   readonly eventRetentionMs: number;
   readonly compactionIntervalMs: number;
+  /**
+   * `--object-cache-size`: the most objects of one resource kept in memory to serve
+   * reads (a resource with more is read from the database, by index); 0 turns the
+   * object cache off.
+   */
+  readonly objectCacheSize: number;
   /** Extra names and IPs for the serving certificate (e.g. `cairn.cairn-system.svc`). */
   readonly tlsSans: readonly string[];
   /**
@@ -141,7 +148,7 @@ export interface AuthenticationConfig {
 }
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
-  [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS]
+  [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS] [--object-cache-size N]
   [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--tls-min-version VERSION]
   [--tls-cipher-suites NAME,...] [--request-timeout DURATION] [--max-requests-inflight N]
   [--max-mutating-requests-inflight N] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
@@ -157,7 +164,7 @@ const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--
   [--audit-log-maxage DAYS] [--audit-log-format json]
   [--token-auth-file FILE] [--client-ca-file FILE] [--authorization-policy-file FILE]
 environment: PORT, BIND_ADDRESS, DATA_DIR, DATABASE_URL, EVENT_RETENTION_SECONDS,
-  COMPACTION_INTERVAL_SECONDS, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS;
+  COMPACTION_INTERVAL_SECONDS, OBJECT_CACHE_SIZE, TLS_SANS (comma-separated), LOG_LEVEL, SHUTDOWN_DELAY_SECONDS;
   in a pod, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT: the kubeconfig flags left
   empty default to the in-cluster config (the pod's ServiceAccount)`;
 
@@ -281,6 +288,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'database-url': { type: 'string' },
       'event-retention': { type: 'string' },
       'compaction-interval': { type: 'string' },
+      'object-cache-size': { type: 'string' },
       'tls-san': { type: 'string', multiple: true },
       'tls-cert-file': { type: 'string' },
       'tls-private-key-file': { type: 'string' },
@@ -341,6 +349,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     ...databaseLocation(values, env),
     eventRetentionMs: seconds('event retention', values['event-retention'] ?? env.EVENT_RETENTION_SECONDS, 15 * 60),
     compactionIntervalMs: seconds('compaction interval', values['compaction-interval'] ?? env.COMPACTION_INTERVAL_SECONDS, 60),
+    objectCacheSize: count('object-cache-size', values['object-cache-size'] ?? (env.OBJECT_CACHE_SIZE || undefined), defaultObjectCacheSize),
     tlsSans: Object.freeze([
       ...(values['tls-san'] ?? []),
       ...(env.TLS_SANS

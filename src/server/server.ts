@@ -39,6 +39,7 @@ import type { Database } from '../storage/database.js';
 import { fsyncEnabled } from '../storage/durability.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { SqlObjectStore } from '../storage/sql-object-store.js';
+import { refreshStatistics } from '../storage/table-statistics.js';
 import type { DelegationConfig, RequestHeaderConfig, ServerConfig } from './config.js';
 import { startAuditing } from './auditing.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -385,10 +386,13 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
         const applied = await migrateToLatest(database);
         if (applied.length) logger.info({ migrations: applied }, 'migrated');
         migrated = true;
+        // Before the first read: without them, PGlite's planner would scan (table-statistics.ts).
+        if (await refreshStatistics(database)) logger.info('planner statistics gathered');
         store = await SqlObjectStore.open(database, {
           onBackgroundError: (error) => logger.warn({ err: error }, 'event log'),
           // An embedded PGlite belongs to this process alone (its data directory is locked).
           exclusiveWriter: database.backend === 'pglite',
+          objectCacheSize: config.objectCacheSize,
         });
         const opened = new Registry(servedGroups, store);
         // As kube-apiserver's post-start hooks: the default objects exist before the API is served.
@@ -416,6 +420,8 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
           logger.warn({ err: error }, 'compaction failed');
         },
       );
+      // On PGlite, as autovacuum would (elsewhere a no-op); on compaction's cadence, as the log's size changes with it too.
+      if (database) refreshStatistics(database).catch((error: unknown) => logger.warn({ err: error }, 'gathering planner statistics failed'));
     }, config.compactionIntervalMs);
     compaction.unref();
     if (!storage.fsync)

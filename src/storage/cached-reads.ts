@@ -20,6 +20,8 @@
  * - Until a resource's objects are loaded, a GET goes to the database (the first
  *   starts the load, as kube serves from storage while its cache initializes); a list
  *   waits for the load, which costs about what the list would.
+ * - A resource with more objects than the cache holds is the database's: every read,
+ *   with its limit (a `resourceVersion=0` list too: the database pages it).
  */
 import type { StoredObject } from '../machinery/meta/object.js';
 import type { ListRequest, ListResult, StorageKey } from './interfaces.js';
@@ -80,9 +82,14 @@ export class CachedReads {
     return cached && this.#o.decode(cached.object);
   }
 
-  /** One page of a list, from the cache, or from `fromDatabase`. */
-  async list(namespace: string | undefined, request: ListRequest, fromDatabase: () => Promise<ListResult>): Promise<ListResult> {
-    if (request.resourceVersion !== undefined) return this.#listExactly(namespace, request, BigInt(request.resourceVersion), fromDatabase);
+  /** One page of a list, from the cache (each object made an item by `item`), or from `fromDatabase`. */
+  async list<Item>(
+    namespace: string | undefined,
+    request: ListRequest,
+    fromDatabase: () => Promise<ListResult<Item>>,
+    item: (object: StoredObject) => Item,
+  ): Promise<ListResult<Item>> {
+    if (request.resourceVersion !== undefined) return this.#listExactly(namespace, request, BigInt(request.resourceVersion), fromDatabase, item);
     if (request.after !== undefined) return fromDatabase();
     const objects = this.#o.objects;
     const anyState = request.notOlderThan !== undefined && BigInt(request.notOlderThan) === 0n;
@@ -93,6 +100,7 @@ export class CachedReads {
     } catch {
       return fromDatabase();
     }
+    if (!objects.live) return fromDatabase();
     if (request.notOlderThan === undefined) {
       if (!(await this.#caughtUp())) return this.#consistentFallback(fromDatabase);
     } else if (!anyState && !(await this.#reached(BigInt(request.notOlderThan)))) {
@@ -100,7 +108,7 @@ export class CachedReads {
     }
     if (!objects.live) return fromDatabase();
     if (request.notOlderThan === undefined) this.#o.stats.consistentRead('cache');
-    return this.#page(namespace, { ...request, limit }, objects.resourceVersion);
+    return this.#page(namespace, { ...request, limit }, objects.resourceVersion, item);
   }
 
   /**
@@ -108,18 +116,27 @@ export class CachedReads {
    * objects are that state now (nothing of the resource changed since), else the
    * database's.
    */
-  #listExactly(namespace: string | undefined, request: ListRequest, at: bigint, fromDatabase: () => Promise<ListResult>): Promise<ListResult> {
+  #listExactly<Item>(
+    namespace: string | undefined,
+    request: ListRequest,
+    at: bigint,
+    fromDatabase: () => Promise<ListResult<Item>>,
+    item: (object: StoredObject) => Item,
+  ): Promise<ListResult<Item>> {
     const paged = request.after !== undefined || request.limit !== undefined;
     if ((paged && !this.#o.pagesFromCache) || at < this.#o.compacted() || !this.#o.objects.holdsStateAt(at)) return fromDatabase();
-    return Promise.resolve(this.#page(namespace, request, at));
+    return Promise.resolve(this.#page(namespace, request, at, item));
   }
 
   /** One page read from the cache's objects, which are the resource's state at `resourceVersion`. */
-  #page(namespace: string | undefined, request: ListRequest, resourceVersion: bigint): ListResult {
-    const page = this.#o.objects.list(namespace, request.predicate, { after: request.after, limit: request.limit, countRemaining: request.countRemaining });
+  #page<Item>(namespace: string | undefined, request: ListRequest, resourceVersion: bigint, item: (object: StoredObject) => Item): ListResult<Item> {
+    // Counted where the database counts too: a first page without selectors.
+    const { labelSelector, fieldSelector } = request.predicate;
+    const countRemaining = request.countRemaining && !request.after && !labelSelector?.length && !fieldSelector?.length;
+    const page = this.#o.objects.list(namespace, request.predicate, { after: request.after, limit: request.limit, countRemaining });
     this.#o.stats.cacheList(page.fetched, page.items.length);
     return {
-      items: page.items.map((cached) => this.#o.decode(cached.object)),
+      items: page.items.map((cached) => item(this.#o.decode(cached.object))),
       resourceVersion: resourceVersion.toString(),
       ...(page.continueAfter ? { continueAfter: page.continueAfter } : {}),
       ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}),

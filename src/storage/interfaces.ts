@@ -22,12 +22,13 @@ export interface SelectionPredicate {
 /**
  * Which part of a resource's objects a list reads, and at which resourceVersion, with
  * kube's semantics for the combinations (and where they are served from, as kube's
- * cacher decides):
+ * cacher decides, where the object cache is on and holds the resource; the database,
+ * by index, one keyed page at a time, otherwise):
  *
  * | request | reads | served from |
  * |---|---|---|
  * | neither `resourceVersion` nor `notOlderThan` | the newest state: every write acknowledged before the list began (a consistent read) | the object cache once it caught up with the database's newest resourceVersion; the database if it does not within the wait |
- * | `notOlderThan: '0'` | any state (kube's `resourceVersion=0`); `limit` is ignored, as kube's cacher ignores it | the object cache as it is |
+ * | `notOlderThan: '0'` | any state (kube's `resourceVersion=0`); the object cache ignores `limit`, as kube's cacher does (it holds a bounded number of objects); the database keeps it | the object cache as it is |
  * | `notOlderThan: N` | a state at least as new as N; `TooLarge` when the database has not reached N | the object cache once it reached N |
  * | `resourceVersion: N` (Exact), or `after` (a continued list) | exactly the state at N | the database |
  *
@@ -44,13 +45,21 @@ export interface ListRequest {
   readonly limit?: number;
   /** Start after this key (a continued list). */
   readonly after?: StorageKey;
-  /** Count the matching items after the page (`remainingItemCount`). */
+  /**
+   * Count the items after a first page (`remainingItemCount`): only a page without
+   * `after` and without selectors is counted, from counts storage keeps, never by
+   * reading the rest. (The pages after it carry the count on: they are the same
+   * snapshot, so each follows from the one before.)
+   */
   readonly countRemaining?: boolean;
 }
 
-/** What a list returns: the items and the resourceVersion they are consistent at. */
-export interface ListResult {
-  readonly items: readonly StoredObject[];
+/**
+ * What a list returns: the items and the resourceVersion they are consistent at. The
+ * items are objects, or, from {@link ResourceStorage.listJson}, their JSON text.
+ */
+export interface ListResult<Item = StoredObject> {
+  readonly items: readonly Item[];
   readonly resourceVersion: string;
   /** The key to continue after, when more items match than the limit let through. */
   readonly continueAfter?: StorageKey;
@@ -214,6 +223,14 @@ export interface ResourceStorage {
    * readers: copy before changing one.
    */
   list(namespace: string | undefined, request: ListRequest): Promise<ListResult>;
+  /**
+   * As {@link list}, with each item as the JSON text of the object in the storage
+   * version rather than the object: for a reader that only writes the items out (a JSON
+   * response in the storage version), so that nothing parses an object to serialize it
+   * again. The text is JSON, but not necessarily as `JSON.stringify` spells it
+   * (PostgreSQL prints `jsonb` with a space after each `:` and `,`).
+   */
+  listJson(namespace: string | undefined, request: ListRequest): Promise<ListResult<string>>;
   /**
    * Streams every change after `resourceVersion` (after the newest commit when
    * undefined) in order, exactly once. Throws `TooOld` when that version is older

@@ -6,6 +6,7 @@ import * as objectStore from '../../migrations/0001-object-store.js';
 import * as eventPriorState from '../../migrations/0002-event-prior-state.js';
 import * as pipelineLogs from '../../migrations/0003-pipeline-logs.js';
 import * as objectApiVersion from '../../migrations/0004-object-api-version.js';
+import * as readsByIndex from '../../migrations/0005-reads-by-index.js';
 import type { Database } from './database.js';
 
 // Listed here rather than read from disk so the same code runs from source and from a build.
@@ -14,6 +15,7 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0002-event-prior-state': eventPriorState,
   '0003-pipeline-logs': pipelineLogs,
   '0004-object-api-version': objectApiVersion,
+  '0005-reads-by-index': readsByIndex,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };

@@ -9,6 +9,13 @@
  * every event the list does not contain arrives after; the list is a snapshot at one
  * resourceVersion R (commits happen in resourceVersion order, so it holds exactly
  * the writes up to R), and of the buffer only the events after R are applied.
+ *
+ * It has a bound: it holds a resource's objects while there are at most `capacity` of
+ * them. A load finds how many there are first (from the counts the database keeps) and
+ * loads nothing when there are more; a live cache that grows past the bound drops its
+ * objects. Either way it leaves the resource to the database and tries again, with
+ * one count, no sooner than `retryMs` later. Memory is then `capacity` objects at
+ * most, however many the resource has.
  */
 import { matchesFields } from '../machinery/selectors/field-selector.js';
 import { matchesLabels } from '../machinery/selectors/label-selector.js';
@@ -50,16 +57,24 @@ export interface CachedPage {
 
 /** What an ObjectCache is made of. */
 export interface ObjectCacheOptions {
-  /** Reads every object of the resource at one snapshot. */
-  readonly load: () => Promise<ObjectSnapshot>;
+  /** Reads every object of the resource at one snapshot; undefined when there are more than `limit`. */
+  readonly load: (limit: number) => Promise<ObjectSnapshot | undefined>;
   /** The watch cache's newest resourceVersion: every event up to it has been applied. */
   readonly newest: () => bigint;
+  /** The most objects it holds: a resource with more is left to the database. */
+  readonly capacity: number;
+  /** How long after finding the resource too large it tries again; default 30 s. */
+  readonly retryMs?: number;
 }
+
+const defaultRetryMs = 30_000;
 
 /** The current objects of one resource. */
 export class ObjectCache {
   readonly #o: ObjectCacheOptions;
-  #state: 'empty' | 'loading' | 'live' = 'empty';
+  #state: 'empty' | 'loading' | 'live' | 'oversized' = 'empty';
+  /** While oversized: when a read may try to load again (performance.now()). */
+  #retryAt = 0;
   #loading: Promise<void> | undefined;
   /** Events taken while a load runs, applied after it. */
   #buffer: EventLogEntry[] = [];
@@ -108,9 +123,19 @@ export class ObjectCache {
     return this.#loads;
   }
 
-  /** Resolves once the objects are live, loading them if no load runs; rejects when the load fails. */
+  /** The most objects it holds. */
+  get capacity(): number {
+    return this.#o.capacity;
+  }
+
+  /**
+   * Resolves once the objects are live, loading them if no load runs, or once it knows
+   * the resource has more objects than it holds (then `live` is false, and the reads
+   * are the database's); rejects when the load fails.
+   */
   ready(): Promise<void> {
     if (this.#state === 'live') return Promise.resolve();
+    if (this.#state === 'oversized' && performance.now() < this.#retryAt) return Promise.resolve();
     this.#loading ??= this.#load().finally(() => {
       this.#loading = undefined;
     });
@@ -123,9 +148,9 @@ export class ObjectCache {
       // Events from here on are kept: the snapshot, taken after, cannot miss one.
       this.#state = 'loading';
       this.#buffer = [];
-      let snapshot: ObjectSnapshot;
+      let snapshot: ObjectSnapshot | undefined;
       try {
-        snapshot = await this.#o.load();
+        snapshot = await this.#o.load(this.#o.capacity);
       } catch (error) {
         if (generation === this.#generation) {
           this.#state = 'empty';
@@ -134,14 +159,29 @@ export class ObjectCache {
         throw error;
       }
       if (generation !== this.#generation) continue;
+      if (snapshot === undefined) {
+        this.#oversize();
+        return;
+      }
       this.#fill(snapshot);
       const buffered = this.#buffer;
       this.#buffer = [];
       this.#state = 'live';
-      for (const event of buffered) this.apply(event);
       this.#loads++;
+      for (const event of buffered) this.apply(event);
       return;
     }
+  }
+
+  /** Drops the objects of a resource with more than it may hold, until the retry time. */
+  #oversize(): void {
+    this.#byKey.clear();
+    this.#keys = [];
+    this.#buffer = [];
+    this.#loadedAt = 0n;
+    this.#changedAt = 0n;
+    this.#state = 'oversized';
+    this.#retryAt = performance.now() + (this.#o.retryMs ?? defaultRetryMs);
   }
 
   /** Replaces the objects with a snapshot's. */
@@ -162,7 +202,7 @@ export class ObjectCache {
 
   /** Applies one of this resource's events, as the watch cache took them (in resourceVersion order). */
   apply(event: EventLogEntry): void {
-    if (this.#state === 'empty') return;
+    if (this.#state === 'empty' || this.#state === 'oversized') return;
     if (this.#state === 'loading') {
       this.#buffer.push(event);
       return;
@@ -174,7 +214,13 @@ export class ObjectCache {
       if (this.#byKey.delete(key)) this.#keys.splice(this.#lowerBound(key), 1);
       return;
     }
-    if (!this.#byKey.has(key)) this.#keys.splice(this.#lowerBound(key), 0, key);
+    if (!this.#byKey.has(key)) {
+      if (this.#byKey.size >= this.#o.capacity) {
+        this.#oversize();
+        return;
+      }
+      this.#keys.splice(this.#lowerBound(key), 0, key);
+    }
     this.#byKey.set(key, event);
   }
 
@@ -186,7 +232,7 @@ export class ObjectCache {
     this.#buffer = [];
     this.#loadedAt = 0n;
     this.#changedAt = 0n;
-    if (this.#state === 'live') this.#state = 'empty';
+    if (this.#state === 'live' || this.#state === 'oversized') this.#state = 'empty';
   }
 
   /** The object at `key`, or undefined. */
@@ -205,6 +251,8 @@ export class ObjectCache {
     options: { after?: StorageKey; limit?: number; countRemaining?: boolean } = {},
   ): CachedPage {
     const { labelSelector, fieldSelector } = predicate;
+    // The namespace is the key's, as the database compares it (selector-sql.ts), whatever the resource's fields say.
+    const byKey = fieldSelector?.some((r) => r.field === 'metadata.namespace');
     const prefix = namespace === undefined ? undefined : orderedKey(namespace, '');
     const limit = options.limit ?? Infinity;
     const items: CachedObject[] = [];
@@ -222,7 +270,8 @@ export class ObjectCache {
       const object = this.#byKey.get(key)!;
       fetched++;
       if (labelSelector?.length && !matchesLabels(labelSelector, object.labels)) continue;
-      if (fieldSelector?.length && !matchesFields(fieldSelector, object.fields)) continue;
+      if (fieldSelector?.length && !matchesFields(fieldSelector, byKey ? { ...object.fields, 'metadata.namespace': object.namespace } : object.fields))
+        continue;
       if (items.length < limit) {
         items.push(object);
         continue;

@@ -20,13 +20,12 @@ export interface ObjectRowKey {
   readonly name: string;
 }
 
+/** The statement of a read by key: one row of the primary key (exported for the test that reads its plan). */
+export const readObjectStatement = 'SELECT object FROM cairn_objects WHERE resource = $1 AND namespace = $2 AND name = $3';
+
 /** The object in the row, or undefined when there is none: one prepared statement, no query builder. */
 export async function readObject(database: Database, at: ObjectRowKey): Promise<StoredObject | undefined> {
-  const rows = await database.query(
-    'SELECT object FROM cairn_objects WHERE resource = $1 AND namespace = $2 AND name = $3',
-    [at.resource, encodeText(at.namespace), encodeText(at.name)],
-    'cairn-read-object',
-  );
+  const rows = await database.query(readObjectStatement, [at.resource, encodeText(at.namespace), encodeText(at.name)], 'cairn-read-object');
   return rows[0]?.object as StoredObject | undefined;
 }
 
@@ -69,15 +68,27 @@ export async function countStaleRows(db: Queryable, resource: string, apiVersion
 
 const noLabels = Object.freeze({});
 
+/** How many objects `resource` has: the counts kept per namespace (migration 0005), not a count of its rows. */
+export async function countObjectsOf(db: Queryable, resource: string): Promise<number> {
+  const row = await db
+    .selectFrom('cairn_object_counts')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('count'), sql<string>`0`).as('count'))
+    .where('resource', '=', resource)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 /**
  * Every object of `resource`, frozen, with the resourceVersion they are exactly at:
  * one snapshot transaction, which holds every write up to the counter it reads and
- * none after (writes commit in resourceVersion order). What an object cache loads.
+ * none after (writes commit in resourceVersion order). What an object cache loads;
+ * undefined, having read no object, when there are more than `limit`.
  */
-export async function loadObjects(database: Database, resource: string): Promise<ObjectSnapshot> {
+export async function loadObjects(database: Database, resource: string, limit: number): Promise<ObjectSnapshot | undefined> {
   return database.transaction(
     async (trx) => {
       const resourceVersion = await readCurrentResourceVersion(trx);
+      if ((await countObjectsOf(trx, resource)) > limit) return undefined;
       const rows = await trx
         .selectFrom('cairn_objects')
         .select(['namespace', 'name', 'fields', sql<unknown>`object`.as('object')])

@@ -51,11 +51,19 @@ export interface LogLinesTable {
   line: string;
 }
 
+/** How many objects each resource has in each namespace, kept by triggers on the object table (migration 0005). */
+export interface ObjectCountsTable {
+  resource: string;
+  namespace: string;
+  count: Int8;
+}
+
 /** The database schema. */
 export interface StorageSchema {
   cairn_objects: ObjectsTable;
   cairn_events: EventsTable;
   cairn_log_lines: LogLinesTable;
+  cairn_object_counts: ObjectCountsTable;
   cairn_resource_version: { id: number; current: Int8 };
   cairn_compaction: { id: number; compacted: Int8 };
 }

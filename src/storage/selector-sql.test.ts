@@ -39,10 +39,14 @@ beforeAll(async () => {
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('labels', 'jsonb', (c) => c.notNull())
     .addColumn('fields', 'jsonb', (c) => c.notNull())
+    // What a key column holds: the namespace field's value, '' for none (a cluster-scoped object).
+    .addColumn('namespace', 'text', (c) => c.notNull())
     .execute();
   await db
     .insertInto('t')
-    .values(rows.map((r) => ({ id: r.id, labels: JSON.stringify(r.labels), fields: JSON.stringify(r.fields) })))
+    .values(
+      rows.map((r) => ({ id: r.id, labels: JSON.stringify(r.labels), fields: JSON.stringify(r.fields), namespace: r.fields['metadata.namespace'] ?? '' })),
+    )
     .execute();
 });
 
@@ -143,6 +147,17 @@ describe('generated SQL', () => {
     expect(compiled.sql).not.toMatch(/"b"|'b'|"d"|'d'/);
     expect(compiled.parameters.join(' ')).toContain('DROP');
   });
+
+  it('uses the operators a GIN index serves: @> for values, ? for keys', () => {
+    const compiled = db
+      .selectFrom('t')
+      .select('id')
+      .where(labelSelectorSql(parseLabelSelector('a=b,c in (d,e),f,!g,h!=i')))
+      .compile();
+    expect(compiled.sql.match(/@>/g)).toHaveLength(4);
+    expect(compiled.sql.match(/ \? /g)).toHaveLength(2);
+    expect(compiled.sql).not.toContain('->>');
+  });
 });
 
 // Keys, values and fields drawn from the rows' vocabulary so that generated selectors both hit and miss.
@@ -176,6 +191,14 @@ describe('SQL and in-memory matching agree on generated selectors', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fieldRequirement, { maxLength: 3 }), async (selector) => {
         expect(await selectIds(fieldSelectorSql(selector))).toEqual(fieldIds(selector));
+      }),
+    );
+  });
+
+  it('for field selectors reading the namespace from the key’s column', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fieldRequirement, { maxLength: 3 }), async (selector) => {
+        expect(await selectIds(fieldSelectorSql(selector, 'fields', 'namespace'))).toEqual(fieldIds(selector));
       }),
     );
   });

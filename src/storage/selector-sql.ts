@@ -1,12 +1,13 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { FieldRequirement, FieldSelector } from '../machinery/selectors/field-selector.js';
 import { parseInt64, type LabelRequirement, type LabelSelector } from '../machinery/selectors/label-selector.js';
-import { encodeJsonb } from './stored-text.js';
+import { encodeJsonb, encodeText } from './stored-text.js';
 
 /**
  * A PostgreSQL condition equivalent to `matchesLabels(selector, row.labels)`, for a `jsonb`
  * column holding a string→string object (`{}` when there are no labels). Every value is a
- * bound parameter. Equality tests use `@>` so a GIN index on the column can serve them.
+ * bound parameter. Each requirement is written with the operators a GIN index on the
+ * column (`jsonb_ops`, migration 0005) serves: `@>` for equality, `?` for existence.
  *
  * @example
  * db.selectFrom('objects').selectAll().where(labelSelectorSql(parseLabelSelector('app=web')))
@@ -19,13 +20,21 @@ export function labelSelectorSql(selector: LabelSelector, column = 'labels'): Ra
 /**
  * A PostgreSQL condition equivalent to `matchesFields(selector, row.fields)`, for a `jsonb`
  * column mapping selectable field paths to strings. An absent field compares as `''`.
+ * With `namespaceColumn`, `metadata.namespace` is compared with that column, the key's,
+ * which the primary key indexes (every namespaced kind selects on it, as kube's generic
+ * store does, and it holds what that field holds); other fields are compared with `@>`,
+ * which a GIN index on the column (`jsonb_path_ops`, migration 0005) serves.
  *
  * @example
  * db.selectFrom('objects').selectAll().where(fieldSelectorSql(parseFieldSelector('metadata.name!=x')))
  */
-export function fieldSelectorSql(selector: FieldSelector, column = 'fields'): RawBuilder<boolean> {
+export function fieldSelectorSql(selector: FieldSelector, column = 'fields', namespaceColumn?: string): RawBuilder<boolean> {
   const col = sql.ref(column);
-  return conjunction(selector.map((r) => fieldRequirementSql(r, col)));
+  return conjunction(
+    selector.map((r) =>
+      namespaceColumn !== undefined && r.field === 'metadata.namespace' ? keyRequirementSql(r, sql.ref(namespaceColumn)) : fieldRequirementSql(r, col),
+    ),
+  );
 }
 
 /** AND of the parts; `true` for none, the empty selector. */
@@ -55,9 +64,9 @@ function labelRequirementSql({ key, operator, values }: LabelRequirement, col: R
     case 'notin':
       return sql<boolean>`(NOT ${anyOf()})`;
     case 'exists':
-      return sql<boolean>`(${value} IS NOT NULL)`;
+      return sql<boolean>`(${col} ? ${key}::text)`;
     case '!':
-      return sql<boolean>`(${value} IS NULL)`;
+      return sql<boolean>`(NOT ${col} ? ${key}::text)`;
     case 'gt':
     case 'lt': {
       const bound = parseInt64(values[0] ?? '');
@@ -81,4 +90,11 @@ function fieldRequirementSql({ field, operator, value }: FieldRequirement, col: 
   }
   const actual = sql`coalesce(${col} ->> ${field}::text, '')`;
   return operator === '=' ? sql<boolean>`(${actual} = '')` : sql<boolean>`(${actual} <> '')`;
+}
+
+/** A requirement on a key column (stored text, never NUL: stored-text.ts). */
+function keyRequirementSql({ operator, value }: FieldRequirement, col: RawBuilder<unknown>): RawBuilder<boolean> {
+  // No key holds NUL, so a value with one equals none, as in fieldRequirementSql.
+  if (value.includes('\0')) return operator === '=' ? sql<boolean>`false` : sql<boolean>`true`;
+  return operator === '=' ? sql<boolean>`(${col} = ${encodeText(value)})` : sql<boolean>`(${col} <> ${encodeText(value)})`;
 }

@@ -1,8 +1,10 @@
 /**
  * The ObjectStore on a Database (PGlite or PostgreSQL): the writer loop that commits
  * writes in batches, the watch cache fed by this process's commits and by the
- * event-log poller, the current objects of each resource kept from the same events,
- * the wake-ups of log followers, compaction, and one SqlResourceStorage per resource.
+ * event-log poller, the current objects of each resource kept from the same events
+ * (where the object cache is on, up to its bound), the wake-ups of log followers,
+ * compaction, and one SqlResourceStorage per resource, decorated by a {@link Cacher}
+ * where the object cache is on.
  */
 import { randomUUID } from 'node:crypto';
 import { CoalescedNotify } from './coalesced-notify.js';
@@ -11,12 +13,14 @@ import { compactEvents, readCompactedResourceVersion, readCurrentResourceVersion
 import { LogWakeups } from './log-wakeups.js';
 import type { Compaction, FieldsOf, ObjectStore, ResourceStorage, StorageVersioning } from './interfaces.js';
 import { ordersByCodePoint } from './key-order.js';
+import { Cacher } from './cacher.js';
 import { ObjectCache } from './object-cache.js';
 import { loadObjects } from './object-rows.js';
 import { SqlResourceStorage } from './sql-resource-storage.js';
 import { classifyDatabaseError, StorageError } from './storage-error.js';
 import { cacheReadWaits } from './cache-read-waits.js';
 import { ResourceReadStats, type StoreStats } from './store-stats.js';
+import { VersionDecoder } from './version-decoder.js';
 import { WatchCache } from './watch-cache.js';
 import { WriteBatcher, type CommittedBatch } from './write-batcher.js';
 
@@ -47,7 +51,23 @@ export interface SqlObjectStoreOptions {
    * is current unless a poll is under way (after a batch whose outcome is unknown).
    */
   readonly exclusiveWriter?: boolean;
+  /**
+   * The most objects of one resource the object cache holds in memory: a resource with
+   * more is read from the database, by index, as with no cache at all. 0 turns the
+   * cache off. Default {@link defaultObjectCacheSize}.
+   */
+  readonly objectCacheSize?: number;
+  /** How long after finding a resource over the bound the object cache counts it again; default 30 s. */
+  readonly objectCacheRetryMs?: number;
 }
+
+/**
+ * The object cache's default bound, per resource: about 50 MiB of objects (some 5 KiB
+ * each in the heap). It keeps what is small in memory (RunnerClasses, which admission
+ * reads at every Pipeline write; everything, on a small installation) and leaves a
+ * resource with more to the database, whose indexed reads meet the same targets.
+ */
+export const defaultObjectCacheSize = 10_000;
 
 const pollBatch = 1000;
 const retryPollMs = 500;
@@ -73,7 +93,8 @@ export class SqlObjectStore implements ObjectStore {
   readonly #database: Database;
   readonly #cache: WatchCache;
   readonly #options: SqlObjectStoreOptions;
-  readonly #storages = new Map<string, SqlResourceStorage>();
+  readonly #storages = new Map<string, ResourceStorage>();
+  readonly #sqlStorages = new Set<SqlResourceStorage>();
   readonly #eventsNotify: CoalescedNotify;
   readonly #logWakeups = new LogWakeups();
   readonly #logsNotify: CoalescedNotify;
@@ -141,25 +162,41 @@ export class SqlObjectStore implements ObjectStore {
   forResource(resource: string, fieldsOf: FieldsOf, versioning?: StorageVersioning): ResourceStorage {
     let storage = this.#storages.get(resource);
     if (!storage) {
-      const objects = new ObjectCache({ load: () => loadObjects(this.#database, resource), newest: () => this.#cache.newest });
-      const stats = new ResourceReadStats();
-      this.#objects.set(resource, objects);
-      this.#readStats.set(resource, stats);
-      storage = new SqlResourceStorage({
+      const sqlStorage = new SqlResourceStorage({
         resource,
         fieldsOf,
         versioning,
         database: this.#database,
         cache: this.#cache,
-        objects,
-        pagesFromCache: this.#codePointOrder,
-        catchUp: () => this.#catchUp(),
-        compacted: () => this.#compacted,
-        stats,
         writes: this.#writes,
         logWakeups: this.#logWakeups,
         logNotify: this.#logsNotify,
       });
+      this.#sqlStorages.add(sqlStorage);
+      storage = sqlStorage;
+      const capacity = this.#options.objectCacheSize ?? defaultObjectCacheSize;
+      if (capacity > 0) {
+        const objects = new ObjectCache({
+          load: (limit) => loadObjects(this.#database, resource, limit),
+          newest: () => this.#cache.newest,
+          capacity,
+          retryMs: this.#options.objectCacheRetryMs,
+        });
+        const stats = new ResourceReadStats();
+        this.#objects.set(resource, objects);
+        this.#readStats.set(resource, stats);
+        const decoder = new VersionDecoder(versioning);
+        storage = new Cacher({
+          resource,
+          storage: sqlStorage,
+          objects,
+          catchUp: () => this.#catchUp(),
+          decode: (object) => decoder.decodeShared(object),
+          pagesFromCache: this.#codePointOrder,
+          compacted: () => this.#compacted,
+          stats,
+        });
+      }
       this.#storages.set(resource, storage);
     }
     return storage;
@@ -211,7 +248,7 @@ export class SqlObjectStore implements ObjectStore {
     clearTimeout(this.#retryTimer);
     await Promise.all([this.#eventsNotify.close(), this.#logsNotify.close()]);
     await Promise.all(this.#unlisten.map((unlisten) => unlisten()));
-    for (const storage of this.#storages.values()) storage.stopWatchers();
+    for (const storage of this.#sqlStorages) storage.stopWatchers();
     this.#cache.close();
     this.#failSyncs(new StorageError('Unavailable', 'the object store is closed'));
     if (stores.get(this.#database) === this) stores.delete(this.#database);

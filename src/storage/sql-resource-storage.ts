@@ -3,9 +3,9 @@
  * log in the same transaction, and the logs of its objects. Writes are optimistic:
  * what computes or checks the new state runs after a plain read, with nothing held,
  * and the write joins the store's next batch ({@link WriteBatcher}), which applies it
- * only if the object is still as read. Gets and lists are served from the resource's
- * object cache where kube's cacher would serve them, and from the tables otherwise
- * ({@link CachedReads}).
+ * only if the object is still as read. Every get and list is read from the tables, by
+ * index (a get by its primary key, a list one keyed page at a time: snapshot-list.ts);
+ * the {@link Cacher} decorates it with the object cache where that is on.
  */
 import type { Transaction } from 'kysely';
 import { deepCopy, deepFreeze, jsonEqual, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
@@ -14,7 +14,6 @@ import type { Database } from './database.js';
 import { readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
 import type { LogWakeups } from './log-wakeups.js';
 import { countStaleRows, lockObject, readObject, readStaleKeys, type ObjectRowKey } from './object-rows.js';
-import { CachedReads } from './cached-reads.js';
 import type {
   DeletePrecondition,
   FieldsOf,
@@ -33,11 +32,9 @@ import type {
   UpdateResult,
 } from './interfaces.js';
 import type { StorageSchema, StringMap } from './schema.js';
-import type { ObjectCache } from './object-cache.js';
-import { readSnapshotPage } from './snapshot-list.js';
+import { readSnapshotPage, type PageItem } from './snapshot-list.js';
 import { classifyDatabaseError, keyExists, keyNotFound, StorageError, tooLarge, tooOld } from './storage-error.js';
-import type { ResourceReadStats } from './store-stats.js';
-import { encodeJsonb } from './stored-text.js';
+import { decodeJsonbText, decodeText, encodeJsonb } from './stored-text.js';
 import type { WatchCache } from './watch-cache.js';
 import { EventLogWatcher } from './event-log-watcher.js';
 import { SqlLogStorage } from './sql-log-storage.js';
@@ -53,16 +50,6 @@ export interface SqlResourceStorageOptions {
   readonly versioning?: StorageVersioning;
   readonly database: Database;
   readonly cache: WatchCache;
-  /** This resource's current objects, kept from the watch cache: what gets and lists read when they may. */
-  readonly objects: ObjectCache;
-  /** Whether lists served from `objects` may be paged (the database orders keys as the cache does). */
-  readonly pagesFromCache: boolean;
-  /** Resolves once the watch cache holds every commit made before the call (a consistent read's wait). */
-  readonly catchUp: () => Promise<void>;
-  /** The newest resourceVersion the event log is known to be compacted through. */
-  readonly compacted: () => bigint;
-  /** Where its reads are counted. */
-  readonly stats: ResourceReadStats;
   /** The store's writer loop, which every write of every resource joins. */
   readonly writes: WriteBatcher;
   /** The followers of logs in this process. */
@@ -90,21 +77,12 @@ function withoutResourceVersion(object: KubeObject): KubeObject {
 export class SqlResourceStorage implements ResourceStorage {
   readonly #o: SqlResourceStorageOptions;
   readonly #decoder: VersionDecoder;
-  readonly #reads: CachedReads;
   readonly #watchers = new Set<EventLogWatcher>();
   readonly logs: LogStorage;
 
   constructor(options: SqlResourceStorageOptions) {
     this.#o = options;
     this.#decoder = new VersionDecoder(options.versioning);
-    this.#reads = new CachedReads({
-      objects: options.objects,
-      catchUp: options.catchUp,
-      decode: (object) => this.#decoder.decodeShared(object),
-      pagesFromCache: options.pagesFromCache,
-      compacted: options.compacted,
-      stats: options.stats,
-    });
     this.logs = new SqlLogStorage({
       database: options.database,
       lockObject: (trx, key) => this.#lockCurrent(trx, key),
@@ -183,12 +161,23 @@ export class SqlResourceStorage implements ResourceStorage {
   }
 
   async get(key: StorageKey, options: GetOptions = {}): Promise<StoredObject> {
-    const object = await this.#reads.get(key, options.resourceVersion, async () => {
-      const row = await this.#readRow(key);
-      return row && this.#decoder.decode(row);
-    });
-    if (!object) throw keyNotFound(this.#describe(key));
-    return object;
+    const wanted = options.resourceVersion === undefined ? 0n : BigInt(options.resourceVersion);
+    if (wanted > 0n) {
+      // Not older than N: the row, read after the counter, is at least as new as the counter, which must have reached N.
+      const current = await this.#currentResourceVersion();
+      if (wanted > current) throw tooLarge(wanted.toString(), current.toString());
+    }
+    const row = await this.#readRow(key);
+    if (!row) throw keyNotFound(this.#describe(key));
+    return this.#decoder.decode(row);
+  }
+
+  async #currentResourceVersion(): Promise<bigint> {
+    try {
+      return await this.#o.database.run((db) => readCurrentResourceVersion(db));
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
   }
 
   async guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate, options: GuaranteedUpdateOptions = {}): Promise<UpdateResult> {
@@ -270,36 +259,55 @@ export class SqlResourceStorage implements ResourceStorage {
     return rv === undefined ? undefined : toStore(current, rv.toString());
   }
 
+  /**
+   * One page read from the database at one snapshot: the newest (not older than
+   * `notOlderThan`; `'0'` too, and its limit is kept: this page is a keyed read, not
+   * the whole resource), or exactly `resourceVersion`.
+   */
   list(namespace: string | undefined, request: ListRequest): Promise<ListResult> {
-    return this.#reads.list(namespace, request, () => this.#listFromDatabase(namespace, request));
+    return this.#page(namespace, request, false, (item) => this.#decoder.decode(item.object as StoredObject));
   }
 
-  /** A list read from the database at one snapshot: the newest (not older than `notOlderThan`), or exactly `resourceVersion`. */
-  async #listFromDatabase(namespace: string | undefined, request: ListRequest): Promise<ListResult> {
+  listJson(namespace: string | undefined, request: ListRequest): Promise<ListResult<string>> {
+    return this.#page(namespace, request, true, (item) => {
+      const text = decodeJsonbText(item.object as string);
+      // A row in an older version is converted, which needs its value; the others go out as read.
+      return this.#decoder.isStaleVersion(decodeText(item.apiVersion)) ? JSON.stringify(this.#decoder.decode(JSON.parse(text) as StoredObject)) : text;
+    });
+  }
+
+  /** A page of `list` or `listJson`, each row made an item by `item`. */
+  async #page<Item>(namespace: string | undefined, request: ListRequest, text: boolean, item: (row: PageItem) => Item): Promise<ListResult<Item>> {
     try {
-      return await this.#o.database.transaction(
-        async (trx) => {
-          const current = await readCurrentResourceVersion(trx);
-          const compacted = await readCompactedResourceVersion(trx);
-          if (request.notOlderThan !== undefined && BigInt(request.notOlderThan) > current) {
-            throw tooLarge(request.notOlderThan, current.toString());
-          }
-          const rv = request.resourceVersion === undefined ? current : BigInt(request.resourceVersion);
-          if (rv > current) throw tooLarge(rv.toString(), current.toString());
-          if (rv < compacted) throw tooOld(rv.toString(), compacted.toString());
-          const page = await readSnapshotPage(trx, {
-            resource: this.#o.resource,
-            namespace,
-            predicate: request.predicate,
-            resourceVersion: rv,
-            after: request.after,
-            limit: request.limit,
-            countRemaining: request.countRemaining,
-          });
-          return { ...page, items: page.items.map((item) => this.#decoder.decode(item)), resourceVersion: rv.toString() };
-        },
-        { snapshot: true },
+      let rv: bigint;
+      if (request.resourceVersion !== undefined) {
+        rv = BigInt(request.resourceVersion);
+      } else {
+        // The newest state, read first; the page's statement, a snapshot at least as new, reads the state at it.
+        rv = await this.#o.database.run((db) => readCurrentResourceVersion(db));
+        if (request.notOlderThan !== undefined && BigInt(request.notOlderThan) > rv) throw tooLarge(request.notOlderThan, rv.toString());
+      }
+      const page = await this.#o.database.run((db) =>
+        readSnapshotPage(db, {
+          resource: this.#o.resource,
+          namespace,
+          predicate: request.predicate,
+          resourceVersion: rv,
+          after: request.after,
+          limit: request.limit,
+          countRemaining: request.countRemaining,
+          text,
+        }),
       );
+      if (rv > page.current) throw tooLarge(rv.toString(), page.current.toString());
+      // Checked in the page's own snapshot: compaction deletes the log's prefix and moves this mark in one transaction.
+      if (rv < page.compacted) throw tooOld(rv.toString(), page.compacted.toString());
+      return {
+        items: page.items.map(item),
+        resourceVersion: rv.toString(),
+        ...(page.continueAfter ? { continueAfter: page.continueAfter } : {}),
+        ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}),
+      };
     } catch (error) {
       throw classifyDatabaseError(error);
     }

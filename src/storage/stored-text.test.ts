@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeJsonb, decodeText, encodeJsonb, encodeText, jsonbOid } from './stored-text.js';
+import { decodeJsonb, decodeJsonbText, decodeText, encodeJsonb, encodeText, jsonbOid } from './stored-text.js';
 
 // The characters that matter to the escaping, and a few that do not.
 const tricky = fc.string({ unit: fc.constantFrom('\u0000', '\u0001', '\\', 'u', '0', '1', 'a', '"', '\n', 'é'), maxLength: 12 });
@@ -15,6 +15,16 @@ describe('stored text', () => {
       fc.asyncProperty(fc.jsonValue({ maxDepth: 3, stringUnit: fc.constantFrom('\u0000', '\u0001', '\\', 'u', '0', '1', 'a', '"') }), async (value) => {
         const { rows } = await pglite.query<{ j: unknown }>('SELECT $1::jsonb AS j', [encodeJsonb(value)]);
         expect(rows[0].j).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives back the JSON text of any value read as jsonb text, without parsing it', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 3, stringUnit: fc.constantFrom('\u0000', '\u0001', '\\', 'u', '0', '1', 'a', '"') }), async (value) => {
+        const { rows } = await pglite.query<{ t: string }>('SELECT $1::jsonb::text AS t', [encodeJsonb(value)]);
+        expect(JSON.parse(decodeJsonbText(rows[0].t))).toEqual(JSON.parse(JSON.stringify(value)));
       }),
       { numRuns: 300 },
     );

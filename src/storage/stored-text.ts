@@ -36,8 +36,13 @@ export function encodeJsonb(value: unknown): string {
 
 /** The value of `jsonb` text as PostgreSQL prints it. */
 export function decodeJsonb(text: string): unknown {
-  if (!text.includes('\\u0001')) return JSON.parse(text);
-  return JSON.parse(text.replace(jsonEscapesToRead, (match, escaped: string) => (escaped === 'u00010' ? '\\u0000' : escaped === 'u00011' ? '\\u0001' : match)));
+  return JSON.parse(decodeJsonbText(text));
+}
+
+/** `jsonb` text as PostgreSQL prints it, made the JSON text of the value as written, without parsing it. */
+export function decodeJsonbText(text: string): string {
+  if (!text.includes('\\u0001')) return text;
+  return text.replace(jsonEscapesToRead, (match, escaped: string) => (escaped === 'u00010' ? '\\u0000' : escaped === 'u00011' ? '\\u0001' : match));
 }
 
 /** The PostgreSQL type oid of `jsonb`, whose parser both backends replace with {@link decodeJsonb}. */

@@ -20,7 +20,12 @@ export class VersionDecoder {
 
   /** Whether `object` was written in another version than the storage version. */
   isStale(object: StoredObject): boolean {
-    return this.#versioning !== undefined && object.apiVersion !== this.#versioning.apiVersion;
+    return this.isStaleVersion(String(object.apiVersion));
+  }
+
+  /** Whether an object encoded in `apiVersion` needs converting to the storage version. */
+  isStaleVersion(apiVersion: string): boolean {
+    return this.#versioning !== undefined && apiVersion !== this.#versioning.apiVersion;
   }
 
   /** `object` in the storage version: the same object, not a copy, when it already is (nearly every read). */

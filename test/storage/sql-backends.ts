@@ -1,7 +1,8 @@
 /**
  * The conformance factories of the SQL backends: a fresh database (PGlite in memory,
  * or a new PostgreSQL database on the test run's server), migrated, with a
- * SqlObjectStore on it.
+ * SqlObjectStore on it: plain SQL storage (`objectCacheSize: 0`), or decorated with an
+ * object cache of the bound given.
  */
 import { sql } from 'kysely';
 import type { Database } from '../../src/storage/database.js';
@@ -12,6 +13,11 @@ import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import type { ReplicaOptions, StorageBackend } from './conformance-support.js';
 
+/** How the store is opened: its object cache's bound per resource (0: none, every read is SQL). */
+export interface StoreOptions {
+  readonly objectCacheSize: number;
+}
+
 /** Closes stores before their databases, the newest first. */
 async function closeAll(opened: { database: Database; store: SqlObjectStore }[]): Promise<void> {
   for (const { database, store } of opened.reverse()) {
@@ -21,22 +27,22 @@ async function closeAll(opened: { database: Database; store: SqlObjectStore }[])
 }
 
 /** A SqlObjectStore on a fresh in-memory PGlite: one process, one connection, no replicas. */
-export async function openPGliteStorage(): Promise<StorageBackend> {
+export async function openPGliteStorage(options: StoreOptions): Promise<StorageBackend> {
   const database = await PGliteDatabase.open();
   await migrateToLatest(database);
-  const store = await SqlObjectStore.open(database);
+  const store = await SqlObjectStore.open(database, options);
   return { store, close: () => closeAll([{ database, store }]) };
 }
 
 /** A SqlObjectStore on a fresh PostgreSQL database; replicas open further stores on it. Call it in `beforeAll`. */
-export async function openPostgresStorage(): Promise<StorageBackend> {
+export async function openPostgresStorage(options: StoreOptions): Promise<StorageBackend> {
   const connectionString = await testDatabaseUrl();
   const opened: { database: Database; store: SqlObjectStore }[] = [];
-  const open = async (options: ReplicaOptions = {}): Promise<{ database: Database; store: SqlObjectStore }> => {
-    const database = new PostgresDatabase({ connectionString, maxConnections: options.maxConnections });
+  const open = async (replica: ReplicaOptions = {}): Promise<{ database: Database; store: SqlObjectStore }> => {
+    const database = new PostgresDatabase({ connectionString, maxConnections: replica.maxConnections });
     try {
       if (opened.length === 0) await migrateToLatest(database);
-      const store = await SqlObjectStore.open(database, { watchCacheCapacity: options.watchCacheCapacity });
+      const store = await SqlObjectStore.open(database, { ...options, watchCacheCapacity: replica.watchCacheCapacity });
       opened.push({ database, store });
       return { database, store };
     } catch (error) {
@@ -47,7 +53,7 @@ export async function openPostgresStorage(): Promise<StorageBackend> {
   const main = await open();
   return {
     store: main.store,
-    openReplica: async (options) => (await open(options)).store,
+    openReplica: async (replica) => (await open(replica)).store,
     idleInTransaction: async () => {
       const { rows } = await main.database.run((db) =>
         sql<{ sessions: number }>`

@@ -5,6 +5,7 @@
  * backends, with the test-only widgets.test group (v1 hub, v2 with spec.replicas).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoredObject } from '../../src/machinery/meta/object.js';
 import { parseFieldSelector } from '../../src/machinery/selectors/field-selector.js';
 import { resourceStorage, storageName, storageVersioningOf } from '../../src/registry/resource-storage.js';
 import type { Database } from '../../src/storage/database.js';
@@ -36,6 +37,8 @@ describe.each(Object.keys(opens))('objects stored in an older version, on %s', (
   let database: Database;
   let store: SqlObjectStore;
   let storage: ResourceStorage;
+  /** The same resource with no object cache: every read from SQL. */
+  let uncached: SqlObjectStore;
   const resource = storageName(widgets);
 
   beforeAll(async () => {
@@ -44,9 +47,11 @@ describe.each(Object.keys(opens))('objects stored in an older version, on %s', (
     // Rows written behind storage's back reach its watch cache by the safety poll: a short one keeps the watch tests quick.
     store = await SqlObjectStore.open(database, { safetyPollMs: 50 });
     storage = resourceStorage(store, widgets);
+    uncached = await SqlObjectStore.open(database, { safetyPollMs: 50, objectCacheSize: 0 });
   });
 
   afterAll(async () => {
+    await uncached?.close();
     await store?.close();
     await database?.close();
   });
@@ -62,6 +67,10 @@ describe.each(Object.keys(opens))('objects stored in an older version, on %s', (
     expect(got.metadata.resourceVersion).toBe(written.metadata.resourceVersion);
     const listed = await storage.list('ns', { predicate: {} });
     expect(listed.items.find((item) => item.metadata.name === 'read')).toMatchObject(inStorageVersion);
+    for (const read of [storage, resourceStorage(uncached, widgets)]) {
+      const texts = (await read.listJson('ns', { predicate: {} })).items.map((text) => JSON.parse(text) as StoredObject);
+      expect(texts.find((item) => item.metadata.name === 'read')).toMatchObject(inStorageVersion);
+    }
     const [event] = await collect(watcher, 1);
     expect(event).toMatchObject({ type: 'ADDED', object: inStorageVersion, resourceVersion: written.metadata.resourceVersion });
     // A converted event object is shared by the watchers like any other: frozen.

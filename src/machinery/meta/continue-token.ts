@@ -2,7 +2,10 @@
  * Continue tokens of paginated lists, in kube-apiserver's format: base64url of
  * `{"v":"meta.k8s.io/v1","rv":<resourceVersion>,"start":"<key>\u0000"}`. `start`
  * sorts right after the last key returned; `rv` is the snapshot the pages are
- * read at, or -1 for a token that continues from the newest state.
+ * read at, or -1 for a token that continues from the newest state. Cairn adds
+ * `"remaining"`, the page's `remainingItemCount`, when it gave one: the next page of
+ * the same snapshot has that many items after its start, and so knows its own count
+ * without reading the rest (kube's decoder ignores fields it does not know).
  */
 import { badRequest } from '../errors.js';
 
@@ -13,6 +16,8 @@ export interface ContinuePosition {
   /** The key of the last item already returned. */
   readonly namespace: string;
   readonly name: string;
+  /** How many items of the snapshot follow the key, when the page that handed out the token counted them. */
+  readonly remainingItemCount?: number;
 }
 
 const tokenVersion = 'meta.k8s.io/v1';
@@ -20,7 +25,8 @@ const tokenVersion = 'meta.k8s.io/v1';
 /** Encodes a continue token. */
 export function encodeContinue(position: ContinuePosition): string {
   const rv = position.resourceVersion === undefined ? -1 : Number(position.resourceVersion);
-  const json = `{"v":"${tokenVersion}","rv":${rv},"start":${JSON.stringify(`${position.namespace}/${position.name}\u0000`)}}`;
+  const remaining = position.remainingItemCount === undefined ? '' : `,"remaining":${position.remainingItemCount}`;
+  const json = `{"v":"${tokenVersion}","rv":${rv},"start":${JSON.stringify(`${position.namespace}/${position.name}\u0000`)}${remaining}}`;
   return Buffer.from(json, 'utf8').toString('base64url');
 }
 
@@ -58,11 +64,14 @@ export function decodeContinue(token: string): ContinuePosition {
     // kube quotes Go's JSON decoder here, which Cairn's parser does not word alike.
     throw invalid(': the decoded token is not JSON');
   }
-  const { v, rv, start } = (parsed ?? {}) as { v?: unknown; rv?: unknown; start?: unknown };
+  const { v, rv, start, remaining } = (parsed ?? {}) as { v?: unknown; rv?: unknown; start?: unknown; remaining?: unknown };
   if (v !== tokenVersion) throw invalid(`: server does not recognize this encoded version ${typeof v === 'string' ? v : ''}`);
   if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || rv < -1 || rv === 0)
     throw invalid(': incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   if (typeof start !== 'string' || start === '') throw invalid(': encoded start key empty (version meta.k8s.io/v1)');
+  // Cairn's own field (kube's tokens are opaque to clients): the count the first page carried.
+  if (remaining !== undefined && (typeof remaining !== 'number' || !Number.isSafeInteger(remaining) || remaining < 0))
+    throw invalid(': encoded remaining item count is not valid');
   // Cairn's keys are `namespace/name` and NUL, as it writes them; kube names any other key as it was sent.
   const key = start.slice(0, -1);
   const slash = key.indexOf('/');
@@ -71,5 +80,6 @@ export function decodeContinue(token: string): ContinuePosition {
     resourceVersion: rv === -1 ? undefined : String(rv),
     namespace: key.slice(0, slash),
     name: key.slice(slash + 1),
+    ...(remaining !== undefined ? { remainingItemCount: remaining } : {}),
   };
 }

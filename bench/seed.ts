@@ -1,0 +1,154 @@
+/**
+ * Seeding a database with Pipelines for the scale measurements: rows as the API writes
+ * them (each object its own resourceVersion, its row in `cairn_objects` and its ADDED
+ * event in `cairn_events`, the resourceVersion counter moved past them), in batches of
+ * thousands per statement instead of one create per request (a million creates through
+ * the API take hours; this takes minutes).
+ *
+ * Every object is a copy of one template Pipeline the API wrote (see seed-command.ts),
+ * with its own name, namespace, uid and resourceVersion, and labels and fields chosen so
+ * each selector of {@link seededSelectors} matches about 0.1 % of the objects, spread
+ * evenly over the namespaces and over key order. Objects are written namespace after
+ * namespace in turn (object `i` in namespace `i mod namespaces`), so the table's physical
+ * order is creation order, not key order, as on a server that took creates over time.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { pipelines } from '../src/apis/cairn/pipelines.js';
+import type { KubeObject } from '../src/machinery/meta/object.js';
+import { storageName } from '../src/registry/resource-storage.js';
+import type { Database } from '../src/storage/database.js';
+import { encodeJsonb } from '../src/storage/stored-text.js';
+
+/** How many Pipelines, over how many namespaces. */
+export interface SeedShape {
+  readonly count: number;
+  readonly namespaces: number;
+}
+
+/** The namespace of the `i`th seeded Pipeline. */
+export const seedNamespace = (i: number, shape: SeedShape): string => `seed-${String(i % shape.namespaces).padStart(3, '0')}`;
+
+/** The name of the `i`th seeded Pipeline (unique within its namespace, and across namespaces too). */
+export const seedName = (i: number): string => `p-${String(i).padStart(8, '0')}`;
+
+/** Which of 1,000 classes object `i` falls in: a hash (murmur3's finalizer), so classes are spread over names and namespaces alike. */
+function seedClass(i: number): number {
+  let h = i ^ (i >>> 16);
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return (h >>> 0) % 1000;
+}
+
+/** Label and field selectors that each match about 1 object in 1,000 (each operator kube has, and each selectable field). */
+export const seededSelectors = {
+  label: {
+    equals: 'shard=s7',
+    notEquals: 'track!=stable',
+    in: 'shard in (s7,s-none)',
+    notIn: 'track notin (stable,beta)',
+    exists: 'experiment',
+    doesNotExist: '!owner',
+  },
+  field: {
+    runnerClassName: 'spec.runnerClassName=gpu',
+    phase: 'status.phase=Failed',
+    phaseNotEquals: 'status.phase!=Running',
+  },
+} as const;
+
+/**
+ * The `i`th Pipeline: the template with its own key, uid and resourceVersion, and the
+ * labels, runner class and phase that make the selectors of {@link seededSelectors} match.
+ */
+export function seededPipeline(template: KubeObject, i: number, shape: SeedShape, resourceVersion: bigint): KubeObject {
+  const c = seedClass(i);
+  const { owner: _owner, experiment: _experiment, ...labels } = template.metadata?.labels ?? {};
+  const spec = (template.spec ?? {}) as Record<string, unknown>;
+  const status = (template.status ?? {}) as Record<string, unknown>;
+  return {
+    ...template,
+    metadata: {
+      ...template.metadata,
+      name: seedName(i),
+      namespace: seedNamespace(i, shape),
+      uid: randomUUID(),
+      resourceVersion: resourceVersion.toString(),
+      labels: {
+        ...labels,
+        shard: `s${c}`,
+        track: c === 0 ? 'canary' : 'stable',
+        ...(c === 1 ? { experiment: 'x' } : {}),
+        ...(c === 2 ? {} : { owner: 'team-a' }),
+      },
+    },
+    spec: { ...spec, runnerClassName: c === 3 ? 'gpu' : 'standard' },
+    status: { ...status, phase: c === 4 ? 'Failed' : 'Running' },
+  };
+}
+
+/** One batch: its rows and events in one statement, the counter in the same transaction. */
+const insertBatch = (rows: string, resource: string, through: bigint) => sql`
+  WITH r AS MATERIALIZED (
+    SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS r(rv bigint, ns text, n text, uid text, av text, l jsonb, f jsonb, o jsonb)
+  ), objects AS (
+    INSERT INTO cairn_objects (resource, namespace, name, uid, resource_version, api_version, labels, fields, object)
+    SELECT ${resource}, ns, n, uid, rv, av, l, f, o FROM r
+  ), counter AS (
+    UPDATE cairn_resource_version SET current = ${through.toString()}::bigint WHERE id = 1
+  )
+  INSERT INTO cairn_events (resource_version, resource, namespace, name, type, labels, fields, object)
+  SELECT rv, ${resource}, ns, n, 'ADDED', l, f, o FROM r`;
+
+/** Options of {@link seedPipelines}. */
+export interface SeedOptions extends SeedShape {
+  /** The Pipeline every object copies, as the API stored it. */
+  readonly template: KubeObject;
+  /** Objects per statement; default 2,000. */
+  readonly batch?: number;
+  /** Told how many objects are written so far, after each batch. */
+  readonly onProgress?: (written: number) => void;
+}
+
+/** What a seeding wrote. */
+export interface Seeded {
+  /** The resourceVersion of the first and the last object written. */
+  readonly first: bigint;
+  readonly last: bigint;
+}
+
+/**
+ * Writes `count` Pipelines into a migrated database no server is using, after its newest
+ * resourceVersion, then has the planner's statistics gathered (PGlite runs no autovacuum).
+ */
+export async function seedPipelines(database: Database, options: SeedOptions): Promise<Seeded> {
+  const resource = storageName(pipelines);
+  const batch = options.batch ?? 2000;
+  const start = await database.run(async (db) =>
+    BigInt((await db.selectFrom('cairn_resource_version').select('current').where('id', '=', 1).executeTakeFirstOrThrow()).current),
+  );
+  for (let from = 0; from < options.count; from += batch) {
+    const to = Math.min(options.count, from + batch);
+    const rows: string[] = [];
+    for (let i = from; i < to; i++) {
+      const rv = start + BigInt(i) + 1n;
+      const object = seededPipeline(options.template, i, options, rv);
+      const fields = pipelines.strategy.selectableFields(object);
+      const row = {
+        rv: rv.toString(),
+        ns: object.metadata!.namespace,
+        n: object.metadata!.name,
+        uid: object.metadata!.uid,
+        av: object.apiVersion,
+      };
+      // The object's text embedded as it is, as the write batch embeds it.
+      rows.push(`${JSON.stringify(row).slice(0, -1)},"l":${encodeJsonb(object.metadata!.labels)},"f":${encodeJsonb(fields)},"o":${encodeJsonb(object)}}`);
+    }
+    await database.transaction((trx) => insertBatch(`[${rows.join(',')}]`, resource, start + BigInt(to)).execute(trx));
+    options.onProgress?.(to);
+  }
+  await database.run((db) => sql`ANALYZE`.execute(db));
+  return { first: start + 1n, last: start + BigInt(options.count) };
+}
