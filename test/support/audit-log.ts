@@ -8,10 +8,14 @@ import { eventually } from './eventually.js';
 /** An `audit.k8s.io/v1` Event as read from the log. */
 export type LoggedAuditEvent = Record<string, any>;
 
-/** Every event in the log at `path`, in order; none when it does not exist yet. */
+/**
+ * Every event in the log at `path`, in order; none when it does not exist yet. A line the
+ * server is still writing (a large event is written in several chunks) is not one yet.
+ */
 export async function readAuditLog(path: string): Promise<LoggedAuditEvent[]> {
   const text = await readFile(path, 'utf8').catch(() => '');
   return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as LoggedAuditEvent);
