@@ -8,7 +8,7 @@
  * every read with the same semantics, at index speed.
  */
 import type { KubeObject, StoredObject } from '../machinery/meta/object.js';
-import { CachedReads } from './cached-reads.js';
+import { CachedReads, type CachedReadsOptions } from './cached-reads.js';
 import type {
   DeletePrecondition,
   GetOptions,
@@ -24,28 +24,14 @@ import type {
   TryUpdate,
   UpdateResult,
 } from './interfaces.js';
-import type { ObjectCache } from './object-cache.js';
 import { keyNotFound, StorageError } from './storage-error.js';
-import type { ResourceReadStats } from './store-stats.js';
 
-/** What a Cacher is made of. */
-export interface CacherOptions {
+/** What a Cacher is made of: what its {@link CachedReads} are, and the resource and storage it decorates. */
+export interface CacherOptions extends CachedReadsOptions {
   /** The resource (`pipelines.cairn.dev`), for errors. */
   readonly resource: string;
   /** The storage it decorates: what writes, watches, and reads the cache cannot serve. */
   readonly storage: ResourceStorage;
-  /** The resource's current objects, kept from the watch cache's appends. */
-  readonly objects: ObjectCache;
-  /** Resolves once the watch cache holds every commit made before the call (a consistent read's wait). */
-  readonly catchUp: () => Promise<void>;
-  /** An object of the cache as readers get it (in the storage version), frozen. */
-  readonly decode: (object: StoredObject) => StoredObject;
-  /** Whether the cache may hand out continue tokens (the database orders keys as it does). */
-  readonly pagesFromCache: boolean;
-  /** The newest resourceVersion the event log is known to be compacted through. */
-  readonly compacted: () => bigint;
-  /** Where its reads are counted. */
-  readonly stats: ResourceReadStats;
 }
 
 /** A ResourceStorage whose reads come from an object cache where they may. */
