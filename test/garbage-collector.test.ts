@@ -215,3 +215,37 @@ describe('the garbage collector', () => {
     });
   });
 });
+
+describe('the garbage collector’s lists, in pages of two', () => {
+  const server = sharedTestServer({ backend: 'pglite' });
+
+  it('reads every object of a collection larger than a page before it is synced, and collects from what it read', async () => {
+    const owner = (await server().request('POST', runnerClasses, { body: runnerClass('paged-owner') })).json;
+    const dangling = { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', name: 'paged-gone', uid: '00000000-0000-4000-8000-000000000005' };
+    // Seven Pipelines, four pages: the last, whose only owner never existed, is in the last page.
+    for (let n = 0; n < 7; n++) {
+      const references = n === 6 ? [dangling] : [referenceTo(owner)];
+      const created = await server().request('POST', pipelines('paged'), {
+        body: { ...pipeline(`paged-${n}`), metadata: { name: `paged-${n}`, ownerReferences: references } },
+      });
+      expect(created.status, created.text).toBe(201);
+    }
+    const classes = (await server().request('GET', runnerClasses)).json.items.length;
+    const client = createCairnClient(await loadKubeconfig(server().kubeconfigPath));
+    const collector = startGarbageCollector(client, { listPageSize: 2, watchTimeoutSeconds: 2 });
+    try {
+      await collector.synced;
+      // Before any watch event, the graph holds what the paged lists read: every Pipeline and RunnerClass.
+      expect(collector.graphSize()).toBe(7 + classes);
+      await eventually(
+        'paged-6, owned by nothing that exists, is collected',
+        10_000,
+        async () => (await server().request('GET', `${pipelines('paged')}/paged-6`)).status === 404,
+      );
+      expect((await server().request('GET', `${pipelines('paged')}/paged-0`)).status).toBe(200);
+    } finally {
+      await collector.stop();
+      client.close();
+    }
+  });
+});

@@ -22,7 +22,7 @@ export type * as v1beta1 from './kinds-v1beta1.js';
 export type * as v1alpha1 from './kinds-v1alpha1.js';
 export { listAndWatch, type ListAndWatchEvent, type ListAndWatchOptions } from './list-and-watch.js';
 export type { ListPage, ListPagesOptions, ListPath } from './list-pages.js';
-export { listWatch, type ListWatchOptions, type ListWatchPath } from './list-watch.js';
+export { DEFAULT_LIST_PAGE_SIZE, listWatch, type ListWatchOptions, type ListWatchPath } from './list-watch.js';
 export { loadKubeconfig, type ClusterAccess } from './kubeconfig.js';
 export type { ApplyConfiguration, JsonPatchOperation, MergePatch, PatchedObject, PatchPath, PatchRequest, PatchType, StrategicMergePatch } from './patch.js';
 export type { ObjectOf, PathParameters, paths } from './paths.js';

@@ -1,6 +1,6 @@
 /**
  * The list and watch calls of a Cairn collection through the typed client, for an
- * `Informer` or `listAndWatch`: the list read in pages (one snapshot), the watch from
+ * `Informer` or `listAndWatch`: the list read in pages of bounded size (one snapshot), the watch from
  * its resourceVersion.
  */
 import type { CairnClient } from './cairn-client.js';
@@ -8,6 +8,12 @@ import type { ListWatch } from './informer.js';
 import type { ListPath } from './list-pages.js';
 import type { paths } from './paths.js';
 import type { WatchedObject, WatchPath } from './watch.js';
+
+/**
+ * The page size of an informer's list, client-go's pager's default: a collection of any
+ * size is read in requests of bounded size, never as one response.
+ */
+export const DEFAULT_LIST_PAGE_SIZE = 500;
 
 /** A collection path that can be listed and watched, in any version, e.g. `/apis/cairn.dev/v1beta1/namespaces/{namespace}/pipelines`. */
 export type ListWatchPath = WatchPath & ListPath;
@@ -18,7 +24,7 @@ export interface ListWatchOptions<P extends ListWatchPath> {
   readonly path?: paths[P]['get']['parameters']['path'];
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
-  /** Lists in pages of this many objects; at once when unset. */
+  /** Lists in pages of this many objects; {@link DEFAULT_LIST_PAGE_SIZE} when unset. */
   readonly limit?: number;
   /** Bounds each watch stream on the server; the watch then resumes from its last resourceVersion. */
   readonly watchTimeoutSeconds?: number;
@@ -31,7 +37,7 @@ export interface ListWatchOptions<P extends ListWatchPath> {
  * const pipelines = new Informer(listWatch(client, '/apis/cairn.dev/v1/pipelines', { labelSelector: 'team=data' }));
  */
 export function listWatch<P extends ListWatchPath>(client: CairnClient, path: P, options: ListWatchOptions<P> = {}): ListWatch<WatchedObject<P>> {
-  const { path: parameters, labelSelector, fieldSelector, limit, watchTimeoutSeconds } = options;
+  const { path: parameters, labelSelector, fieldSelector, limit = DEFAULT_LIST_PAGE_SIZE, watchTimeoutSeconds } = options;
   return {
     async list(signal) {
       const items: WatchedObject<P>[] = [];

@@ -45,6 +45,8 @@ export interface GarbageCollectorOptions {
   readonly watchTimeoutSeconds?: number;
   /** The wait before an object whose work failed is looked at again, in ms (1 s by default). */
   readonly retryDelayMs?: number;
+  /** How many objects each page of the informers' lists holds (500 by default, as client-go's pager). */
+  readonly listPageSize?: number;
 }
 
 /** A running garbage collector. */
@@ -220,7 +222,7 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
 
   /** Keeps the graph current with one kind's objects. */
   function inform(resource: ServedResource): Informer<MetadataObject> {
-    const informer = new Informer(metadata.listWatch(resource, options.watchTimeoutSeconds), {
+    const informer = new Informer(metadata.listWatch(resource, options.watchTimeoutSeconds, options.listPageSize), {
       onError: (error) => logger.warn({ err: error, resource: resource.resource }, 'garbage collector: list or watch failed; listing again'),
     });
     informer.onChange((previous, current) => {

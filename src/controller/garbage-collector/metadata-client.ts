@@ -12,6 +12,7 @@ import type { CairnClient } from '../../client/cairn-client.js';
 import type { ListWatch } from '../../client/informer.js';
 import { unwrap } from '../../client/unwrap.js';
 import { watchPath } from '../../client/watch.js';
+import { DEFAULT_LIST_PAGE_SIZE } from '../../client/list-watch.js';
 
 /** An object as the metadata client sees it: kube's `PartialObjectMetadata`. */
 export interface MetadataObject {
@@ -97,17 +98,31 @@ export class MetadataClient {
     return served;
   }
 
-  /** List and watch of `resource`'s metadata across all namespaces, for an Informer. */
-  listWatch(resource: ServedResource, watchTimeoutSeconds?: number): ListWatch<MetadataObject> {
+  /**
+   * List and watch of `resource`'s metadata across all namespaces, for an Informer: the
+   * list in pages of `pageSize` (one snapshot, as client-go's pager reads it), so no
+   * response grows with the collection.
+   */
+  listWatch(resource: ServedResource, watchTimeoutSeconds?: number, pageSize = DEFAULT_LIST_PAGE_SIZE): ListWatch<MetadataObject> {
     const path = collectionPath(resource);
     return {
       list: async (signal) => {
-        const list = await call<{ items: MetadataObject[] | null; metadata?: { resourceVersion?: string } }>(this.#api, 'GET', path, {
-          signal,
-          headers: { Accept: metadataListAccept },
-        });
-        // An empty PartialObjectMetadataList's items are null, from kube-apiserver as from Cairn.
-        return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
+        const items: MetadataObject[] = [];
+        let resourceVersion = '';
+        let token: string | undefined;
+        do {
+          const page = await call<{ items: MetadataObject[] | null; metadata?: { resourceVersion?: string; continue?: string } }>(this.#api, 'GET', path, {
+            params: { query: { limit: pageSize, continue: token } },
+            signal,
+            headers: { Accept: metadataListAccept },
+          });
+          // An empty PartialObjectMetadataList's items are null, from kube-apiserver as from Cairn.
+          for (const item of page.items ?? []) items.push(item);
+          // Every page is of the first page's snapshot and carries its resourceVersion.
+          resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+          token = page.metadata?.continue || undefined;
+        } while (token !== undefined);
+        return { items, resourceVersion };
       },
       watch: (resourceVersion, signal) =>
         watchPath<MetadataObject>(this.#api, path, { resourceVersion, signal, timeoutSeconds: watchTimeoutSeconds, accept: metadataAccept }),
