@@ -66,6 +66,8 @@ export interface WatchOptions extends ListOptions {
   readonly sendInitialEvents?: boolean;
   /** Milliseconds between BOOKMARK events; none when undefined. */
   readonly bookmarkIntervalMs?: number;
+  /** How many objects each read of the initial state holds; 500 when undefined (smaller in tests). */
+  readonly initialEventsPageSize?: number;
 }
 
 /** Options of a log read, as kube's PodLogOptions (whose `container` is our `stream`). */

@@ -70,6 +70,25 @@ describe('Store', () => {
     await database.close();
   });
 
+  describe('watch', () => {
+    it('streams the initial state a page at a time from one snapshot, then every change after it, each once', async () => {
+      for (const name of ['w1', 'w2', 'w3', 'w4', 'w5']) await store.create('initial', pipeline(name), allow, live);
+      const started = await store.watch('initial', { resourceVersion: '', sendInitialEvents: true, initialEventsPageSize: 2 });
+      const initial = started.initial[Symbol.asyncIterator]();
+      const names: string[] = [];
+      names.push(((await initial.next()).value as StoredObject).metadata.name);
+      // Written while the initial state is still being read, and sorting after it: the later pages are of the first one's snapshot, so it is a watch event and not an initial object.
+      const late = await store.create('initial', pipeline('w9-late'), allow, live);
+      for (let next = await initial.next(); next.done !== true; next = await initial.next()) names.push(next.value.metadata.name);
+      expect(names).toEqual(['w1', 'w2', 'w3', 'w4', 'w5']);
+      expect(BigInt(started.initialEventsEnd!)).toBeLessThan(BigInt(late.metadata.resourceVersion));
+      const events = started.watcher[Symbol.asyncIterator]();
+      const event = (await events.next()).value;
+      expect(event).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'w9-late' } } });
+      started.watcher.stop();
+    });
+  });
+
   describe('create', () => {
     it('sets system metadata, drops status, and stores what validation passed', async () => {
       const created = await store.create(

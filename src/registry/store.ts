@@ -81,7 +81,8 @@ export interface UpdateOutcome {
 
 /** A started watch: the synthetic ADDED objects first, then the storage stream. */
 export interface RegistryWatch {
-  readonly initial: readonly StoredObject[];
+  /** The initial state's objects, read a page at a time from one snapshot as they are consumed: none is held whole. */
+  readonly initial: AsyncIterable<StoredObject>;
   /** With `sendInitialEvents=true`: the resourceVersion of the initial state, sent in the bookmark that ends it. */
   readonly initialEventsEnd?: string;
   readonly watcher: StorageWatcher;
@@ -116,6 +117,11 @@ function continuePositionOf(options: ListOptions): ContinuePosition | undefined 
   }
   return position;
 }
+
+/** How many objects each read of a watch's initial state holds. */
+const initialEventsPageSize = 500;
+
+async function* noObjects(): AsyncGenerator<StoredObject> {}
 
 const generateNameAttempts = 8;
 const deleteAttempts = 3;
@@ -533,11 +539,20 @@ export class Store {
     const unversioned = rv === '' || rv === '0';
     return this.#call('', async () => {
       if (options.sendInitialEvents === true || (options.sendInitialEvents === undefined && unversioned)) {
-        const list = await this.#storage.list(namespace, { predicate, notOlderThan: unversioned ? undefined : rv });
-        const end = options.sendInitialEvents ? { initialEventsEnd: list.resourceVersion } : {};
-        return { initial: list.items, ...end, watcher: await watch(list.resourceVersion) };
+        // A consistent read when unversioned, else one not older than rv; its first page fixes the snapshot the watch follows.
+        const snapshot: ListOptions = { ...predicate, resourceVersion: unversioned ? '' : rv, resourceVersionMatch: 'NotOlderThan' };
+        const pages = this.listInChunks(namespace, snapshot, options.initialEventsPageSize ?? initialEventsPageSize);
+        const first = await pages.next();
+        if (first.done === true) throw new Error('a list has a first page');
+        const { resourceVersion, items } = first.value;
+        const end = options.sendInitialEvents ? { initialEventsEnd: resourceVersion } : {};
+        async function* initial(): AsyncGenerator<StoredObject> {
+          yield* items;
+          for await (const page of pages) yield* page.items;
+        }
+        return { initial: initial(), ...end, watcher: await watch(resourceVersion) };
       }
-      return { initial: [], watcher: await watch(unversioned ? undefined : rv) };
+      return { initial: noObjects(), watcher: await watch(unversioned ? undefined : rv) };
     });
   }
 

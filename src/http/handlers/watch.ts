@@ -39,7 +39,7 @@ export async function watchHandler(rc: ResourceContext): Promise<void> {
   rc.shutdown.addEventListener('abort', stop, { once: true });
   void stream.closed.then(stop);
   try {
-    for (const object of initial) if (!(await send(encoder.objectEvent('ADDED', object)))) return;
+    for await (const object of initial) if (!(await send(encoder.objectEvent('ADDED', object)))) return;
     if (initialEventsEnd !== undefined && bookmarks) {
       if (!(await send(encoder.bookmark(initialEventsEnd, { [initialEventsEndAnnotation]: 'true' })))) return;
     }
