@@ -71,7 +71,14 @@ export class EventLogWatcher implements StorageWatcher {
           continue;
         }
         if (batch.length === 0) {
-          await this.#o.cache.changed(signal, interval === undefined ? undefined : this.#nextBookmark);
+          const { resource, namespace } = this.#o;
+          const through = await this.#o.cache.changed(
+            signal,
+            { resource, namespace, cursor: this.#cursor },
+            interval === undefined ? undefined : this.#nextBookmark,
+          );
+          // What was appended meanwhile before `through` is other resources' or namespaces': passed unread.
+          if (through !== undefined && through > this.#cursor) this.#cursor = through;
         }
       }
     } finally {

@@ -13,6 +13,22 @@ import type { EventLogEntry } from './event-log-entry.js';
  */
 export type AppendListener = (events: readonly EventLogEntry[], newest: bigint) => void;
 
+/** What a waiting watcher follows: only an event of its resource (and namespace) wakes it. */
+export interface WatchInterest {
+  readonly resource: string;
+  /** Its namespace; every namespace when undefined. */
+  readonly namespace: string | undefined;
+  /** Where the watcher has read to: it does not wait while events after it are in the cache. */
+  readonly cursor: bigint;
+}
+
+/**
+ * Wakes a waiter: with the resourceVersion through which no event of its interest was
+ * appended since it began waiting (its cursor may move there), or undefined when it must
+ * read on from its own cursor.
+ */
+type Wake = (through: bigint | undefined) => void;
+
 /** A bounded, ordered window of recent events. */
 export class WatchCache {
   readonly #capacity: number;
@@ -26,7 +42,13 @@ export class WatchCache {
   #coveredFrom: bigint;
   #newest: bigint;
   /** The waiting watchers, each with when it must wake at the latest (ms since the epoch; Infinity: no limit). */
-  readonly #waiters = new Map<() => void, number>();
+  readonly #waiters = new Map<Wake, number>();
+  /**
+   * The waiting watchers by what they follow (`resource`, or `resource\0namespace`), so an
+   * append wakes only those its events concern, as kube's cacher dispatches by its
+   * indexes: a thousand watchers of other namespaces are not woken for each event.
+   */
+  readonly #interested = new Map<string, Set<Wake>>();
   /**
    * One timer, for the earliest deadline among the waiters, rather than one per wait:
    * Node keeps a timer list per distinct duration, and keeps an unref'd one, even
@@ -98,7 +120,17 @@ export class WatchCache {
         this.#head = 0;
       }
     }
-    this.#wake();
+    this.#dispatch(taken);
+  }
+
+  /** Wakes each waiter that one of `events` concerns, with the resourceVersion just before the first such event. */
+  #dispatch(events: readonly EventLogEntry[]): void {
+    for (const event of events) {
+      for (const key of [event.resource, `${event.resource}\0${event.namespace}`]) {
+        const waiters = this.#interested.get(key);
+        if (waiters !== undefined) for (const wake of [...waiters]) wake(event.rv - 1n);
+      }
+    }
   }
 
   /**
@@ -120,23 +152,34 @@ export class WatchCache {
   }
 
   /**
-   * Resolves at the next append, when `signal` aborts, or at `deadline` (ms since
-   * the epoch: a watcher's next bookmark). A watcher waits here once per batch for as
-   * long as it lives, so a wait leaves nothing behind once it resolves: composing
-   * `AbortSignal.any([signal, AbortSignal.timeout(ms)])` per wait instead kept each
-   * wait's signals alive until the timeout fired and a finalization record on the
-   * watcher's signal for the watcher's whole life (hundreds of bytes per event).
+   * Resolves at the next append of an event `interest` follows, when `signal` aborts,
+   * or at `deadline` (ms since the epoch: a watcher's next bookmark); at once while the
+   * cache holds events after the watcher's cursor. It resolves with the resourceVersion
+   * through which nothing the watcher follows was appended (see {@link Wake}): the events
+   * of other resources and namespaces in between are none of its business, so it passes
+   * them without reading them, even after the cache dropped them. A watcher waits here
+   * once per batch for as long as it lives, so a wait leaves nothing behind once it
+   * resolves: composing `AbortSignal.any([signal, AbortSignal.timeout(ms)])` per wait
+   * instead kept each wait's signals alive until the timeout fired and a finalization
+   * record on the watcher's signal for the watcher's whole life.
    */
-  changed(signal: AbortSignal, deadline = Infinity): Promise<void> {
+  changed(signal: AbortSignal, interest: WatchInterest, deadline = Infinity): Promise<bigint | undefined> {
     return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = (): void => {
+      if (signal.aborted || interest.cursor < this.#newest) return resolve(undefined);
+      const key = interest.namespace === undefined ? interest.resource : `${interest.resource}\0${interest.namespace}`;
+      const waiters = this.#interested.get(key) ?? new Set<Wake>();
+      this.#interested.set(key, waiters);
+      const aborted = (): void => done(undefined);
+      const done: Wake = (through) => {
         this.#waiters.delete(done);
-        signal.removeEventListener('abort', done);
-        resolve();
+        waiters.delete(done);
+        if (waiters.size === 0 && this.#interested.get(key) === waiters) this.#interested.delete(key);
+        signal.removeEventListener('abort', aborted);
+        resolve(through);
       };
       this.#waiters.set(done, deadline);
-      signal.addEventListener('abort', done, { once: true });
+      waiters.add(done);
+      signal.addEventListener('abort', aborted, { once: true });
       if (deadline < this.#timerAt) this.#schedule(deadline);
     });
   }
@@ -153,15 +196,16 @@ export class WatchCache {
     const now = Date.now();
     let next = Infinity;
     for (const [done, deadline] of this.#waiters) {
-      if (deadline <= now) done();
+      // Nothing it follows was appended while it waited, or an append would have woken it.
+      if (deadline <= now) done(this.#newest);
       else if (deadline < next) next = deadline;
     }
     this.#schedule(next);
   }
 
-  /** Wakes every waiter without new events (shutdown, errors). */
+  /** Wakes every waiter to read on from its own cursor (a restart, shutdown). */
   #wake(): void {
-    for (const waiter of [...this.#waiters.keys()]) waiter();
+    for (const waiter of [...this.#waiters.keys()]) waiter(undefined);
   }
 
   /**

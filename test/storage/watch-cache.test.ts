@@ -1,18 +1,31 @@
 /**
  * The watch cache's window: events appended in order, and a batch this process
  * committed that left a resourceVersion unused (a create that lost a race inside its
- * batch) advancing the window past it, so the next batch appends without a query.
+ * batch) advancing the window past it, so the next batch appends without a query. And
+ * its dispatch: an append wakes only the watchers of its events' resource and namespace.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { StoredObject } from '../../src/machinery/meta/object.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { WrittenEvent } from '../../src/storage/written-event.js';
 
-const event = (rv: bigint, name = `o${rv}`) =>
+const event = (rv: bigint, name = `o${rv}`, namespace = 'ns') =>
   new WrittenEvent(
-    { rv, resource: 'things.test', namespace: 'ns', name, type: 'ADDED', labels: { tier: 'gold' }, fields: {} },
-    { text: JSON.stringify({ apiVersion: 'test/v1', kind: 'Thing', metadata: { name, namespace: 'ns', uid: name, resourceVersion: '' }, spec: { n: 1 } }) },
+    { rv, resource: 'things.test', namespace, name, type: 'ADDED', labels: { tier: 'gold' }, fields: {} },
+    { text: JSON.stringify({ apiVersion: 'test/v1', kind: 'Thing', metadata: { name, namespace, uid: name, resourceVersion: '' }, spec: { n: 1 } }) },
   );
+
+/** A wait on `cache` for `namespace`'s events (every namespace's when undefined), and what it resolved with, once it has. */
+function waitFor(cache: WatchCache, namespace: string | undefined, signal: AbortSignal, deadline?: number) {
+  const wait = { done: false, through: undefined as bigint | undefined };
+  void cache.changed(signal, { resource: 'things.test', namespace, cursor: cache.newest }, deadline).then((through) => {
+    wait.done = true;
+    wait.through = through;
+  });
+  return wait;
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('watch cache', () => {
   it('covers a batch through its last resourceVersion, events or not', () => {
@@ -38,5 +51,49 @@ describe('watch cache', () => {
     expect(Object.isFrozen(object.spec)).toBe(true);
     expect(Object.isFrozen(written.labels)).toBe(true);
     expect(Object.isFrozen(written)).toBe(true);
+  });
+
+  it('wakes only the watchers of the appended events’ resource and namespace, telling them what they may pass unread', async () => {
+    const cache = new WatchCache(10n);
+    const stop = new AbortController();
+    const inA = waitFor(cache, 'a', stop.signal);
+    const inB = waitFor(cache, 'b', stop.signal);
+    const everywhere = waitFor(cache, undefined, stop.signal);
+    cache.append([event(11n, 'x', 'c'), event(12n, 'y', 'b'), event(13n, 'z', 'b')]);
+    await settle();
+    // 11 (namespace c) concerns neither: each may move its cursor to just before its first event.
+    expect(everywhere).toEqual({ done: true, through: 10n });
+    expect(inB).toEqual({ done: true, through: 11n });
+    expect(inA.done).toBe(false);
+    stop.abort();
+    await settle();
+    expect(inA).toEqual({ done: true, through: undefined });
+  });
+
+  it('leaves a thousand watchers of other namespaces asleep while one namespace changes', async () => {
+    const cache = new WatchCache(10n, 100);
+    const stop = new AbortController();
+    const others = Array.from({ length: 1000 }, (_, n) => waitFor(cache, `other-${n}`, stop.signal));
+    // More events than the cache holds: the sleepers' cursors fall out of its window, which they need not read.
+    for (let rv = 11n; rv < 311n; rv++) {
+      const target = waitFor(cache, 'target', stop.signal);
+      cache.append([event(rv, `t${rv}`, 'target')]);
+      await settle();
+      expect(target).toEqual({ done: true, through: rv - 1n });
+    }
+    expect(others.filter((wait) => wait.done)).toEqual([]);
+    stop.abort();
+  });
+
+  it('at a bookmark’s deadline, lets a watcher pass everything appended meanwhile; with events after its cursor, does not wait', async () => {
+    const cache = new WatchCache(10n);
+    const stop = new AbortController();
+    const bookmark = waitFor(cache, 'a', stop.signal, Date.now() + 20);
+    cache.append([event(11n, 'x', 'b')]);
+    await vi.waitFor(() => expect(bookmark.done).toBe(true));
+    expect(bookmark.through).toBe(11n);
+    const behind = await cache.changed(stop.signal, { resource: 'things.test', namespace: 'a', cursor: 10n });
+    expect(behind).toBeUndefined();
+    stop.abort();
   });
 });
