@@ -513,16 +513,28 @@ export class Store {
    * was read, before any deletion (as kube's does): an object a finalizer holds is
    * answered as it was, not marked.
    */
-  async deleteCollection(namespace: string, selection: ListOptions, options: DeleteOptions, deleteValidation?: ValidateObject): Promise<ListPage> {
-    const list = await this.list(namespace, { ...selection, limit: undefined, continue: undefined });
-    for (const item of list.items) {
-      try {
-        await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation);
-      } catch (error) {
-        if (!(error instanceof StatusError && error.code === 404)) throw error;
+  /**
+   * deletecollection, a chunk of `chunk` objects at a time from one snapshot of the
+   * selection: each chunk is deleted (or marked for deletion), then yielded, so the
+   * answer lists what was deleted, as listed before, without the collection in memory.
+   */
+  async *deleteCollection(
+    namespace: string | undefined,
+    selection: ListOptions,
+    options: DeleteOptions,
+    deleteValidation: ValidateObject | undefined,
+    chunk: number,
+  ): AsyncGenerator<ListPage> {
+    for await (const page of this.listInChunks(namespace, { ...selection, limit: undefined, continue: undefined }, chunk)) {
+      for (const item of page.items) {
+        try {
+          await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation);
+        } catch (error) {
+          if (!(error instanceof StatusError && error.code === 404)) throw error;
+        }
       }
+      yield page;
     }
-    return { items: list.items, resourceVersion: list.resourceVersion };
   }
 
   /**

@@ -37,7 +37,10 @@ export interface InProcessApp {
 const admin: Authenticator = { authenticate: () => ({ name: 'test-admin', groups: ['system:masters', 'system:authenticated'] }) };
 
 /** Starts the app for the enclosing `describe` block and stops it after; `options` override the app's defaults. */
-export function inProcessApp(groups: readonly ApiGroup[], options: Pick<AppOptions, 'unresponsiveWatcherTimeoutMs'> = {}): () => InProcessApp {
+export function inProcessApp(
+  groups: readonly ApiGroup[],
+  options: Pick<AppOptions, 'unresponsiveWatcherTimeoutMs' | 'audit' | 'auditPolicy'> = {},
+): () => InProcessApp {
   let app: InProcessApp | undefined;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {

@@ -1,14 +1,19 @@
 /** DELETE of a collection: what the namespace controller calls when a namespace goes. */
 import { deleteValidation } from './admission.js';
 import { listOptions } from '../request/list-options.js';
-import { respond } from '../response/respond.js';
 import { readDeleteOptions } from './delete.js';
 import type { ResourceContext } from './resource-context.js';
+import { answerWholeList, listChunk } from './whole-list.js';
 
-/** Answers `deletecollection` with the list of what it deleted (or marked for deletion), as listed before; the selection is checked first, as in kube. */
+/**
+ * Answers `deletecollection` with the list of what it deleted (or marked for deletion),
+ * as listed before; the selection is checked first, as in kube. It deletes and answers a
+ * chunk at a time: a deletion refused in the first chunk is the answer's Status, one
+ * refused later cuts the list short.
+ */
 export async function deleteCollectionHandler(rc: ResourceContext): Promise<void> {
   const selection = listOptions(rc.query, rc.scope, false);
   const options = await readDeleteOptions(rc);
-  const deleted = await rc.storages.store.deleteCollection(rc.request.namespace ?? '', selection, options, deleteValidation(rc, options.dryRun));
-  respond(rc.ctx, 200, rc.representation.list(deleted.items.map(rc.scope.fromStorage), { resourceVersion: deleted.resourceVersion }), rc.output.format);
+  const deleted = rc.storages.store.deleteCollection(rc.request.namespace, selection, options, deleteValidation(rc, options.dryRun), listChunk);
+  await answerWholeList(rc, selection, deleted);
 }

@@ -69,6 +69,26 @@ export class Representation {
   }
 
   /**
+   * A list in parts, for a list written a page at a time: its envelope (without items),
+   * the field that holds them, and what each page's objects become there.
+   */
+  listParts(listMeta: ListMeta): { envelope: Readonly<Record<string, unknown>>; key: string; items(objects: readonly KubeObject[]): unknown[] } {
+    const transform = this.#target.transform;
+    switch (transform?.as) {
+      case 'Table':
+        return { envelope: this.#table([], listMeta), key: 'rows', items: (objects) => this.#table(objects, listMeta).rows };
+      case 'PartialObjectMetadataList':
+        return {
+          envelope: partialObjectMetadataList([], listMeta, transform.version),
+          key: 'items',
+          items: (objects) => objects.map((o) => partialObjectMetadata(o.metadata, transform.version)),
+        };
+      default:
+        return { envelope: this.list([], listMeta) as Record<string, unknown>, key: 'items', items: (objects) => [...objects] };
+    }
+  }
+
+  /**
    * Names what `watchObject` makes of an object when the object alone decides it, so
    * watchers whose representations share the name may share their events' encodings
    * (`WatchEncoder`). A Table has none: its date cells are ages measured when it is

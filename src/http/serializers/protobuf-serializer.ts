@@ -29,6 +29,15 @@ export function protobufSerializer(scheme: ProtobufScheme): Serializer<'protobuf
     mediaType: protobufMediaType,
     encode: (value: unknown) => scheme.encode(value),
     decode: (raw: Buffer | string) => scheme.decode(typeof raw === 'string' ? Buffer.from(raw) : raw),
+    listEncoder(envelope: Readonly<Record<string, unknown>>) {
+      const parts = scheme.listParts(envelope);
+      return {
+        needsItemsLength: true,
+        head: (itemsLength = 0) => parts.head(itemsLength),
+        items: (values: readonly unknown[]) => parts.items(values),
+        tail: Buffer.alloc(0),
+      };
+    },
     streamSerializer: Object.freeze({
       mediaType: `${protobufMediaType};stream=watch`,
       encodeEvent: (event: WatchEventValue) => scheme.encodeWatchEvent(event),

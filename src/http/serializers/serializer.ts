@@ -22,6 +22,19 @@ export interface StreamSerializer {
 }
 
 /**
+ * A list written a page at a time, byte for byte what the format writes for the whole
+ * list: the envelope up to its items, the items of each page, then the rest.
+ */
+export interface ListEncoder {
+  /** Whether {@link head} needs the byte length of every item's encoding first (Protocol Buffers' length-prefixed envelope). */
+  readonly needsItemsLength: boolean;
+  head(itemsLength?: number): Buffer | string;
+  /** The encoding of the next items; `first` for the list's first ones (where JSON puts no comma). */
+  items(values: readonly unknown[], first: boolean): Buffer | string;
+  readonly tail: Buffer | string;
+}
+
+/**
  * One wire format.
  *
  * @example
@@ -38,6 +51,8 @@ export interface Serializer<Format extends string = string> {
   encode(value: unknown): Buffer | string;
   /** Reads one value within the decoding bounds (nesting, aliases); 400 for malformed input. */
   decode(raw: Buffer | string): unknown;
+  /** How a list whose `key` holds its items (`items`, a Table's `rows`) is written in parts; `envelope` is the list without them. */
+  listEncoder(envelope: Readonly<Record<string, unknown>>, key: string): ListEncoder;
   /** How watch events are written in a stream; undefined when the format does not stream (YAML). */
   readonly streamSerializer?: StreamSerializer;
 }

@@ -1,52 +1,41 @@
 /**
- * A JSON list written as its pages are read: the list's envelope, then its items as
- * they come, then the end. The response is the same document an unpaged list answers,
- * but the server holds one page of it at a time, not the whole collection twice over
- * (objects and their serialization).
+ * A list written as its pages are read: the list's envelope, then its items as they
+ * come, then the end, in the serializer's own encoding (`ListEncoder`). The response
+ * is the same document an unpaged list answers, but the server holds one page of it at
+ * a time, not the whole collection twice over (objects and their serialization).
  */
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
+import type { ListEncoder } from '../serializers/serializer.js';
 import { ResponseStream } from './response-stream.js';
 
-/** The start of a JSON list, up to its first item: what an unpaged list's serialization starts with. */
-export function jsonListHead(apiVersion: string, kind: string, metadata: Readonly<Record<string, unknown>>): string {
-  return `{"apiVersion":${JSON.stringify(apiVersion)},"kind":${JSON.stringify(kind)},"metadata":${JSON.stringify(metadata)},"items":[`;
-}
-
-/** The end of a JSON list, after its last item. */
-export const jsonListTail = ']}';
-
-/** Writes one JSON list, item by item. */
+/** Writes one list, page by page. */
 export class ListStream {
   readonly #stream: ResponseStream;
+  readonly #encoder: ListEncoder;
   #first = true;
 
-  constructor(res: ServerResponse | Http2ServerResponse) {
+  constructor(res: ServerResponse | Http2ServerResponse, encoder: ListEncoder) {
     this.#stream = new ResponseStream(res);
+    this.#encoder = encoder;
   }
 
-  /** Sends the 200, its headers and the list's fields up to its items. */
-  async open(apiVersion: string, kind: string, metadata: Readonly<Record<string, unknown>>): Promise<void> {
-    this.#stream.open('application/json');
-    await this.#stream.write(jsonListHead(apiVersion, kind, metadata));
+  /** Sends the 200, its headers and the list up to its items; `itemsLength` when the encoder needs it. */
+  async open(contentType: string, itemsLength?: number): Promise<void> {
+    this.#stream.open(contentType);
+    await this.#stream.write(this.#encoder.head(itemsLength));
   }
 
   /** Appends items; waits while the client is not reading. */
-  write(items: readonly unknown[]): Promise<void> {
-    return this.writeJson(items.map((item) => JSON.stringify(item)));
-  }
-
-  /** Appends items already in JSON (as storage's `listJson` reads them); waits while the client is not reading. */
-  async writeJson(items: readonly string[]): Promise<void> {
+  async write(items: readonly unknown[]): Promise<void> {
     if (items.length === 0) return;
-    const text = items.join(',');
-    await this.#stream.write(this.#first ? text : `,${text}`);
+    await this.#stream.write(this.#encoder.items(items, this.#first));
     this.#first = false;
   }
 
   /** Ends the list and the response. */
   async end(): Promise<void> {
-    await this.#stream.write(jsonListTail);
+    await this.#stream.write(this.#encoder.tail);
     this.#stream.end();
   }
 

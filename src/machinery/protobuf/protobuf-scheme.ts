@@ -104,6 +104,33 @@ export class ProtobufScheme {
     return Buffer.concat([protobufMagic, envelope]);
   }
 
+  /**
+   * A list written in parts, as {@link encode} writes it whole: `head` takes the byte
+   * length of all the items' encodings (the envelope's raw field is length-prefixed),
+   * `items` encodes items as the list's repeated field. The list's fields but its
+   * items come from `envelope`, whose items are ignored.
+   */
+  listParts(envelope: unknown): { head(itemsLength: number): Buffer; items(values: readonly unknown[]): Buffer } {
+    const kind = this.#kindOf(envelope);
+    if (!kind?.itemKind) throw new Error(`protobuf: no list message for ${JSON.stringify((envelope as Json | undefined)?.kind)}`);
+    const { apiVersion, kind: kindName, items: _items, ...fields } = envelope as Json;
+    const type = this.#root.lookupType(kind.message);
+    const rawWithoutItems = type.encode(type.fromObject(toMessage(type, fields))).finish();
+    const typeMeta = this.#unknown.encode({ typeMeta: { apiVersion: apiVersion ?? '', kind: kindName } }).finish();
+    const rawField = this.#unknown.fields.raw.id;
+    return {
+      head: (itemsLength) => {
+        const rawHeader = protobuf.Writer.create()
+          .uint32((rawField << 3) | 2)
+          .uint32(rawWithoutItems.length + itemsLength)
+          .finish();
+        return Buffer.concat([protobufMagic, typeMeta, rawHeader, rawWithoutItems]);
+      },
+      // Only the repeated field is set, so the message is exactly that field's entries.
+      items: (values) => Buffer.from(type.encode(type.fromObject(toMessage(type, { items: values }))).finish()),
+    };
+  }
+
   /** The JSON form of an enveloped message; 400 when it is not one, or of a kind the scheme does not know. */
   decode(bytes: Uint8Array): Json {
     if (bytes.length < protobufMagic.length || !protobufMagic.equals(bytes.subarray(0, protobufMagic.length))) {
