@@ -66,7 +66,7 @@ describe('server metrics', () => {
 });
 
 describe.each(backends)('storage metrics on %s', (backend) => {
-  const server = sharedTestServer({ backend });
+  const server = sharedTestServer({ backend, args: ['--watch-cache-size', '4321'] });
   const path = '/apis/cairn.dev/v1/namespaces/storage-metrics/pipelines';
   const resource = 'resource="pipelines.cairn.dev"';
   const scrape = async () => (await server().request('GET', '/metrics')).text;
@@ -81,7 +81,8 @@ describe.each(backends)('storage metrics on %s', (backend) => {
     const before = await scrape();
     for (const name of ['w2', 'w3']) expect((await server().request('POST', path, { body: pipeline(name) })).status).toBe(201);
     const after = await scrape();
-    expect(plain(after, 'apiserver_watch_cache_capacity')).toBe(10_000);
+    // As --watch-cache-size set it.
+    expect(plain(after, 'apiserver_watch_cache_capacity')).toBe(4_321);
     expect(plain(after, 'apiserver_watch_cache_resource_version')).toBeGreaterThanOrEqual(plain(before, 'apiserver_watch_cache_resource_version')! + 2);
     expect(sample(after, 'apiserver_watch_cache_events_received_total', resource)).toBe(
       sample(before, 'apiserver_watch_cache_events_received_total', resource)! + 2,

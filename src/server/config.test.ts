@@ -31,6 +31,17 @@ describe('parseConfig', () => {
     expect(config.tlsSans).toEqual(['cairn.cairn-system.svc', 'a.example', 'b.example']);
   });
 
+  it('bounds the watch cache by count (--watch-cache-size) and by age (--watch-cache-max-age, seconds)', () => {
+    expect(parseConfig([], {})).toMatchObject({ watchCacheSize: 10_000, watchCacheMaxAgeMs: 300_000 });
+    expect(parseConfig(['--watch-cache-size', '50', '--watch-cache-max-age', '2.5'], { WATCH_CACHE_SIZE: '7' })).toMatchObject({
+      watchCacheSize: 50,
+      watchCacheMaxAgeMs: 2_500,
+    });
+    expect(parseConfig([], { WATCH_CACHE_SIZE: '7', WATCH_CACHE_MAX_AGE_SECONDS: '60' })).toMatchObject({ watchCacheSize: 7, watchCacheMaxAgeMs: 60_000 });
+    expect(() => parseConfig(['--watch-cache-size=-1'], {})).toThrow(/can't be a negative number/);
+    expect(() => parseConfig(['--watch-cache-max-age=soon'], {})).toThrow(/non-negative number of seconds/);
+  });
+
   it('bounds the object cache per resource with --object-cache-size (OBJECT_CACHE_SIZE), 0 turning it off', () => {
     expect(parseConfig([], {}).objectCacheSize).toBe(10_000);
     expect(parseConfig(['--object-cache-size', '0'], { OBJECT_CACHE_SIZE: '5' }).objectCacheSize).toBe(0);

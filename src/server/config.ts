@@ -88,6 +88,10 @@ export interface ServerConfig extends DatabaseLocation {
    * object cache off.
    */
   readonly objectCacheSize: number;
+  /** `--watch-cache-size`: the most events the watch cache keeps (kube's watch cache sizes, for every resource at once). */
+  readonly watchCacheSize: number;
+  /** `--watch-cache-max-age`: how long the watch cache keeps an event at most, in ms; older history is read from the event log. */
+  readonly watchCacheMaxAgeMs: number;
   /** Extra names and IPs for the serving certificate (e.g. `cairn.cairn-system.svc`). */
   readonly tlsSans: readonly string[];
   /**
@@ -149,6 +153,7 @@ export interface AuthenticationConfig {
 
 const usage = `usage: cairn [start|migrate] [--port N] [--bind-address ADDR] [--data-dir DIR]
   [--database-url URL] [--event-retention SECONDS] [--compaction-interval SECONDS] [--object-cache-size N]
+  [--watch-cache-size N] [--watch-cache-max-age SECONDS]
   [--tls-san NAME]... [--tls-cert-file FILE --tls-private-key-file FILE] [--tls-min-version VERSION]
   [--tls-cipher-suites NAME,...] [--request-timeout DURATION] [--max-requests-inflight N]
   [--max-mutating-requests-inflight N] [--log-level LEVEL] [--shutdown-grace SECONDS] [--shutdown-delay SECONDS]
@@ -289,6 +294,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
       'event-retention': { type: 'string' },
       'compaction-interval': { type: 'string' },
       'object-cache-size': { type: 'string' },
+      'watch-cache-size': { type: 'string' },
+      'watch-cache-max-age': { type: 'string' },
       'tls-san': { type: 'string', multiple: true },
       'tls-cert-file': { type: 'string' },
       'tls-private-key-file': { type: 'string' },
@@ -350,6 +357,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Se
     eventRetentionMs: seconds('event retention', values['event-retention'] ?? env.EVENT_RETENTION_SECONDS, 15 * 60),
     compactionIntervalMs: seconds('compaction interval', values['compaction-interval'] ?? env.COMPACTION_INTERVAL_SECONDS, 60),
     objectCacheSize: count('object-cache-size', values['object-cache-size'] ?? (env.OBJECT_CACHE_SIZE || undefined), defaultObjectCacheSize),
+    watchCacheSize: count('watch-cache-size', values['watch-cache-size'] ?? (env.WATCH_CACHE_SIZE || undefined), 10_000),
+    watchCacheMaxAgeMs: seconds('watch cache max age', values['watch-cache-max-age'] ?? env.WATCH_CACHE_MAX_AGE_SECONDS, 5 * 60),
     tlsSans: Object.freeze([
       ...(values['tls-san'] ?? []),
       ...(env.TLS_SANS

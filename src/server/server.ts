@@ -393,6 +393,9 @@ export async function startServer(config: ServerConfig, logger: Logger = pino({ 
           // An embedded PGlite belongs to this process alone (its data directory is locked).
           exclusiveWriter: database.backend === 'pglite',
           objectCacheSize: config.objectCacheSize,
+          watchCacheCapacity: config.watchCacheSize,
+          // 0: no age limit, as kube's durations that turn a limit off.
+          watchCacheMaxAgeMs: config.watchCacheMaxAgeMs || undefined,
         });
         const opened = new Registry(servedGroups, store);
         // As kube-apiserver's post-start hooks: the default objects exist before the API is served.

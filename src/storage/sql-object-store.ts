@@ -33,6 +33,8 @@ export const logsChannel = 'cairn_logs';
 export interface SqlObjectStoreOptions {
   /** Events kept in memory for watchers; default 10,000. */
   readonly watchCacheCapacity?: number;
+  /** How long an event stays in the watch cache at most, in ms; no limit by default. */
+  readonly watchCacheMaxAgeMs?: number;
   /** A poll of the event log (and a wake of log followers) even without a wake-up, in case one was missed; default 5 s. */
   readonly safetyPollMs?: number;
   /** Errors of background work (polling, NOTIFY). */
@@ -146,7 +148,7 @@ export class SqlObjectStore implements ObjectStore {
       { snapshot: true },
     );
     const codePointOrder = await ordersByCodePoint(database);
-    const store = new SqlObjectStore(database, new WatchCache(start, options.watchCacheCapacity), compacted, codePointOrder, options);
+    const store = new SqlObjectStore(database, new WatchCache(start, { capacity: options.watchCacheCapacity, maxAgeMs: options.watchCacheMaxAgeMs }), compacted, codePointOrder, options);
     stores.set(database, store);
     // This process's own writes reach its cache at commit: only the other replicas' wake-ups mean anything.
     store.#unlisten.push(await database.listen(eventsChannel, (from) => from !== store.#id && store.#poll()));

@@ -29,9 +29,27 @@ export interface WatchInterest {
  */
 type Wake = (through: bigint | undefined) => void;
 
-/** A bounded, ordered window of recent events. */
+/** The bounds of the window: the most events it keeps, and for how long at most. */
+export interface WatchCacheBounds {
+  /** The most events kept (kube's watch cache sizes); 10,000 by default. */
+  readonly capacity?: number;
+  /** How long an event is kept after its append, in ms; no limit by default. */
+  readonly maxAgeMs?: number;
+  /** The clock the ages are read on (ms since the epoch): tests' own. */
+  readonly now?: () => number;
+}
+
+/**
+ * A bounded, ordered window of recent events, by count and by age: what a watcher
+ * from before the window needs is read from the event log instead, which keeps it for
+ * the retention window.
+ */
 export class WatchCache {
   readonly #capacity: number;
+  readonly #maxAgeMs: number;
+  readonly #now: () => number;
+  /** When each slot of `#events` was appended (ms since the epoch). */
+  #appendedAt: number[] = [];
   readonly #listeners = new Set<AppendListener>();
   /** Events taken, by resource, since the cache was made (`apiserver_watch_cache_events_received_total`). */
   readonly #received = new Map<string, number>();
@@ -57,10 +75,12 @@ export class WatchCache {
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Infinity;
 
-  constructor(startResourceVersion: bigint, capacity = 10_000) {
+  constructor(startResourceVersion: bigint, bounds: WatchCacheBounds = {}) {
     this.#coveredFrom = startResourceVersion;
     this.#newest = startResourceVersion;
-    this.#capacity = capacity;
+    this.#capacity = bounds.capacity ?? 10_000;
+    this.#maxAgeMs = bounds.maxAgeMs ?? Infinity;
+    this.#now = bounds.now ?? Date.now;
   }
 
   /** The newest resourceVersion read from the log: every event up to it is in the cache, or was before it. */
@@ -73,8 +93,14 @@ export class WatchCache {
     return this.#capacity;
   }
 
+  /** How long it keeps an event at most, in ms (Infinity: as long as its capacity allows). */
+  get maxAgeMs(): number {
+    return this.#maxAgeMs;
+  }
+
   /** The events it holds now. */
   get size(): number {
+    this.#drop(0);
     return this.#events.length - this.#head;
   }
 
@@ -97,9 +123,11 @@ export class WatchCache {
   append(events: readonly EventLogEntry[], through?: bigint): void {
     const before = this.#newest;
     const start = this.#events.length;
+    const now = this.#now();
     for (const event of events) {
       if (event.rv <= this.#newest) continue;
       this.#events.push(event);
+      this.#appendedAt.push(now);
       this.#newest = event.rv;
       this.#received.set(event.resource, (this.#received.get(event.resource) ?? 0) + 1);
     }
@@ -108,19 +136,26 @@ export class WatchCache {
     const taken = this.#events.length === start ? [] : (this.#events.slice(start) as EventLogEntry[]);
     for (const listener of this.#listeners) listener(taken, this.#newest);
     if (taken.length === 0) return;
-    const overflow = this.#events.length - this.#head - this.#capacity;
-    if (overflow > 0) {
-      this.#coveredFrom = this.#events[this.#head + overflow - 1]!.rv;
-      // Release the dropped events now: the cache holds `capacity` events, not up to twice that.
-      this.#events.fill(undefined, this.#head, this.#head + overflow);
-      this.#head += overflow;
-      // Reclaim the dropped prefix's slots in one move once it is large, so append stays O(1) amortized.
-      if (this.#head > this.#capacity) {
-        this.#events = this.#events.slice(this.#head);
-        this.#head = 0;
-      }
-    }
+    this.#drop(this.#events.length - this.#head - this.#capacity);
     this.#dispatch(taken);
+  }
+
+  /** Drops the oldest `overflow` events, and any older than the window's age. */
+  #drop(overflow: number): void {
+    let count = Math.max(0, overflow);
+    const oldest = this.#now() - this.#maxAgeMs;
+    while (this.#head + count < this.#events.length && this.#appendedAt[this.#head + count] < oldest) count++;
+    if (count === 0) return;
+    this.#coveredFrom = this.#events[this.#head + count - 1]!.rv;
+    // Release the dropped events now: the cache holds `capacity` events, not up to twice that.
+    this.#events.fill(undefined, this.#head, this.#head + count);
+    this.#head += count;
+    // Reclaim the dropped prefix's slots in one move once it is large, so append stays O(1) amortized.
+    if (this.#head > this.#capacity || this.#head === this.#events.length) {
+      this.#events = this.#events.slice(this.#head);
+      this.#appendedAt = this.#appendedAt.slice(this.#head);
+      this.#head = 0;
+    }
   }
 
   /** Wakes each waiter that one of `events` concerns, with the resourceVersion just before the first such event. */
@@ -138,6 +173,7 @@ export class WatchCache {
    * reach back that far and the caller must read the database.
    */
   after(rv: bigint, max = 500): readonly EventLogEntry[] | undefined {
+    this.#drop(0);
     if (rv < this.#coveredFrom) return undefined;
     if (rv >= this.#newest) return [];
     // Binary search for the first event with rv greater than the cursor.

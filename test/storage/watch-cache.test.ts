@@ -42,6 +42,29 @@ describe('watch cache', () => {
     expect(cache.after(10n)?.map((e) => e.rv)).toEqual([11n, 13n, 17n]);
   });
 
+  it('keeps events by count and by age: what falls out of either is for the event log to serve', () => {
+    let now = 1_000;
+    const cache = new WatchCache(10n, { capacity: 3, maxAgeMs: 60_000, now: () => now });
+    cache.append([event(11n), event(12n)]);
+    now += 30_000;
+    cache.append([event(13n), event(14n)]);
+    // By count: 11 went as 14 came.
+    expect(cache.after(10n)).toBeUndefined();
+    expect(cache.after(11n)?.map((e) => e.rv)).toEqual([12n, 13n, 14n]);
+    // By age: 12 is a minute old, 13 and 14 half that; reading is enough to drop it.
+    now += 30_001;
+    expect(cache.after(11n)).toBeUndefined();
+    expect(cache.after(12n)?.map((e) => e.rv)).toEqual([13n, 14n]);
+    expect(cache.size).toBe(2);
+    // Everything old: an empty window that still knows its newest, and takes new events.
+    now += 60_000;
+    expect(cache.size).toBe(0);
+    expect(cache.after(14n)).toEqual([]);
+    expect(cache.after(13n)).toBeUndefined();
+    cache.append([event(15n)]);
+    expect(cache.after(14n)?.map((e) => e.rv)).toEqual([15n]);
+  });
+
   it('hands out the object of an event it was given as text, parsed once, frozen, at its resourceVersion', () => {
     const written = event(21n, 'x');
     const object: StoredObject = written.object;
@@ -71,7 +94,7 @@ describe('watch cache', () => {
   });
 
   it('leaves a thousand watchers of other namespaces asleep while one namespace changes', async () => {
-    const cache = new WatchCache(10n, 100);
+    const cache = new WatchCache(10n, { capacity: 100 });
     const stop = new AbortController();
     const others = Array.from({ length: 1000 }, (_, n) => waitFor(cache, `other-${n}`, stop.signal));
     // More events than the cache holds: the sleepers' cursors fall out of its window, which they need not read.
