@@ -13,7 +13,7 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import * as prettier from 'prettier';
-import { startPostgresCluster, type PostgresCluster } from '../test/support/postgres-cluster.js';
+import { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
 import { benchBackend } from './backend-suite.js';
 import { killChildren } from './children.js';
 import type { BenchContext } from './bench-context.js';
