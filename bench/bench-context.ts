@@ -1,5 +1,5 @@
 /** What every part of a bench run shares, and how one measured step runs. */
-import type { PostgresCluster } from '../test/support/postgres-cluster.js';
+import type { PostgresCluster } from './postgres-cluster.js';
 import type { BareKoa } from './bare-koa.js';
 import type { PgbenchTarget } from './pgbench.js';
 import type { Profile } from './profile.js';

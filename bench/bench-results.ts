@@ -1,5 +1,6 @@
-/** The document `results.json` holds: the run's circumstances, every row, the latency curves. */
+/** The document `results.json` holds: the run's circumstances, every row, the latency curves, and the scale runs. */
 import type { LatencyCurve, RowResult } from './results.js';
+import type { ScaleResults } from './scale-results.js';
 
 /** Where, when and how the figures were measured. */
 export interface BenchMeta {
@@ -22,9 +23,18 @@ export interface BenchMeta {
   readonly loadAverage: { readonly start: number; readonly end: number };
 }
 
-/** Everything a run wrote. */
+/** Everything a run of `npm run bench` wrote. */
 export interface BenchResults {
   readonly meta: BenchMeta;
   readonly rows: readonly RowResult[];
   readonly latencyCurves: readonly LatencyCurve[];
+}
+
+/**
+ * `results.json`: the last `npm run bench` (absent until one ran into the directory) and
+ * the last `npm run bench -- --scale` of each backend. Each run replaces its own part
+ * and keeps the others.
+ */
+export interface ResultsDocument extends Partial<BenchResults> {
+  readonly scale?: ScaleResults;
 }

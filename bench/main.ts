@@ -2,22 +2,26 @@
  * `npm run bench [-- --quick] [--backend postgres|pglite] [--out DIR]`: measures every
  * row of issue 12's table on PostgreSQL and on PGlite, each beside its limit measured in
  * the same run, and writes `results.json` and `report.md` (into `bench/` by default).
+ *
+ * `npm run bench -- --scale [N] [--quick] [--backend postgres|pglite] [--soak-seconds S]`:
+ * the scale bench of issue 24 (bench/scale-bench.ts) at N Pipelines (1,000,000 by
+ * default, 20,000 with `--quick`), on PostgreSQL unless told otherwise; its figures go
+ * into the `scale` part of `results.json` and `report.md`, the rest kept as it was.
+ *
  * Everything it starts — PostgreSQL, Cairn, the bare Koa server — listens on loopback
  * and is stopped before it exits; every load is bounded in time or count.
  */
-import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import * as prettier from 'prettier';
-import { startPostgresCluster, type PostgresCluster } from '../test/support/postgres-cluster.js';
+import { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
 import { benchBackend } from './backend-suite.js';
 import { killChildren } from './children.js';
 import type { BenchContext } from './bench-context.js';
-import type { BenchResults } from './bench-results.js';
+import type { BenchResults, ResultsDocument } from './bench-results.js';
 import { startBareKoa, type BareKoa } from './bare-koa.js';
 import { preparePgbench } from './pgbench.js';
 import { fullProfile, quickProfile, type Profile } from './profile.js';
@@ -26,36 +30,52 @@ import { renderReport } from './report.js';
 import { repoRoot } from './repo-root.js';
 import { Collector } from './results.js';
 import type { Backend } from './rows.js';
+import { postgresVersion, runMeta, runStart } from './run-meta.js';
+import { runScaleBench, scaleSteps } from './scale-bench.js';
+import type { ScaleRun } from './scale-results.js';
 
 /** The steps {@link benchBackend} reports for one backend, for the progress bar's total. */
 function plannedSteps(profile: Profile, backend: Backend): number {
   return 2 + 13 * profile.runs + (backend === 'postgres' ? profile.runs : 0);
 }
 
-function options(): { profile: Profile; backends: Backend[]; outDir: string } {
-  const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, backend: { type: 'string', default: 'both' }, out: { type: 'string' } },
+/** A scale run's settings. */
+interface ScaleSettings {
+  readonly count: number;
+  readonly namespaces: number;
+  readonly soakSeconds: number;
+}
+
+function options(): { profile: Profile; backends: Backend[]; outDir: string; scale?: ScaleSettings } {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      quick: { type: 'boolean', default: false },
+      backend: { type: 'string' },
+      out: { type: 'string' },
+      scale: { type: 'boolean', default: false },
+      namespaces: { type: 'string', default: '100' },
+      'soak-seconds': { type: 'string' },
+    },
   });
-  const backend = values.backend;
+  const backend = values.backend ?? (values.scale ? 'postgres' : 'both');
   if (backend !== 'both' && backend !== 'postgres' && backend !== 'pglite') throw new Error(`--backend: postgres, pglite or both, not ${backend}`);
+  const count = Number(positionals[0] ?? (values.quick ? 20_000 : 1_000_000));
+  const namespaces = Number(values.namespaces);
+  const soakSeconds = Number(values['soak-seconds'] ?? (values.quick ? 2 : 600));
+  if (positionals.length > (values.scale ? 1 : 0)) throw new Error(`unexpected arguments: ${positionals.join(' ')} (the object count follows --scale)`);
+  for (const [name, v] of [
+    ['--scale', count],
+    ['--namespaces', namespaces],
+    ['--soak-seconds', soakSeconds],
+  ] as const)
+    if (!Number.isSafeInteger(v) || v < 1) throw new Error(`${name}: a positive whole number, not ${v}`);
   return {
     profile: values.quick ? quickProfile : fullProfile,
     backends: backend === 'both' ? ['postgres', 'pglite'] : [backend],
     outDir: resolve(values.out ?? join(repoRoot, 'bench')),
+    ...(values.scale && { scale: { count, namespaces, soakSeconds } }),
   };
-}
-
-const git = (...args: string[]): string => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
-
-async function postgresVersion(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
-    return `PostgreSQL ${rows[0].server_version.split(' ')[0]}`;
-  } finally {
-    await client.end();
-  }
 }
 
 /** Writes `text` to `file` as prettier formats it with the repository's settings, so the committed outputs pass `prettier --check`. */
@@ -64,11 +84,38 @@ async function writeFormatted(file: string, text: string): Promise<void> {
   await writeFile(file, await prettier.format(text, { ...config, filepath: file }));
 }
 
+/** The results already in `outDir`, to keep the parts this run does not measure. */
+async function previousResults(outDir: string): Promise<ResultsDocument> {
+  try {
+    return JSON.parse(await readFile(join(outDir, 'results.json'), 'utf8')) as ResultsDocument;
+  } catch {
+    return {};
+  }
+}
+
+/** Writes `results.json` and `report.md` into `outDir`. */
+async function writeResults(outDir: string, results: ResultsDocument): Promise<void> {
+  await mkdir(outDir, { recursive: true });
+  await writeFormatted(join(outDir, 'results.json'), JSON.stringify(results));
+  await writeFormatted(join(outDir, 'report.md'), renderReport(results));
+  console.error(`wrote ${join(outDir, 'results.json')} and ${join(outDir, 'report.md')}`);
+}
+
+/** Removes the run's directory, or keeps the servers' logs (not their data) when something failed. */
+async function cleanUp(workDir: string, failed: number): Promise<void> {
+  if (failed) {
+    for (const entry of await readdir(workDir)) if (!entry.endsWith('.log')) await rm(join(workDir, entry), { recursive: true, force: true });
+    console.error(`${failed} figures failed; the servers' logs are in ${workDir}`);
+    process.exitCode = 1;
+  } else {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
-  const { profile, backends, outDir } = options();
-  const date = new Date().toISOString();
-  const loadAtStart = loadavg()[0];
-  const started = performance.now();
+  const { profile, backends, outDir, scale } = options();
+  if (scale) return scaleMain(profile, backends, outDir, scale);
+  const start = runStart();
   const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-'));
   runDirectory = workDir;
   const progress = new Progress(1 + backends.reduce((sum, b) => sum + plannedSteps(profile, b), 0));
@@ -98,38 +145,39 @@ async function main(): Promise<void> {
     await cluster?.destroy();
   }
   const rows = collector.rows(profile, backends);
-  const results: BenchResults = {
-    meta: {
-      commit: git('rev-parse', '--short', 'HEAD'),
-      dirty: git('status', '--porcelain', '--untracked-files=no') !== '',
-      date,
-      profile: profile.name,
-      runs: profile.runs,
-      durationSeconds: (performance.now() - started) / 1000,
-      node: process.version,
-      ...(postgres !== undefined && { postgres }),
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      loadAverage: { start: Number(loadAtStart.toFixed(2)), end: Number(loadavg()[0].toFixed(2)) },
-    },
-    rows,
-    latencyCurves: collector.curves(),
-  };
-  await mkdir(outDir, { recursive: true });
-  await writeFormatted(join(outDir, 'results.json'), JSON.stringify(results));
-  await writeFormatted(join(outDir, 'report.md'), renderReport(results));
+  const results: BenchResults = { meta: runMeta(start, profile.name, profile.runs, postgres), rows, latencyCurves: collector.curves() };
+  const { scale: keptScale } = await previousResults(outDir);
+  await writeResults(outDir, { ...results, ...(keptScale && { scale: keptScale }) });
   progress.stop();
-  const failed = rows.filter((r) => r.error !== undefined);
-  if (failed.length) {
-    // Keep the servers' logs, not their data (the LIST rows' objects are a gigabyte).
-    for (const entry of await readdir(workDir)) if (!entry.endsWith('.log')) await rm(join(workDir, entry), { recursive: true, force: true });
-    console.error(`${failed.length} rows failed; the servers' logs are in ${workDir}`);
-    process.exitCode = 1;
-  } else {
-    await rm(workDir, { recursive: true, force: true });
+  await cleanUp(workDir, rows.filter((r) => r.error !== undefined).length);
+}
+
+/** The scale bench on each of `backends`, into the `scale` part of the results. */
+async function scaleMain(profile: Profile, backends: readonly Backend[], outDir: string, settings: ScaleSettings): Promise<void> {
+  const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-scale-'));
+  runDirectory = workDir;
+  const progress = new Progress(1 + backends.length * scaleSteps(settings.count));
+  const runs: Partial<Record<Backend, ScaleRun>> = {};
+  let failed = 0;
+  let cluster: PostgresCluster | undefined;
+  try {
+    progress.step(backends.includes('postgres') ? 'starting PostgreSQL' : 'starting');
+    cluster = backends.includes('postgres') ? await startPostgresCluster() : undefined;
+    for (const backend of backends) {
+      const start = runStart();
+      const databaseUrl = backend === 'postgres' ? await cluster!.createDatabase('cairn_scale') : undefined;
+      const outcome = await runScaleBench({ ...settings, backend, quick: profile.name === 'quick', workDir, databaseUrl, progress });
+      const postgres = databaseUrl === undefined ? undefined : await postgresVersion(databaseUrl);
+      runs[backend] = { meta: { ...runMeta(start, profile.name, 1, postgres), ...settings }, ...outcome };
+      failed += outcome.notes.length + outcome.figures.filter((f) => f.value === undefined && f.id !== 'gc-cascade').length;
+    }
+  } finally {
+    await cluster?.destroy();
   }
-  console.error(`wrote ${join(outDir, 'results.json')} and ${join(outDir, 'report.md')}`);
+  const previous = await previousResults(outDir);
+  await writeResults(outDir, { ...previous, scale: { ...previous.scale, ...runs } });
+  progress.stop();
+  await cleanUp(workDir, failed);
 }
 
 /** The temporary directory of the run, removed when the run is interrupted. */

@@ -1,8 +1,9 @@
 /** The Markdown report: the table of every row, its notes, and the watch latency charts. */
 import { formatMs, latencyChart } from './latency-chart.js';
-import type { BenchResults } from './bench-results.js';
+import type { BenchResults, ResultsDocument } from './bench-results.js';
 import type { Figure, RowResult } from './results.js';
 import type { Backend } from './rows.js';
+import { renderScale } from './scale-report.js';
 
 const backendNames: Record<Backend, string> = { postgres: 'PostgreSQL', pglite: 'PGlite' };
 
@@ -30,12 +31,18 @@ function tableRow(row: RowResult): string {
   return `| ${backendNames[row.backend]} | ${row.title} | ${cairnCell(row)} | ${limit} | ${ratio} | ${row.goal?.text ?? '—'} | ${met} |`;
 }
 
-/** Renders `results` as the Markdown of `report.md`. */
-export function renderReport(results: BenchResults): string {
+/** Renders `results` as the Markdown of `report.md`: the per-request table and charts, then the scale runs. */
+export function renderReport(results: ResultsDocument): string {
+  const lines = ['# Cairn benchmarks', ''];
+  if (results.meta && results.rows && results.latencyCurves) lines.push(...perRequest(results as BenchResults));
+  lines.push(...renderScale(results.scale));
+  return lines.join('\n');
+}
+
+/** The sections of `npm run bench`. */
+function perRequest(results: BenchResults): string[] {
   const { meta } = results;
   const lines = [
-    '# Cairn benchmarks',
-    '',
     `A snapshot of commit \`${meta.commit}\`${meta.dirty ? ' (with uncommitted changes)' : ''}, measured ${meta.date} by \`npm run bench${meta.profile === 'quick' ? ' -- --quick' : ''}\` ` +
       `(${meta.profile} profile, ${meta.runs} run${meta.runs > 1 ? 's' : ''} of every figure, ${Math.round(meta.durationSeconds)} s in all) ` +
       `on ${meta.cpus} × ${meta.cpuModel}, ${meta.memoryGiB} GiB, Node.js ${meta.node}${meta.postgres ? `, ${meta.postgres}` : ''}. ` +
@@ -60,5 +67,5 @@ export function renderReport(results: BenchResults): string {
     if (curves.length === 0) continue;
     lines.push(`### ${backendNames[backend]}`, '', '```text', latencyChart(curves), '```', '');
   }
-  return lines.join('\n');
+  return lines;
 }

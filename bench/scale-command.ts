@@ -38,7 +38,11 @@ async function main(): Promise<void> {
   });
   try {
     const log = (line: string) => process.stderr.write(`${line}\n`);
-    const reads = await measureScaleReads(server, { count, namespaces: Number(values.namespaces) }, log, !values['throughput-only']);
+    const reads = await measureScaleReads(
+      server,
+      { shape: { count, namespaces: Number(values.namespaces) }, parts: values['throughput-only'] ? 'throughput' : 'all' },
+      log,
+    );
     if (values.out !== undefined) await writeFile(values.out, `${JSON.stringify({ count, flags: positionals, ...reads }, null, 2)}\n`);
   } finally {
     await server.stop();

@@ -25,14 +25,30 @@ export interface Latencies {
   readonly items?: number;
 }
 
+/** A read of everything, with the server's CPU time per 1,000 objects (ms), a figure the machine's other load changes less than the rate. */
+export interface ReadAll {
+  readonly objects: number;
+  readonly seconds: number;
+  readonly perSecond: number;
+  readonly cpuMsPer1000: number;
+}
+
 /** Everything one run measured. */
 export interface ScaleReads {
   readonly readyMs: number;
-  readonly rssMiB: { afterStart: number; afterPaging: number; afterStreamed: number; peakStreamed: number };
+  readonly rssMiB: { afterStart: number; afterPaging?: number; afterStreamed?: number; peakStreamed?: number };
   readonly latencies: Readonly<Record<string, Latencies>>;
-  /** Each with the server's CPU time per 1,000 objects (ms), a figure the machine's other load changes less than the rate. */
-  readonly paging: { readonly objects: number; readonly seconds: number; readonly perSecond: number; readonly cpuMsPer1000: number };
-  readonly streamed: { readonly objects: number; readonly seconds: number; readonly perSecond: number; readonly bytes: number; readonly cpuMsPer1000: number };
+  readonly paging?: ReadAll;
+  readonly streamed?: ReadAll & { readonly bytes: number };
+}
+
+/** What {@link measureScaleReads} measures, and on how much. */
+export interface ScaleReadOptions {
+  readonly shape: SeedShape;
+  /** Everything; only the first pages (a size of the chart); only paging and the streamed LIST. */
+  readonly parts: 'all' | 'first-pages' | 'throughput';
+  /** Requests per latency figure are divided by this (a quick run's 5); default 1. */
+  readonly sampleDivisor?: number;
 }
 
 /** Times `count` GETs of `path(i)` on one keep-alive connection; the first is reported apart. */
@@ -121,11 +137,12 @@ function listAll(access: ServerAccess): Promise<{ objects: number; seconds: numb
 const rate = (r: { objects: number; seconds: number }) => Math.round(r.objects / r.seconds);
 
 /** Times first pages, GETs and selectors, each several times on one connection. */
-async function measureLatencies(access: ServerAccess, shape: SeedShape, log: (line: string) => void): Promise<Record<string, Latencies>> {
+async function measureLatencies(access: ServerAccess, options: ScaleReadOptions, log: (line: string) => void): Promise<Record<string, Latencies>> {
+  const { shape } = options;
   const agent = keepAliveAgent(1);
   const latencies: Record<string, Latencies> = {};
   const measure = async (name: string, count: number, path: (i: number) => string) => {
-    latencies[name] = await time(access, agent, count, path);
+    latencies[name] = await time(access, agent, Math.max(5, Math.round(count / (options.sampleDivisor ?? 1))), path);
     const l = latencies[name];
     log(`${name}: first ${l.first.toFixed(1)} ms, p50 ${l.p50.toFixed(1)}, p99 ${l.p99.toFixed(1)} ms${l.items !== undefined ? ` (${l.items} items)` : ''}`);
   };
@@ -133,6 +150,7 @@ async function measureLatencies(access: ServerAccess, shape: SeedShape, log: (li
   try {
     await measure('first page, cluster', 100, () => `${clusterPath}?limit=500`);
     await measure('first page, namespace', 100, (i) => `${namespacePath(seedNamespace(i * 7, shape))}?limit=500`);
+    if (options.parts === 'first-pages') return latencies;
     await measure('get', 300, (i) => `${namespacePath(seedNamespace(i * 7919, shape))}/${seedName((i * 7919) % shape.count)}`);
     for (const [name, selector] of Object.entries(seededSelectors.label)) {
       await measure(`label ${name}, cluster`, 20, () => `${clusterPath}?limit=500&labelSelector=${encodeURIComponent(selector)}`);
@@ -155,15 +173,21 @@ async function measureLatencies(access: ServerAccess, shape: SeedShape, log: (li
   return latencies;
 }
 
-/** Measures every read on `server`, just started on a database seeded with `shape` (without `latencyRuns`, only paging and the streamed LIST). */
-export async function measureScaleReads(server: CairnProcess, shape: SeedShape, log: (line: string) => void, latencyRuns = true): Promise<ScaleReads> {
+/**
+ * Measures the reads `options.parts` names on `server`, just started on a seeded
+ * database: the first request is a first page. Paging and the streamed LIST must each
+ * see the same number of objects, at least as many as were seeded.
+ */
+export async function measureScaleReads(server: CairnProcess, options: ScaleReadOptions, log: (line: string) => void): Promise<ScaleReads> {
+  const { shape } = options;
   const access = server.access;
   const rssAfterStart = mib(server.residentBytes());
   log(`ready in ${server.timeToReadyMs.toFixed(0)} ms, RSS ${rssAfterStart.toFixed(0)} MiB`);
-  const latencies = latencyRuns ? await measureLatencies(access, shape, log) : {};
+  const latencies = options.parts === 'throughput' ? {} : await measureLatencies(access, options, log);
+  if (options.parts === 'first-pages') return { readyMs: server.timeToReadyMs, rssMiB: { afterStart: rssAfterStart }, latencies };
   const cpuBeforePaging = cpuSeconds(server.pid);
   const paged = await pageAll(access, 500);
-  if (paged.objects !== shape.count) throw new Error(`paging listed ${paged.objects} objects, ${shape.count} were seeded`);
+  if (paged.objects < shape.count) throw new Error(`paging listed ${paged.objects} objects, ${shape.count} were seeded`);
   const pagingCpu = ((cpuSeconds(server.pid) - cpuBeforePaging) * 1e6) / paged.objects;
   const rssAfterPaging = mib(server.residentBytes());
   log(
@@ -172,7 +196,7 @@ export async function measureScaleReads(server: CairnProcess, shape: SeedShape, 
   server.resetPeak();
   const cpuBeforeStreamed = cpuSeconds(server.pid);
   const streamed = await listAll(access);
-  if (streamed.objects !== shape.count) throw new Error(`the unpaginated LIST held ${streamed.objects} objects, ${shape.count} were seeded`);
+  if (streamed.objects !== paged.objects) throw new Error(`the unpaginated LIST held ${streamed.objects} objects, paging ${paged.objects}`);
   const streamedCpu = ((cpuSeconds(server.pid) - cpuBeforeStreamed) * 1e6) / streamed.objects;
   const rssAfterStreamed = mib(server.residentBytes());
   const peak = mib(server.peakResidentBytes());

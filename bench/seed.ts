@@ -33,7 +33,7 @@ export const seedNamespace = (i: number, shape: SeedShape): string => `seed-${St
 export const seedName = (i: number): string => `p-${String(i).padStart(8, '0')}`;
 
 /** Which of 1,000 classes object `i` falls in: a hash (murmur3's finalizer), so classes are spread over names and namespaces alike. */
-function seedClass(i: number): number {
+export function seedClass(i: number): number {
   let h = i ^ (i >>> 16);
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -104,6 +104,8 @@ const insertBatch = (rows: string, resource: string, through: bigint) => sql`
 
 /** Options of {@link seedPipelines}. */
 export interface SeedOptions extends SeedShape {
+  /** How many of the `count` objects an earlier seeding wrote (objects `0` to `from - 1`); default 0. */
+  readonly from?: number;
   /** The Pipeline every object copies, as the API stored it. */
   readonly template: KubeObject;
   /** Objects per statement; default 2,000. */
@@ -120,8 +122,10 @@ export interface Seeded {
 }
 
 /**
- * Writes `count` Pipelines into a migrated database no server is using, after its newest
- * resourceVersion, then has the planner's statistics gathered (PGlite runs no autovacuum).
+ * Writes Pipelines `from` to `count - 1` into a migrated database no server is using,
+ * after its newest resourceVersion, then has the planner's statistics gathered (PGlite
+ * runs no autovacuum). A seeding with `from` appends to an earlier one of the same shape:
+ * a database grows from 10,000 to 100,000 objects, measured at each size.
  */
 export async function seedPipelines(database: Database, options: SeedOptions): Promise<Seeded> {
   const resource = storageName(pipelines);
@@ -129,11 +133,12 @@ export async function seedPipelines(database: Database, options: SeedOptions): P
   const start = await database.run(async (db) =>
     BigInt((await db.selectFrom('cairn_resource_version').select('current').where('id', '=', 1).executeTakeFirstOrThrow()).current),
   );
-  for (let from = 0; from < options.count; from += batch) {
+  const already = options.from ?? 0;
+  for (let from = already; from < options.count; from += batch) {
     const to = Math.min(options.count, from + batch);
     const rows: string[] = [];
     for (let i = from; i < to; i++) {
-      const rv = start + BigInt(i) + 1n;
+      const rv = start + BigInt(i - already) + 1n;
       const object = seededPipeline(options.template, i, options, rv);
       const fields = pipelines.strategy.selectableFields(object);
       const row = {
@@ -146,9 +151,9 @@ export async function seedPipelines(database: Database, options: SeedOptions): P
       // The object's text embedded as it is, as the write batch embeds it.
       rows.push(`${JSON.stringify(row).slice(0, -1)},"l":${encodeJsonb(object.metadata!.labels)},"f":${encodeJsonb(fields)},"o":${encodeJsonb(object)}}`);
     }
-    await database.transaction((trx) => insertBatch(`[${rows.join(',')}]`, resource, start + BigInt(to)).execute(trx));
+    await database.transaction((trx) => insertBatch(`[${rows.join(',')}]`, resource, start + BigInt(to - already)).execute(trx));
     options.onProgress?.(to);
   }
   await database.run((db) => sql`ANALYZE`.execute(db));
-  return { first: start + 1n, last: start + BigInt(options.count) };
+  return { first: start + 1n, last: start + BigInt(options.count - already) };
 }

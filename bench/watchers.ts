@@ -27,21 +27,44 @@ export interface Watchers {
  * has its 200; each event of an object whose name starts with `prefix` is reported
  * (the bench only creates in a watched namespace: every such event is an ADDED).
  */
-export async function openWatchers(access: ServerAccess, namespace: string, count: number, prefix: string, onAdded: OnAdded): Promise<Watchers> {
+export function openWatchers(access: ServerAccess, namespace: string, count: number, prefix: string, onAdded: OnAdded): Promise<Watchers> {
+  return openNamespaceWatchers(access, Array<string>(count).fill(namespace), prefix, (_watcher, name, at) => onAdded(name, at));
+}
+
+/**
+ * Opens one watch per entry of `namespaces` (watcher `k` watches `namespaces[k]`), from
+ * `resourceVersion` when given (no initial state: a seeded namespace's 10,000 ADDED
+ * events would be read and dropped), and resolves once every one has its 200; each
+ * event of an object whose name starts with `prefix` is reported with its watcher.
+ */
+export async function openNamespaceWatchers(
+  access: ServerAccess,
+  namespaces: readonly string[],
+  prefix: string,
+  onEvent: (watcher: number, name: string, at: number) => void,
+  resourceVersion?: string,
+): Promise<Watchers> {
   const requests: ClientRequest[] = [];
   const close = (): void => requests.forEach((r) => r.destroy());
-  const path = `${pipelinesPath(namespace)}?watch=true`;
+  const marker = Buffer.from(`"name":"${prefix}`);
+  const query = `?watch=true${resourceVersion === undefined ? '' : `&resourceVersion=${resourceVersion}`}`;
   try {
-    for (let next = 0; next < count;) {
-      const batch = Math.min(openConcurrency, count - next);
-      await Promise.all(Array.from({ length: batch }, () => openWatch(access, path, Buffer.from(`"name":"${prefix}`), onAdded, requests)));
+    for (let next = 0; next < namespaces.length;) {
+      const batch = Math.min(openConcurrency, namespaces.length - next);
+      await Promise.all(
+        Array.from({ length: batch }, (_, j) => {
+          const watcher = next + j;
+          const onAdded: OnAdded = (name, at) => onEvent(watcher, name, at);
+          return openWatch(access, `${pipelinesPath(namespaces[watcher])}${query}`, marker, onAdded, requests);
+        }),
+      );
       next += batch;
     }
   } catch (error) {
     close();
     throw error;
   }
-  return { count, close };
+  return { count: namespaces.length, close };
 }
 
 /** Opens one watch; resolves on its 200. */

@@ -1,7 +1,9 @@
 /**
  * `npm run bench -- --quick` measures every row end to end, on PostgreSQL and PGlite,
- * and writes well-formed outputs. Benchmarks are not tests: no figure is judged here,
- * only that each row was measured and reported.
+ * and writes well-formed outputs; `npm run bench -- --scale --quick` then measures every
+ * scale figure on 20,000 seeded Pipelines into the same outputs, keeping the rest.
+ * Benchmarks are not tests: no figure is judged here, only that each was measured and
+ * reported.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -9,18 +11,22 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import * as prettier from 'prettier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BenchResults } from '../bench/bench-results.js';
+import type { BenchResults, ResultsDocument } from '../bench/bench-results.js';
 import { rowsFor, type Backend } from '../bench/rows.js';
 
 const root = join(import.meta.dirname, '..');
 const backends: readonly Backend[] = ['postgres', 'pglite'];
 
-/** Runs `npm run bench -- --quick --out DIR` and resolves with its exit code and stderr (the progress). */
-function runQuickBench(outDir: string): Promise<{ code: number | null; stderr: string }> {
+/** Runs `npm run bench -- --quick --out DIR [...more]` and resolves with its exit code and stderr (the progress). */
+function runQuickBench(outDir: string, ...more: string[]): Promise<{ code: number | null; stderr: string }> {
   // The node running the tests (the project's own) runs tsx, whatever `node` is first on PATH.
   const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'bench', '--', '--quick', '--out', outDir], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', 'bench', '--', '--quick', '--out', outDir, ...more], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
@@ -31,15 +37,20 @@ function runQuickBench(outDir: string): Promise<{ code: number | null; stderr: s
 describe('npm run bench -- --quick', () => {
   let outDir: string;
   let run: { code: number | null; stderr: string };
+  let scaleRun: { code: number | null; stderr: string };
   let results: BenchResults;
+  let scale: ResultsDocument['scale'];
   let report: string;
 
   beforeAll(async () => {
     outDir = await mkdtemp(join(tmpdir(), 'cairn-bench-test-'));
     run = await runQuickBench(outDir);
-    results = JSON.parse(await readFile(join(outDir, 'results.json'), 'utf8')) as BenchResults;
+    scaleRun = await runQuickBench(outDir, '--scale');
+    const document = JSON.parse(await readFile(join(outDir, 'results.json'), 'utf8')) as ResultsDocument;
+    results = document as BenchResults;
+    scale = document.scale;
     report = await readFile(join(outDir, 'report.md'), 'utf8');
-  }, 300_000);
+  }, 400_000);
   afterAll(async () => {
     await rm(outDir, { recursive: true, force: true });
   });
@@ -95,11 +106,31 @@ describe('npm run bench -- --quick', () => {
       expect(chart).toContain('◂ ');
       expect(chart).toContain('99.9%');
     }
+    expect(report).toContain('## At scale (issue 24)');
     // The outputs are committed: they must pass the repository's prettier check as written.
     for (const file of ['results.json', 'report.md']) {
       const path = join(outDir, file);
       const text = await readFile(path, 'utf8');
       expect(await prettier.check(text, { ...(await prettier.resolveConfig(join(root, 'bench', file))), filepath: path }), file).toBe(true);
     }
+  });
+
+  it('measures every scale figure on 20,000 seeded Pipelines, at 10,000 and at 20,000, into the same outputs', () => {
+    expect(scaleRun.code, scaleRun.stderr.slice(-3000)).toBe(0);
+    expect(scaleRun.stderr).toMatch(/read back 3 objects by name and \d+ by label selector through the API/);
+    const postgres = scale?.postgres;
+    expect(postgres?.meta).toMatchObject({ profile: 'quick', count: 20_000, postgres: expect.stringMatching(/^PostgreSQL 15\./) });
+    expect(postgres?.notes).toEqual([]);
+    expect(postgres?.stages.map((s) => s.seeded)).toEqual([10_000, 20_000]);
+    for (const stage of postgres?.stages ?? []) expect(Number.isFinite(stage.firstPage.cluster.p99) && Number.isFinite(stage.createsPerSecond)).toBe(true);
+    for (const figure of postgres?.figures ?? []) {
+      if (figure.id === 'gc-cascade') continue;
+      expect(Number.isFinite(figure.value), figure.id).toBe(true);
+      if (figure.target) expect(typeof figure.met, figure.id).toBe('boolean');
+    }
+    expect(postgres?.figures.find((f) => f.id === 'namespace-watchers-foreign')?.value).toBe(0);
+    const section = report.slice(report.indexOf('## At scale'));
+    expect(section).toMatch(/^\| 6 +\| creates\/s at 20,000 over creates\/s at 10,000, same run +\|/m);
+    expect(section.match(/Pipelines in the database \(log scale\)/g)).toHaveLength(2);
   });
 });
