@@ -19,6 +19,7 @@ import { pgliteDirectory } from '../src/server/open-database.js';
 import type { Database } from '../src/storage/database.js';
 import { PGliteDatabase } from '../src/storage/pglite-database.js';
 import { PostgresDatabase } from '../src/storage/postgres-database.js';
+import { decodeJsonb } from '../src/storage/stored-text.js';
 import { CairnProcess, type CairnOptions } from './cairn-process.js';
 import { pipelineManifest, pipelinePath, pipelinesPath } from './pipeline-manifest.js';
 import { seedName, seedNamespace, seedPipelines, seededPipeline, type SeedShape } from './seed.js';
@@ -85,7 +86,7 @@ async function checkSamples(location: CairnOptions, shape: SeedShape, template: 
         seedNamespace(i, shape),
         seedName(i),
       ]);
-      rows.set(i, row?.object);
+      rows.set(i, row === undefined ? undefined : decodeJsonb(row.object as string));
     }
   } finally {
     await database.close();

@@ -7,7 +7,7 @@ import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import type { Database } from './database.js';
 import type { StorageSchema, StringMap } from './schema.js';
-import { decodeText } from './stored-text.js';
+import { decodeJsonb, decodeText } from './stored-text.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
@@ -34,7 +34,7 @@ export async function readEvents(db: Queryable, after: bigint, limit: number, re
   let query = db
     .selectFrom('cairn_events')
     .select(['resource_version', 'resource', 'namespace', 'name', 'type', 'labels', 'fields', 'prev_labels', 'prev_fields', 'object'])
-    .select(sql<unknown>`${sql.raw(selectionPrevObject)}`.as('prev_object'))
+    .select(sql<string | null>`${sql.raw(selectionPrevObject)}`.as('prev_object'))
     .where('resource_version', '>', after.toString());
   if (resource !== undefined) query = query.where('resource', '=', resource);
   const rows = await query.orderBy('resource_version').limit(limit).execute();
@@ -52,8 +52,8 @@ function eventOf(row: {
   fields: StringMap;
   prev_labels: StringMap | null;
   prev_fields: StringMap | null;
-  object: unknown;
-  prev_object: unknown;
+  object: string;
+  prev_object: string | null;
 }): EventLogEntry {
   return deepFreeze({
     rv: BigInt(row.resource_version),
@@ -65,8 +65,8 @@ function eventOf(row: {
     fields: row.fields,
     prevLabels: row.prev_labels,
     prevFields: row.prev_fields,
-    object: row.object as StoredObject,
-    prevObject: (row.prev_object ?? null) as StoredObject | null,
+    object: decodeJsonb(row.object) as StoredObject,
+    prevObject: row.prev_object === null ? null : (decodeJsonb(row.prev_object) as StoredObject),
   });
 }
 
