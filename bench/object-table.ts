@@ -58,7 +58,7 @@ function objectTable(sql: Sql, close: () => Promise<void>): ObjectTable {
           prefix,
         ]);
         await sql.query(`UPDATE bench_seed SET
-          object = jsonb_set(jsonb_set(jsonb_set(object, '{metadata,name}', to_jsonb(name)), '{metadata,namespace}', to_jsonb(namespace)), '{metadata,uid}', to_jsonb(uid)),
+          object = jsonb_set(jsonb_set(jsonb_set(object::jsonb, '{metadata,name}', to_jsonb(name)), '{metadata,namespace}', to_jsonb(namespace)), '{metadata,uid}', to_jsonb(uid))::text,
           fields = fields || jsonb_build_object('metadata.name', name, 'metadata.namespace', namespace)`);
         await sql.query('ALTER TABLE bench_seed DROP COLUMN bench_n');
         await sql.query('INSERT INTO cairn_objects SELECT * FROM bench_seed');
@@ -70,8 +70,9 @@ function objectTable(sql: Sql, close: () => Promise<void>): ObjectTable {
     },
     async queryAndStringify(namespace) {
       const start = performance.now();
-      const { rows } = await sql.query<{ object: unknown }>('SELECT object FROM cairn_objects WHERE namespace = $1 ORDER BY resource, name', [namespace]);
-      const text = JSON.stringify({ apiVersion: 'cairn.dev/v1', kind: 'PipelineList', metadata: {}, items: rows.map((r) => r.object) });
+      // The object column holds each object's JSON text (migration 0007).
+      const { rows } = await sql.query<{ object: string }>('SELECT object FROM cairn_objects WHERE namespace = $1 ORDER BY resource, name', [namespace]);
+      const text = JSON.stringify({ apiVersion: 'cairn.dev/v1', kind: 'PipelineList', metadata: {}, items: rows.map((r) => JSON.parse(r.object) as unknown) });
       return { ms: performance.now() - start, bytes: Buffer.byteLength(text), count: rows.length };
     },
     close,

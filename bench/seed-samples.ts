@@ -6,6 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { pipelines } from '../src/apis/cairn/pipelines.js';
 import type { KubeObject } from '../src/machinery/meta/object.js';
+import { decodeJsonb } from '../src/storage/stored-text.js';
 import { storageName } from '../src/registry/resource-storage.js';
 import { pgliteDirectory } from '../src/server/open-database.js';
 import type { Database } from '../src/storage/database.js';
@@ -56,7 +57,7 @@ export async function readSampleRows(database: Database, shape: SeedShape, from 
       seedNamespace(i, shape),
       seedName(i),
     ]);
-    rows.set(i, row?.object);
+    rows.set(i, row === undefined ? undefined : decodeJsonb(row.object as string));
   }
   return rows;
 }

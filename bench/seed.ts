@@ -92,7 +92,7 @@ export function seededPipeline(template: KubeObject, i: number, shape: SeedShape
 /** One batch: its rows and events in one statement, the counter in the same transaction. */
 const insertBatch = (rows: string, resource: string, through: bigint) => sql`
   WITH r AS MATERIALIZED (
-    SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS r(rv bigint, ns text, n text, uid text, av text, l jsonb, f jsonb, o jsonb)
+    SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS r(rv bigint, ns text, n text, uid text, av text, l jsonb, f jsonb, o text)
   ), objects AS (
     INSERT INTO cairn_objects (resource, namespace, name, uid, resource_version, api_version, labels, fields, object)
     SELECT ${resource}, ns, n, uid, rv, av, l, f, o FROM r
@@ -148,8 +148,10 @@ export async function seedPipelines(database: Database, options: SeedOptions): P
         uid: object.metadata!.uid,
         av: object.apiVersion,
       };
-      // The object's text embedded as it is, as the write batch embeds it.
-      rows.push(`${JSON.stringify(row).slice(0, -1)},"l":${encodeJsonb(object.metadata!.labels)},"f":${encodeJsonb(fields)},"o":${encodeJsonb(object)}}`);
+      // The object's text as a string, stored as it is, as the write batch stores it.
+      rows.push(
+        `${JSON.stringify(row).slice(0, -1)},"l":${encodeJsonb(object.metadata!.labels)},"f":${encodeJsonb(fields)},"o":${JSON.stringify(encodeJsonb(object))}}`,
+      );
     }
     await database.transaction((trx) => insertBatch(`[${rows.join(',')}]`, resource, start + BigInt(to - already)).execute(trx));
     options.onProgress?.(to);

@@ -75,7 +75,8 @@ async function rowsOf(database: Database, resource: string): Promise<{ api_versi
   const { rows } = await database.run((db) =>
     sql<{ api_version: string; object: any }>`SELECT api_version, object FROM cairn_objects WHERE resource = ${resource} ORDER BY name`.execute(db),
   );
-  return rows;
+  // The object column holds JSON text (migration 0007).
+  return rows.map((row) => ({ ...row, object: JSON.parse(row.object as string) }));
 }
 
 describe('storage-migrate on PostgreSQL, while a server serves', () => {

@@ -7,7 +7,7 @@ import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import type { Database } from './database.js';
 import type { StorageSchema, StringMap } from './schema.js';
-import { decodeText } from './stored-text.js';
+import { decodeJsonb, decodeText } from './stored-text.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
@@ -34,7 +34,7 @@ export async function readEvents(db: Queryable, after: bigint, limit: number, re
   let query = db
     .selectFrom('cairn_events')
     .select(['resource_version', 'resource', 'namespace', 'name', 'type', 'labels', 'fields', 'prev_labels', 'prev_fields', 'object'])
-    .select(sql<unknown>`${sql.raw(selectionPrevObject)}`.as('prev_object'))
+    .select(sql<string | null>`${sql.raw(selectionPrevObject)}`.as('prev_object'))
     .where('resource_version', '>', after.toString());
   if (resource !== undefined) query = query.where('resource', '=', resource);
   const rows = await query.orderBy('resource_version').limit(limit).execute();
@@ -52,8 +52,8 @@ function eventOf(row: {
   fields: StringMap;
   prev_labels: StringMap | null;
   prev_fields: StringMap | null;
-  object: unknown;
-  prev_object: unknown;
+  object: string;
+  prev_object: string | null;
 }): EventLogEntry {
   return deepFreeze({
     rv: BigInt(row.resource_version),
@@ -65,8 +65,8 @@ function eventOf(row: {
     fields: row.fields,
     prevLabels: row.prev_labels,
     prevFields: row.prev_fields,
-    object: row.object as StoredObject,
-    prevObject: (row.prev_object ?? null) as StoredObject | null,
+    object: decodeJsonb(row.object) as StoredObject,
+    prevObject: row.prev_object === null ? null : (decodeJsonb(row.prev_object) as StoredObject),
   });
 }
 
@@ -110,27 +110,59 @@ export async function readLogTail(database: Database, after: bigint, limit: numb
 /** The advisory lock a compaction holds for its transaction ("cairn-cp" in ASCII): one replica compacts at a time. */
 export const compactionLockKey = 0x636169726e2d6370n;
 
+/** How many events one compaction transaction deletes at most. */
+export const defaultCompactionBatch = 1000;
+
+/** How a compaction proceeds (tests make it take several small steps and watch them). */
+export interface CompactionOptions {
+  /** The most events one transaction deletes; default {@link defaultCompactionBatch}. */
+  readonly batchSize?: number;
+  /** Told each batch's compacted resourceVersion once its transaction has committed. */
+  readonly onBatch?: (compacted: bigint) => void | Promise<void>;
+}
+
 /**
- * Drops the events older than `cutoff`, as a prefix of the log, and records the
- * newest dropped resourceVersion, unless another replica is compacting (then this one
- * leaves it to that one). Returns the compacted resourceVersion and whether it ran.
+ * Drops the events older than `cutoff`, as a prefix of the log, a batch at a time:
+ * each batch deletes the next `batchSize` events of the prefix and records the newest
+ * one dropped, in a short transaction of its own, so readers always find the mark and
+ * the log agree, and a large log never keeps a transaction open for long (writers take
+ * no lock compaction holds: they insert newer events and never touch the mark's row).
+ * Unless another replica is compacting (it holds the lock): then this one leaves the
+ * work to that one. Returns the compacted resourceVersion and whether it ran.
  */
-export async function compactEvents(trx: Transaction<StorageSchema>, cutoff: Date): Promise<{ compacted: bigint; ran: boolean }> {
-  const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${String(compactionLockKey)}::bigint) AS locked`.execute(trx);
-  if (!rows[0]?.locked) return { compacted: await readCompactedResourceVersion(trx), ran: false };
-  const boundary = await trx
-    .selectFrom('cairn_events')
-    .select((eb) => eb.fn.max('resource_version').as('rv'))
-    .where('created_at', '<', cutoff)
-    .executeTakeFirst();
-  const rv = boundary?.rv;
-  if (rv !== null && rv !== undefined) {
-    await trx.deleteFrom('cairn_events').where('resource_version', '<=', String(rv)).execute();
-    await trx
-      .updateTable('cairn_compaction')
-      .set({ compacted: sql`GREATEST(compacted, ${String(rv)}::bigint)` })
-      .where('id', '=', 1)
-      .execute();
+export async function compactEvents(database: Database, cutoff: Date, options: CompactionOptions = {}): Promise<{ compacted: bigint; ran: boolean }> {
+  const batchSize = options.batchSize ?? defaultCompactionBatch;
+  let target: bigint | undefined;
+  for (let first = true; ; first = false) {
+    const step = await database.transaction(async (trx) => {
+      const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${String(compactionLockKey)}::bigint) AS locked`.execute(trx);
+      if (!rows[0]?.locked) return { compacted: await readCompactedResourceVersion(trx), locked: false, deleted: false, done: true };
+      if (target === undefined) {
+        const boundary = await trx
+          .selectFrom('cairn_events')
+          .select((eb) => eb.fn.max('resource_version').as('rv'))
+          .where('created_at', '<', cutoff)
+          .executeTakeFirst();
+        target = boundary?.rv === null || boundary?.rv === undefined ? 0n : BigInt(boundary.rv);
+      }
+      // The batch's end: the newest of the next `batchSize` events of the prefix.
+      const { rows: ends } = await sql<{ rv: string | null }>`SELECT max(resource_version)::text AS rv FROM (
+          SELECT resource_version FROM cairn_events WHERE resource_version <= ${target.toString()}::bigint
+          ORDER BY resource_version LIMIT ${batchSize}) batch`.execute(trx);
+      const end = ends[0]?.rv ?? null;
+      if (end !== null) {
+        await trx.deleteFrom('cairn_events').where('resource_version', '<=', end).execute();
+        await trx
+          .updateTable('cairn_compaction')
+          .set({ compacted: sql`GREATEST(compacted, ${end}::bigint)` })
+          .where('id', '=', 1)
+          .execute();
+      }
+      return { compacted: await readCompactedResourceVersion(trx), locked: true, deleted: end !== null, done: end === null || BigInt(end) >= target };
+    });
+    // A later batch that finds the lock taken leaves the rest to the replica that took it.
+    if (!step.locked) return { compacted: step.compacted, ran: !first };
+    if (step.deleted) await options.onBatch?.(step.compacted);
+    if (step.done) return { compacted: step.compacted, ran: true };
   }
-  return { compacted: await readCompactedResourceVersion(trx), ran: true };
 }

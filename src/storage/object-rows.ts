@@ -9,7 +9,7 @@ import type { Database } from './database.js';
 import { readCurrentResourceVersion } from './event-log.js';
 import type { ObjectSnapshot } from './object-cache.js';
 import type { StorageSchema } from './schema.js';
-import { decodeText, encodeText } from './stored-text.js';
+import { decodeJsonb, decodeText, encodeText } from './stored-text.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
@@ -26,7 +26,8 @@ export const readObjectStatement = 'SELECT object FROM cairn_objects WHERE resou
 /** The object in the row, or undefined when there is none: one prepared statement, no query builder. */
 export async function readObject(database: Database, at: ObjectRowKey): Promise<StoredObject | undefined> {
   const rows = await database.query(readObjectStatement, [at.resource, encodeText(at.namespace), encodeText(at.name)], 'cairn-read-object');
-  return rows[0]?.object as StoredObject | undefined;
+  const text = rows[0]?.object as string | undefined;
+  return text === undefined ? undefined : (decodeJsonb(text) as StoredObject);
 }
 
 /**
@@ -43,14 +44,14 @@ export async function lockObject(trx: Transaction<StorageSchema>, at: ObjectRowK
     .where('name', '=', encodeText(at.name))
     .forUpdate()
     .executeTakeFirst();
-  return row?.object as StoredObject | undefined;
+  return row && (decodeJsonb(row.object) as StoredObject);
 }
 
 /** Up to `limit` keys of `resource`'s rows not encoded in `apiVersion`, in key order, after `after`. */
 export async function readStaleKeys(db: Queryable, resource: string, apiVersion: string, after: StorageKey | undefined, limit: number): Promise<StorageKey[]> {
   let query = db.selectFrom('cairn_objects').select(['namespace', 'name']).where('resource', '=', resource).where('api_version', '<>', encodeText(apiVersion));
-  // Spelled with the resource in front so the primary key index serves the range.
-  if (after) query = query.where(sql<boolean>`(resource, namespace, name) > (${resource}, ${encodeText(after.namespace)}, ${encodeText(after.name)})`);
+  // Beside the resource's equality, so the primary key index starts at the key (a comparison of all three columns walks the resource up to it).
+  if (after) query = query.where(sql<boolean>`(namespace, name) > (${encodeText(after.namespace)}, ${encodeText(after.name)})`);
   const rows = await query.orderBy('namespace').orderBy('name').limit(limit).execute();
   return rows.map((row) => ({ namespace: decodeText(row.namespace), name: decodeText(row.name) }));
 }
@@ -91,13 +92,13 @@ export async function loadObjects(database: Database, resource: string, limit: n
       if ((await countObjectsOf(trx, resource)) > limit) return undefined;
       const rows = await trx
         .selectFrom('cairn_objects')
-        .select(['namespace', 'name', 'fields', sql<unknown>`object`.as('object')])
+        .select(['namespace', 'name', 'fields', 'object'])
         .where('resource', '=', resource)
         .orderBy('namespace')
         .orderBy('name')
         .execute();
       const objects = rows.map((row) => {
-        const object = deepFreeze(row.object as StoredObject);
+        const object = deepFreeze(decodeJsonb(row.object) as StoredObject);
         // The labels column holds the object's labels: selectors read them where they are, not a second copy.
         const labels = object.metadata.labels ?? noLabels;
         return Object.freeze({ namespace: decodeText(row.namespace), name: decodeText(row.name), labels, fields: deepFreeze(row.fields), object });

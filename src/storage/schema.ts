@@ -21,7 +21,8 @@ export interface ObjectsTable {
   api_version: string;
   labels: Json<StringMap>;
   fields: Json<StringMap>;
-  object: Json<unknown>;
+  /** The object's JSON text as written, escaped as stored-text.ts `encodeJsonb` escapes it. */
+  object: string;
 }
 
 /** The event log, one row per change, keyed by the resourceVersion it created. */
@@ -35,9 +36,10 @@ export interface EventsTable {
   fields: Json<StringMap>;
   prev_labels: NullableJson<StringMap>;
   prev_fields: NullableJson<StringMap>;
-  object: Json<unknown>;
+  /** JSON text, as the object table's. */
+  object: string;
   /** The object before a MODIFIED or DELETED change; null for ADDED. */
-  prev_object: NullableJson<unknown>;
+  prev_object: string | null;
   created_at: Generated<Date>;
 }
 

@@ -16,7 +16,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SelectionPredicate, StorageKey } from './interfaces.js';
 import type { StorageSchema } from './schema.js';
 import { fieldSelectorSql, labelSelectorSql } from './selector-sql.js';
-import { decodeText, encodeText } from './stored-text.js';
+import { decodeJsonb, decodeJsonbText, decodeText, encodeText } from './stored-text.js';
 
 /** One page to read. */
 export interface SnapshotPageRequest {
@@ -28,11 +28,11 @@ export interface SnapshotPageRequest {
   readonly limit?: number;
   /** Count the items after a first page (no `after`, no selector): from the object counts, not the rows. */
   readonly countRemaining?: boolean;
-  /** Read each object as its `jsonb` text, unparsed, rather than as a value. */
+  /** Read each object as its stored text, unparsed, rather than as a value. */
   readonly text?: boolean;
 }
 
-/** One item of a page: its object (a value, or `jsonb` text), and the apiVersion it is encoded in. */
+/** One item of a page: its object (a value, or its stored text), and the apiVersion it is encoded in. */
 export interface PageItem {
   readonly object: unknown;
   readonly apiVersion: string;
@@ -69,7 +69,7 @@ function scope(r: SnapshotPageRequest): { namespace?: string; after?: { namespac
 }
 
 /** The page: the first `limit` keys of the live rows and of the first changes, each side limited on its own. */
-function pageQuery(r: SnapshotPageRequest): RawBuilder<{ namespace: string; name: string; object: unknown; api_version: string }> {
+function pageQuery(r: SnapshotPageRequest): RawBuilder<{ namespace: string; name: string; object: string; api_version: string }> {
   const rv = r.resourceVersion.toString();
   const { namespace, after } = scope(r);
   const limit = r.limit === undefined ? sql`` : sql`LIMIT ${r.limit + 1}`;
@@ -77,8 +77,9 @@ function pageQuery(r: SnapshotPageRequest): RawBuilder<{ namespace: string; name
     sql<boolean>`resource = ${r.resource}`,
     sql<boolean>`resource_version <= ${rv}::bigint`,
     ...(namespace !== undefined ? [sql<boolean>`namespace = ${namespace}`] : []),
-    // Spelled with the resource in front so the primary key index serves the range.
-    ...(after ? [sql<boolean>`(resource, namespace, name) > (${r.resource}, ${after.namespace}, ${after.name})`] : []),
+    // Beside the resource's equality, so the primary key index starts at the key: a comparison of all three
+    // columns, (resource, namespace, name) > (…), makes PostgreSQL walk the resource from its start up to it.
+    ...(after ? [sql<boolean>`(namespace, name) > (${after.namespace}, ${after.name})`] : []),
     ...selection(r.predicate),
   ]);
   const changes = and([
@@ -87,15 +88,12 @@ function pageQuery(r: SnapshotPageRequest): RawBuilder<{ namespace: string; name
     ...(namespace !== undefined ? [sql<boolean>`namespace = ${namespace}`] : []),
     ...(after ? [sql<boolean>`(namespace, name) > (${after.namespace}, ${after.name})`] : []),
   ]);
-  // As text, PostgreSQL's output is handed on as it is; as jsonb, the driver parses it.
-  const object = r.text ? sql`object::text` : sql`object`;
-  const prior = r.text ? sql`prev_object::text` : sql`prev_object`;
   return sql`
     SELECT namespace, name, object, api_version FROM (
-      (SELECT namespace, name, ${object} AS object, api_version FROM cairn_objects WHERE ${live} ORDER BY namespace, name ${limit})
+      (SELECT namespace, name, object, api_version FROM cairn_objects WHERE ${live} ORDER BY namespace, name ${limit})
       UNION ALL
-      (SELECT namespace, name, object, api_version FROM (
-         SELECT DISTINCT ON (namespace, name) namespace, name, type, ${prior} AS object, prev_object->>'apiVersion' AS api_version,
+      (SELECT namespace, name, object, object::jsonb->>'apiVersion' AS api_version FROM (
+         SELECT DISTINCT ON (namespace, name) namespace, name, type, prev_object AS object,
                 coalesce(prev_labels, labels) AS labels, coalesce(prev_fields, fields) AS fields
          FROM cairn_events WHERE ${changes}
          ORDER BY namespace, name, resource_version
@@ -131,7 +129,7 @@ interface PageRow {
   readonly total: string | null;
   readonly namespace: string | null;
   readonly name: string;
-  readonly object: unknown;
+  readonly object: string;
   readonly api_version: string;
 }
 
@@ -165,7 +163,7 @@ export async function readSnapshotPage(db: Kysely<StorageSchema>, r: SnapshotPag
   const found = rows[0].namespace === null ? [] : rows;
   const more = r.limit !== undefined && found.length > r.limit;
   const kept = more ? found.slice(0, r.limit) : found;
-  const items = kept.map((row) => ({ object: row.object, apiVersion: row.api_version }));
+  const items = kept.map((row) => ({ object: r.text ? decodeJsonbText(row.object) : decodeJsonb(row.object), apiVersion: row.api_version }));
   if (!more) return { items, ...bounds };
   const last = kept[kept.length - 1];
   const continueAfter = { namespace: decodeText(last.namespace!), name: decodeText(last.name) };

@@ -61,6 +61,8 @@ export interface SqlObjectStoreOptions {
   readonly objectCacheSize?: number;
   /** How long after finding a resource over the bound the object cache counts it again; default 30 s. */
   readonly objectCacheRetryMs?: number;
+  /** The most events one compaction transaction deletes; default 1,000. */
+  readonly compactionBatchSize?: number;
 }
 
 /**
@@ -234,7 +236,7 @@ export class SqlObjectStore implements ObjectStore {
   async compact(retentionMs: number): Promise<Compaction> {
     const cutoff = new Date(Date.now() - retentionMs);
     try {
-      const { compacted, ran } = await this.#database.transaction((trx) => compactEvents(trx, cutoff));
+      const { compacted, ran } = await compactEvents(this.#database, cutoff, { batchSize: this.#options.compactionBatchSize });
       if (compacted > this.#compacted) this.#compacted = compacted;
       return { compacted: compacted.toString(), ran };
     } catch (error) {

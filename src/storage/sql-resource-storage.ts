@@ -32,9 +32,10 @@ import type {
   UpdateResult,
 } from './interfaces.js';
 import type { StorageSchema, StringMap } from './schema.js';
+import { splitObjectText } from './object-text.js';
 import { readSnapshotPage, type PageItem } from './snapshot-list.js';
 import { classifyDatabaseError, keyExists, keyNotFound, StorageError, tooLarge, tooOld } from './storage-error.js';
-import { decodeJsonbText, decodeText, encodeJsonb } from './stored-text.js';
+import { decodeText, encodeJsonb } from './stored-text.js';
 import type { WatchCache } from './watch-cache.js';
 import { EventLogWatcher } from './event-log-watcher.js';
 import { SqlLogStorage } from './sql-log-storage.js';
@@ -106,7 +107,7 @@ export class SqlResourceStorage implements ResourceStorage {
     const fields = this.#o.fieldsOf(stored);
     const prevLabels = current && labelsOf(current);
     const prevFields = current && this.#o.fieldsOf(current);
-    const text = encodeJsonb(stored);
+    const text = splitObjectText(stored);
     const resource = this.#o.resource;
     const type = current ? 'MODIFIED' : 'ADDED';
     const [encodedLabels, encodedFields] = [encodeJsonb(labels), encodeJsonb(fields)];
@@ -127,7 +128,7 @@ export class SqlResourceStorage implements ResourceStorage {
       prevLabels: encodedPrevLabels,
       prevFields: encodedPrevFields,
       object: text,
-      event: (rv) => new WrittenEvent({ rv, resource, ...key, type, labels, fields, prevLabels, prevFields, prevObject }, { text }),
+      event: (rv) => new WrittenEvent({ rv, resource, ...key, type, labels, fields, prevLabels, prevFields, prevObject }, { text: `${text.head}${text.tail}` }),
     });
   }
 
@@ -251,6 +252,7 @@ export class SqlResourceStorage implements ResourceStorage {
       expected: current.metadata.resourceVersion,
       labels: encodeJsonb(labels),
       fields: encodeJsonb(fields),
+      object: splitObjectText(toStore(current)),
       // The watch cache's copy is its own: what the caller gets back stays the caller's to change.
       event: (rv) =>
         new WrittenEvent({ rv, resource, ...key, type: 'DELETED', labels, fields }, { frozen: deepFreeze(deepCopy(toStore(current, rv.toString()))) }),
@@ -270,7 +272,7 @@ export class SqlResourceStorage implements ResourceStorage {
 
   listJson(namespace: string | undefined, request: ListRequest): Promise<ListResult<string>> {
     return this.#page(namespace, request, true, (item) => {
-      const text = decodeJsonbText(item.object as string);
+      const text = item.object as string;
       // A row in an older version is converted, which needs its value; the others go out as read.
       return this.#decoder.isStaleVersion(decodeText(item.apiVersion)) ? JSON.stringify(this.#decoder.decode(JSON.parse(text) as StoredObject)) : text;
     });

@@ -25,14 +25,17 @@
  *   committed while the batch waited for the lock are deleted too, and the counter is
  *   not held while a long log goes.
  *
- * Values travel as one jsonb array, the objects' JSON text embedded as it is (stringified
- * once): a parameter of one prepared statement, or, for a batch with deletes, whose
- * statements go in one round trip without parameters, a dollar-quoted literal.
+ * Values travel as one jsonb array, each object's JSON text in it as two strings split
+ * where its resourceVersion goes (object-text.ts; the statement joins them around the
+ * resourceVersion it assigns and stores the text as it is, parsing no object): a
+ * parameter of one prepared statement, or, for a batch with deletes, whose statements
+ * go in one round trip without parameters, a dollar-quoted literal.
  */
 import type { Database, Row } from './database.js';
+import type { ObjectText } from './object-text.js';
 import { encodeText } from './stored-text.js';
 
-/** One write of a batch. JSON texts must be jsonb-safe (`encodeJsonb`). */
+/** One write of a batch. JSON texts must be jsonb-safe (`encodeJsonb`; `splitObjectText`). */
 export interface BatchedWrite {
   readonly op: 'create' | 'update' | 'delete';
   readonly resource: string;
@@ -50,8 +53,8 @@ export interface BatchedWrite {
   /** update: those of the state it replaces, as JSON. */
   readonly prevLabels?: string;
   readonly prevFields?: string;
-  /** create, update: the object as JSON; its `metadata.resourceVersion` is set to the one the batch assigns. */
-  readonly object?: string;
+  /** The object as JSON text (of the object deleted, for a delete), split where the resourceVersion the batch assigns goes. */
+  readonly object: ObjectText;
 }
 
 /** What a batch did. */
@@ -75,8 +78,7 @@ function element(w: BatchedWrite): string {
   if (w.apiVersion !== undefined) json += `,"av":${str(encodeText(w.apiVersion))}`;
   if (w.prevLabels !== undefined) json += `,"pl":${w.prevLabels}`;
   if (w.prevFields !== undefined) json += `,"pf":${w.prevFields}`;
-  if (w.object !== undefined) json += `,"o":${w.object}`;
-  return `${json}}`;
+  return `${json},"oh":${str(w.object.head)},"ot":${str(w.object.tail)}}`;
 }
 
 /** `text` as a dollar-quoted literal whose tag it does not contain: nothing in it needs escaping. */
@@ -110,7 +112,8 @@ const deleteLogLines = (deletes: string) => `DELETE FROM cairn_log_lines WHERE u
 const writeAll = (batch: string) => `WITH input AS MATERIALIZED (
   SELECT w.idx::int AS idx, w.v->>'op' AS op, w.v->>'r' AS resource, w.v->>'ns' AS namespace, w.v->>'n' AS name,
          w.v->>'uid' AS uid, (w.v->>'e')::bigint AS expected, w.v->>'av' AS api_version,
-         w.v->'l' AS labels, w.v->'f' AS fields, w.v->'pl' AS prev_labels, w.v->'pf' AS prev_fields, w.v->'o' AS object
+         w.v->'l' AS labels, w.v->'f' AS fields, w.v->'pl' AS prev_labels, w.v->'pf' AS prev_fields,
+         w.v->>'oh' AS object_head, w.v->>'ot' AS object_tail
   FROM jsonb_array_elements(${batch}) WITH ORDINALITY AS w(v, idx)
 ), current_rows AS MATERIALIZED (
   SELECT o.resource, o.namespace, o.name, o.resource_version, o.object
@@ -127,8 +130,7 @@ const writeAll = (batch: string) => `WITH input AS MATERIALIZED (
   WHERE id = 1 AND EXISTS (SELECT FROM accepted)
   RETURNING current - (SELECT count(*) FROM accepted) AS after, current AS through
 ), stamped AS MATERIALIZED (
-  SELECT a.*, k.after + a.seq AS rv,
-         jsonb_set(CASE WHEN a.op = 'delete' THEN a.prev_object ELSE a.object END, '{metadata,resourceVersion}', to_jsonb((k.after + a.seq)::text)) AS stored
+  SELECT a.*, k.after + a.seq AS rv, a.object_head || (k.after + a.seq)::text || a.object_tail AS stored
   FROM accepted a CROSS JOIN counter k
 ), inserted AS (
   INSERT INTO cairn_objects (resource, namespace, name, uid, resource_version, api_version, labels, fields, object)

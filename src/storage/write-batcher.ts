@@ -78,7 +78,7 @@ export class WriteBatcher {
     if (this.#closed) return Promise.reject(new StorageError('Unavailable', 'the object store is closed'));
     return new Promise((resolve, reject) => {
       const key = `${write.resource}\u0000${write.namespace}\u0000${write.name}`;
-      this.#pending.push({ write, key, bytes: write.object?.length ?? 0, resolve, reject });
+      this.#pending.push({ write, key, bytes: write.object.head.length + write.object.tail.length, resolve, reject });
       // Started on the next turn of the event loop: every write whose request was read in this turn joins the batch.
       this.#running ??= new Promise<void>((started) => setImmediate(started)).then(() => this.#loop());
     });

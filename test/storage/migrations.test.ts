@@ -46,7 +46,7 @@ describe('migration 0002-event-prior-state', () => {
     }));
     // int8 arrives as a number from PGlite and as a string from pg.
     expect(String(compacted.compacted)).toBe('3');
-    expect(events.map((e) => [String(e.resource_version), e.prev_object])).toEqual([
+    expect(events.map((e) => [String(e.resource_version), e.prev_object === null ? null : JSON.parse(e.prev_object)])).toEqual([
       ['4', null],
       ['5', { v: 4 }],
       ['6', { v: 5 }],

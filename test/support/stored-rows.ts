@@ -39,7 +39,7 @@ export async function writeOlderRow(database: Database, resource: string, object
 export async function rowVersions(database: Database, resource: string, namespace: string, name: string): Promise<{ row: string; object: string }> {
   const { rows } = await database.run((db) =>
     sql<{ row: string; object: string }>`
-      SELECT api_version AS row, object->>'apiVersion' AS object FROM cairn_objects
+      SELECT api_version AS row, object::jsonb->>'apiVersion' AS object FROM cairn_objects
       WHERE resource = ${resource} AND namespace = ${namespace} AND name = ${name}`.execute(db),
   );
   return rows[0];
