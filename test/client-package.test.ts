@@ -23,11 +23,10 @@ async function installedVersion(name: string): Promise<string> {
   return (JSON.parse(await readFile(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** The TypeScript blocks of the README's "The typed client" section, in order: together they are one program. */
-async function readmeClientExamples(): Promise<string> {
-  const readme = await readFile(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### The typed client\n'), readme.indexOf('### The sample controller\n'));
-  const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+/** The TypeScript blocks of docs/client.md, in order: together they are one program. */
+async function documentedClientExamples(): Promise<string> {
+  const document = await readFile(join(root, 'docs', 'client.md'), 'utf8');
+  const blocks = [...document.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
   expect(blocks.length).toBeGreaterThan(2);
   return blocks.join('\n');
 }
@@ -110,7 +109,7 @@ describe('the client package (npm pack, installed into another project)', () => 
 
     project = join(work, 'project');
     await mkdir(project);
-    // allowScripts: as README tells users of npm ≥ 12, which runs no dependency's scripts unless allowed (git installs need `prepare`).
+    // allowScripts: as docs/client.md tells users of npm ≥ 12, which runs no dependency's scripts unless allowed (git installs need `prepare`).
     await writeFile(
       join(project, 'package.json'),
       JSON.stringify({ name: 'uses-cairn', private: true, type: 'module', allowScripts: { 'cairn-apiserver': true } }),
@@ -120,8 +119,8 @@ describe('the client package (npm pack, installed into another project)', () => 
       JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2023', strict: true, noEmit: true, types: ['node'], skipLibCheck: false } }),
     );
     await writeFile(join(project, 'main.ts'), program);
-    // Type-checked with it: the README's examples of the typed client (its blocks in order, one module) and examples/pipeline-client.ts.
-    await writeFile(join(project, 'readme.ts'), await readmeClientExamples());
+    // Type-checked with it: docs/client.md's examples of the typed client (its blocks in order, one module) and examples/pipeline-client.ts.
+    await writeFile(join(project, 'client-docs.ts'), await documentedClientExamples());
     await copyFile(join(root, 'examples/pipeline-client.ts'), join(project, 'pipeline-client.ts'));
     await npm(
       [
@@ -151,7 +150,7 @@ describe('the client package (npm pack, installed into another project)', () => 
     expect(files.filter((path) => /generate-|\.test\./.test(path))).toEqual([]);
   });
 
-  it('type-checks a program, the README examples and examples/pipeline-client.ts against the installed declarations', async () => {
+  it('type-checks a program, the examples of docs/client.md and examples/pipeline-client.ts against the installed declarations', async () => {
     const tsc = join(project, 'node_modules/typescript/bin/tsc');
     // tsc reports to stdout and exits non-zero on an error: its report is the failure message.
     const { stdout } = await run(process.execPath, [tsc, '-p', '.'], { cwd: project, env, timeout: 60_000 }).catch((error: Error & { stdout?: string }) => ({

@@ -1,8 +1,8 @@
 /**
  * Where Cairn answers differently from kube-apiserver's custom resource handlers on
  * purpose: each case of the differential table listed here must differ (the test fails
- * once it no longer does, so the list cannot go stale), and the README's "Fidelity to
- * kube-apiserver" section shows it (`npx tsx test/differential/fidelity-section.ts` writes it).
+ * once it no longer does, so the list cannot go stale), and the "Fidelity to
+ * kube-apiserver" section of docs/api.md shows it (`npx tsx test/differential/fidelity-section.ts` writes it).
  *
  * A reason is one of {@link reasons}: most are where a custom resource is not what
  * Cairn's kinds are, which are served and validated as a built-in kind is; the others are

@@ -52,7 +52,7 @@ export interface EnsureGoProgramsOptions {
 /**
  * The time limit of a build. A cold build (empty Go module and build caches, all programs)
  * measured 4 min 55 s on this project's 2-core machine otherwise idle, and kube-apiserver
- * alone 10 min 15 s while test runs loaded both cores (README, "The test control plane").
+ * alone 10 min 15 s while test runs loaded both cores (docs/testing.md, "The Go programs the tests build").
  * CI on a fresh machine has 90 minutes for the build and the whole suite (about 10 minutes),
  * so 40 minutes leaves room for a machine four times slower than the loaded one and still
  * fails with a clear message rather than being cut off.

@@ -3,7 +3,7 @@
  * ports, with the aggregation layer configured as in a cluster (front-proxy CA, request
  * header flags, proxy client certificate), RBAC, x509 clients and service-account keys.
  * No controller manager, scheduler or kubelet. The comments beside kube-apiserver's flags
- * below say why each one is there; the README's "The test control plane" the rest.
+ * below say why each one is there; docs/testing.md, "The test control plane", the rest.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
