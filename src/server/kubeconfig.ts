@@ -1,3 +1,7 @@
+/**
+ * The kubeconfig Cairn writes for its admin client (`.data/kubeconfig`): one cluster, one
+ * user with an embedded client certificate, and one context, readable by its owner only.
+ */
 import { chmod, writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 

@@ -1,3 +1,9 @@
+/**
+ * Cairn's own certificates: the serving CA and certificate, the client CA and the admin
+ * client certificate it generates under `--data-dir/pki` (kept while still good), the
+ * serving pair `npm run certs` issues for an APIService, client certificates issued by the
+ * client CA, and a serving pair loaded from `--tls-cert-file`.
+ */
 import { X509Certificate, createPrivateKey, generateKeyPair, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';

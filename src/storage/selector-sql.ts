@@ -1,3 +1,8 @@
+/**
+ * Label and field selectors as PostgreSQL conditions, so a LIST read from the database
+ * filters there, through the indexes on the `labels` and `fields` columns, rather than in
+ * memory.
+ */
 import { sql, type RawBuilder } from 'kysely';
 import type { FieldRequirement, FieldSelector } from '../machinery/selectors/field-selector.js';
 import { parseInt64, type LabelRequirement, type LabelSelector } from '../machinery/selectors/label-selector.js';

@@ -1,3 +1,8 @@
+/**
+ * Field selectors as kube's `fields` package has them: parsing a `fieldSelector` query
+ * parameter, matching an object's selectable fields, and printing a selector back in its
+ * canonical text.
+ */
 import { SelectorParseError } from './selector-parse-error.js';
 
 /** One `field=value` (or `field!=value`) term of a field selector; `==` parses as `=`. */

@@ -1,3 +1,9 @@
+/**
+ * Label selectors as kube's `labels` package has them: parsing a `labelSelector` query
+ * parameter with kube's grammar and errors, matching an object's labels, printing a selector
+ * back in its canonical text, and reading a `metav1.LabelSelector` object (`matchLabels`,
+ * `matchExpressions`) as one.
+ */
 import { labelValueErrors, qualifiedNameErrors } from '../meta/qualified-name.js';
 import { SelectorParseError } from './selector-parse-error.js';
 
