@@ -15,8 +15,8 @@ import type { StringMap } from './schema.js';
 import { classifyDatabaseError, tooOld } from './storage-error.js';
 import type { WatchCache } from './watch-cache.js';
 
-/** What a EventLogWatcher follows. */
-export interface LogWatcherOptions {
+/** What an EventLogWatcher follows. */
+export interface EventLogWatcherOptions {
   readonly resource: string;
   readonly namespace: string | undefined;
   readonly predicate: SelectionPredicate;
@@ -35,12 +35,12 @@ const databasePage = 500;
 
 /** A StorageWatcher over the event log. */
 export class EventLogWatcher implements StorageWatcher {
-  readonly #o: LogWatcherOptions;
+  readonly #o: EventLogWatcherOptions;
   readonly #abort = new AbortController();
   #cursor: bigint;
   #nextBookmark: number;
 
-  constructor(options: LogWatcherOptions) {
+  constructor(options: EventLogWatcherOptions) {
     this.#o = options;
     this.#cursor = options.from;
     this.#nextBookmark = Date.now() + (options.bookmarkIntervalMs ?? 0);
