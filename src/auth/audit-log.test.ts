@@ -1,3 +1,8 @@
+/**
+ * audit.k8s.io/v1 Events as kube-apiserver writes them, and the backend that writes them
+ * behind the requests: in order, dropping events rather than buffering past its limit, going
+ * on after a failed write.
+ */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

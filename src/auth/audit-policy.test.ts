@@ -1,3 +1,7 @@
+/**
+ * Audit policies as kube reads them: which rule matches a request and the level it gives, and
+ * policy files in YAML and JSON.
+ */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,6 @@
+/**
+ * Reading a request's bearer token as kube does, and asking each token authenticator in turn.
+ */
 import { describe, expect, it } from 'vitest';
 import { BearerTokenAuthenticator, bearerToken, type TokenAuthenticator } from './bearer-token-authenticator.js';
 import type { AuthenticationRequest, UserInfo } from './user-info.js';

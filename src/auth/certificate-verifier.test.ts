@@ -1,3 +1,7 @@
+/**
+ * Client certificates: those accepted (chaining to a CA of the bundle, valid now, meant for
+ * client authentication) and those refused.
+ */
 import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

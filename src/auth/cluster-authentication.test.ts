@@ -1,3 +1,7 @@
+/**
+ * Reading the front-proxy and client CAs, allowed names and header names from kube-
+ * system/extension-apiserver-authentication, and following its changes.
+ */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

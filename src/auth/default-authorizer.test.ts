@@ -1,3 +1,7 @@
+/**
+ * The authorizers a standalone Cairn composes: the bootstrap roles with a policy file's, the
+ * always-allow paths, and their union.
+ */
 import { describe, expect, it } from 'vitest';
 import { allow, deny, noOpinion, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
 import { bootstrapPolicy } from './bootstrap-policy.js';

@@ -1,3 +1,7 @@
+/**
+ * The in-cluster client of the main API server: the ServiceAccount kubelet mounts, and the
+ * Service's host and port.
+ */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,7 @@
+/**
+ * RBAC rules matched with kube's semantics: verbs, groups, resources with subresources,
+ * resourceNames, nonResourceURLs and wildcards.
+ */
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes, Decision } from './authorizer.js';
 import { RbacAuthorizer, ruleAllows } from './rbac-authorizer.js';

@@ -1,3 +1,7 @@
+/**
+ * Parsing `--authorization-policy-file`: documents and Lists, bindings to the built-in roles,
+ * and the files kube would refuse.
+ */
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { bootstrapPolicy } from './bootstrap-policy.js';

@@ -1,3 +1,7 @@
+/**
+ * The user a front proxy's `X-Remote-*` headers name, read as kube reads them and only from a
+ * trusted proxy, and those headers cleared from every request.
+ */
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {

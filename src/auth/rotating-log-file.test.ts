@@ -1,3 +1,7 @@
+/**
+ * The audit log's rotation as lumberjack does it: the backup names, and which backups are kept
+ * by count and age.
+ */
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

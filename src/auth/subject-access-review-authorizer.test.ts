@@ -1,3 +1,7 @@
+/**
+ * The SubjectAccessReview sent for a request, its verdicts kept for their TTLs, a failure
+ * answered 500 rather than denied, and what needs no review.
+ */
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes } from './authorizer.js';
 import { delegatingAuthorizer } from './delegating-authorizer.js';

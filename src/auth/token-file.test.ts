@@ -1,3 +1,6 @@
+/**
+ * Parsing `--token-auth-file` as kube's CSV: records, groups, and empty or repeated tokens.
+ */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,7 @@
+/**
+ * Bearer tokens checked by a TokenReview against the main API server, with its answers cached
+ * and a timeout refused.
+ */
 import { createServer, type Server } from 'node:https';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

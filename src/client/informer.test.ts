@@ -1,3 +1,7 @@
+/**
+ * The typed client's Informer: the cache it keeps across lists, watches, relists on 410 Gone
+ * and resyncs, and what its handlers are told.
+ */
 import { describe, expect, it } from 'vitest';
 import { ApiError, ResourceExpiredError } from './api-error.js';
 import { eventually } from '../../test/support/eventually.js';

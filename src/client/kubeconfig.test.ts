@@ -1,3 +1,7 @@
+/**
+ * Loading a kubeconfig for the typed client: embedded certificates, or files relative to it,
+ * for the context asked for.
+ */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,7 @@
+/**
+ * Splitting a response body into lines, as the typed client reads logs, and ending it when a
+ * signal aborts.
+ */
 import { describe, expect, it } from 'vitest';
 import { lines } from './lines.js';
 

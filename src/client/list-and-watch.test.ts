@@ -1,3 +1,7 @@
+/**
+ * The typed client's listAndWatch: listing, then watching, and relisting on 410 Gone without
+ * losing or repeating a change.
+ */
 import { describe, expect, it } from 'vitest';
 import { ApiError, ResourceExpiredError } from './api-error.js';
 import { listAndWatch, type ListAndWatchEvent } from './list-and-watch.js';

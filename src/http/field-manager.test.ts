@@ -1,3 +1,7 @@
+/**
+ * The field manager of a request scope, which compares each manager in its own version through
+ * the converter.
+ */
 import { describe, expect, it } from 'vitest';
 import { componentResolver, type JsonSchema } from '../machinery/json-schema.js';
 import type { VersionConverter } from '../machinery/managed-fields/managed-fields.js';

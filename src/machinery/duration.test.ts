@@ -1,3 +1,6 @@
+/**
+ * Durations as kube prints them (`humanDuration`) and as Go parses them (`parseGoDuration`).
+ */
 import { describe, expect, it } from 'vitest';
 import { humanDuration, parseGoDuration } from './duration.js';
 

@@ -1,3 +1,6 @@
+/**
+ * JSON written as Go marshals a map: keys sorted at every depth, HTML characters escaped.
+ */
 import { describe, expect, it } from 'vitest';
 import { goFormat, sortedGoJson } from './go-text.js';
 

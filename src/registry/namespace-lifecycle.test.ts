@@ -1,3 +1,7 @@
+/**
+ * NamespaceLifecycle admission: writes into a namespace the cluster lacks or is terminating
+ * are refused.
+ */
 import { describe, expect, it } from 'vitest';
 import type { AdmissionAttributes } from './admission.js';
 import { NamespaceLifecycle, type NamespacePhase } from './namespace-lifecycle.js';

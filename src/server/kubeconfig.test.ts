@@ -1,3 +1,7 @@
+/**
+ * The admin kubeconfig Cairn writes: its YAML, its file mode, and a TLS connection made with
+ * it.
+ */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:https';

@@ -1,3 +1,7 @@
+/**
+ * Cairn's generated certificates on an empty directory: files and modes, names and lifetimes,
+ * serial numbers, SANs, and a real TLS handshake.
+ */
 import { X509Certificate } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';

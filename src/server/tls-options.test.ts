@@ -1,3 +1,7 @@
+/**
+ * `--tls-min-version` and `--tls-cipher-suites`, mapped from kube's and Go's names to Node's
+ * and OpenSSL's.
+ */
 import { describe, expect, it } from 'vitest';
 import { servingTlsOptions, tlsMinVersion } from './tls-options.js';
 

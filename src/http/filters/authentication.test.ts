@@ -1,3 +1,7 @@
+/**
+ * The authentication filter: the front-proxy headers, and whatever each authenticator reads,
+ * are deleted after authentication, whoever sent them.
+ */
 import { createServer, request, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server } from 'node:http';
 import Koa from 'koa';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,6 @@
+/**
+ * The verb, scope and dry_run labels of kube-apiserver's request metrics, as kube gives them.
+ */
 import { describe, expect, it } from 'vitest';
 import { metricDryRun, metricScope, metricVerb } from './metrics.js';
 import { newRequestInfo } from '../request/request-info.js';

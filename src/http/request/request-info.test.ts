@@ -1,3 +1,7 @@
+/**
+ * Reading a request's path as kube's RequestInfoFactory does, and which requests are long-
+ * running (watches and logs).
+ */
 import { describe, expect, it } from 'vitest';
 import { isStatusError } from '../../machinery/status.js';
 import { isLongRunning, newRequestInfo, parseResourcePath, type RequestInfo } from './request-info.js';

@@ -1,3 +1,6 @@
+/**
+ * Lists written in chunks: stored text written as it is, with commas only between items.
+ */
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../machinery/meta/object.js';
 import { partialObjectMetadata, partialObjectMetadataList } from '../../machinery/types/partial-object-metadata.js';

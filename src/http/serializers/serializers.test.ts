@@ -1,3 +1,7 @@
+/**
+ * The JSON, YAML and protobuf serializers: bounded decoding, watch streams framed as kube
+ * frames them, and content negotiation.
+ */
 import { describe, expect, it } from 'vitest';
 import { maxNestingDepth } from '../../machinery/decoding/bounded-decoding.js';
 import { decodeBody, encode, negotiateResourceOutput, statusSerializer } from '../response/negotiation.js';

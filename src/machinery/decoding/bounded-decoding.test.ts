@@ -1,3 +1,7 @@
+/**
+ * Decoding bodies within bounds: YAML aliases counted where they expand, lone surrogates made
+ * U+FFFD as Go does, one document only.
+ */
 import { describe, expect, it } from 'vitest';
 import { decodeJson, decodeYaml, maxNestingDepth, nestingDepth } from './bounded-decoding.js';
 import { StatusError } from '../status.js';

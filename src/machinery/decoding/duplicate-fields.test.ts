@@ -1,3 +1,7 @@
+/**
+ * Finding duplicate fields in JSON and YAML bodies, with kube-style paths, as kube's strict
+ * decoding reports them.
+ */
 import { describe, expect, it } from 'vitest';
 import { duplicateFields } from './duplicate-fields.js';
 

@@ -1,3 +1,6 @@
+/**
+ * Checking option bodies and query parameters against their kube types.
+ */
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../status.js';
 import { checkWireType, type WireType } from './wire-types.js';

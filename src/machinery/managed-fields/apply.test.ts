@@ -1,3 +1,7 @@
+/**
+ * Server-side apply: appliers owning fields, shared fields, 409 conflicts, force, and fields
+ * an applier no longer applies.
+ */
 import { describe, expect, it } from 'vitest';
 import { pipelineSchema, v1SchemaNames } from '../../apis/cairn/v1/schemas.js';
 import { componentResolver } from '../json-schema.js';

@@ -1,3 +1,6 @@
+/**
+ * Capping update managers in managedFields as kube does, folding the oldest into one entry.
+ */
 import { describe, expect, it } from 'vitest';
 import { capUpdateOwners } from './cap.js';
 import { fieldPath } from './field-path.js';

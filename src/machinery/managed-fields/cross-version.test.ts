@@ -1,3 +1,7 @@
+/**
+ * managedFields across versions: conflicts over and ownership of renamed fields, and managers
+ * whose version is no longer served.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';

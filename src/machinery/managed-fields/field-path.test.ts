@@ -1,3 +1,7 @@
+/**
+ * The path elements of fieldsV1 keys: reading kube's, their order, and printing paths as kube
+ * does in conflicts.
+ */
 import { describe, expect, it } from 'vitest';
 import { canonicalElement, compareElements, fieldElement, fieldPath, formatPath, indexElement, keyElement, valueElement } from './field-path.js';
 

@@ -1,3 +1,7 @@
+/**
+ * The set of fields an object holds, computed from its schema as structured-merge-diff
+ * computes it.
+ */
 import { describe, expect, it } from 'vitest';
 import { pipelineSchema, v1SchemaNames } from '../../apis/cairn/v1/schemas.js';
 import { componentResolver } from '../json-schema.js';

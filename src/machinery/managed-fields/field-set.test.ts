@@ -1,3 +1,6 @@
+/**
+ * Field sets: their fieldsV1 encoding, round-tripped, and union, intersection and difference.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fieldElement, fieldPath, indexElement, keyElement, valueElement, type Path } from './field-path.js';

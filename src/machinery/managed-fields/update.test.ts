@@ -1,3 +1,7 @@
+/**
+ * managedFields after a create or an update: which manager owns each field, as kube records
+ * it.
+ */
 import { describe, expect, it } from 'vitest';
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { pipelineSchema, v1SchemaNames } from '../../apis/cairn/v1/schemas.js';

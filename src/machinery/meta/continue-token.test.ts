@@ -1,3 +1,6 @@
+/**
+ * Continue tokens: a position round-trips, and kube-apiserver's tokens are read.
+ */
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../status.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';

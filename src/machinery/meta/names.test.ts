@@ -1,3 +1,7 @@
+/**
+ * Object names checked by kube's rules: DNS subdomains (and generateName prefixes) and path
+ * segments.
+ */
 import { describe, expect, it } from 'vitest';
 import { nameIsDnsSubdomain, validatePathSegmentName } from './names.js';
 

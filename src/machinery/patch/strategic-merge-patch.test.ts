@@ -1,3 +1,7 @@
+/**
+ * Strategic merge patch checked against kube's own test tables, with its directives and merge
+ * keys.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';

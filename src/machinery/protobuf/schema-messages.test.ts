@@ -1,3 +1,7 @@
+/**
+ * Protobuf messages made from the OpenAPI schemas: field numbers that never change, and the
+ * types fields map to.
+ */
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../json-schema.js';
 import { kindMessages, renderProto } from './schema-messages.js';

@@ -1,3 +1,6 @@
+/**
+ * Field selectors: kube's syntax, what kube rejects, matching, escaping and round trips.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeFieldValue, formatFieldSelector, matchesFields, parseFieldSelector, type FieldSelector } from './field-selector.js';

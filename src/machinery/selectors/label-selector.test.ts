@@ -1,3 +1,7 @@
+/**
+ * Label selectors: kube's grammar, its rejections with kube's messages, matching and
+ * formatting.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatLabelSelector, matchesLabels, parseLabelSelector, type LabelRequirement, type LabelSelector } from './label-selector.js';

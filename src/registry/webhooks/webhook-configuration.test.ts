@@ -1,3 +1,7 @@
+/**
+ * Reading admission webhook configurations from a file: kube's defaults, the caBundle, and
+ * their order.
+ */
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { parseWebhookConfigurations, webhookConfigurations } from './webhook-configuration.js';

@@ -1,3 +1,6 @@
+/**
+ * Which requests an admission webhook's rules match, as kube's rules.Matcher decides.
+ */
 import { describe, expect, it } from 'vitest';
 import { webhookConfigurations, type Webhook } from './webhook-configuration.js';
 import { matchedVersion, ruleMatches, type RuleTarget } from './webhook-rules.js';
