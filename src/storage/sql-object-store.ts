@@ -150,7 +150,13 @@ export class SqlObjectStore implements ObjectStore {
       { snapshot: true },
     );
     const codePointOrder = await ordersByCodePoint(database);
-    const store = new SqlObjectStore(database, new WatchCache(start, { capacity: options.watchCacheCapacity, maxAgeMs: options.watchCacheMaxAgeMs }), compacted, codePointOrder, options);
+    const store = new SqlObjectStore(
+      database,
+      new WatchCache(start, { capacity: options.watchCacheCapacity, maxAgeMs: options.watchCacheMaxAgeMs }),
+      compacted,
+      codePointOrder,
+      options,
+    );
     stores.set(database, store);
     // This process's own writes reach its cache at commit: only the other replicas' wake-ups mean anything.
     store.#unlisten.push(await database.listen(eventsChannel, (from) => from !== store.#id && store.#poll()));
