@@ -6,7 +6,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import type { Database } from './database.js';
-import type { StorageSchema, StringMap } from './schema.js';
+import type { FieldMap, StorageSchema, StringMap } from './schema.js';
 import { decodeText } from './stored-text.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
@@ -49,9 +49,9 @@ function eventOf(row: {
   name: string;
   type: EventLogEntry['type'];
   labels: StringMap;
-  fields: StringMap;
+  fields: FieldMap;
   prev_labels: StringMap | null;
-  prev_fields: StringMap | null;
+  prev_fields: FieldMap | null;
   object: unknown;
   prev_object: unknown;
 }): EventLogEntry {

@@ -7,6 +7,7 @@ import * as eventPriorState from '../../migrations/0002-event-prior-state.js';
 import * as pipelineLogs from '../../migrations/0003-pipeline-logs.js';
 import * as objectApiVersion from '../../migrations/0004-object-api-version.js';
 import * as readsByIndex from '../../migrations/0005-reads-by-index.js';
+import * as ownerReferences from '../../migrations/0006-owner-references.js';
 import type { Database } from './database.js';
 
 // Listed here rather than read from disk so the same code runs from source and from a build.
@@ -16,6 +17,7 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0003-pipeline-logs': pipelineLogs,
   '0004-object-api-version': objectApiVersion,
   '0005-reads-by-index': readsByIndex,
+  '0006-owner-references': ownerReferences,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };

@@ -2,6 +2,7 @@
  * Kysely's view of Cairn's tables (see migrations/).
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { Fields } from '../machinery/selectors/field-selector.js';
 
 type Int8 = ColumnType<string, string | bigint | number, string | bigint | number>;
 type Json<T> = ColumnType<T, string, string>;
@@ -9,6 +10,9 @@ type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
 
 /** String-to-string maps kept beside each object for selection in SQL. */
 export type StringMap = Readonly<Record<string, string>>;
+
+/** The selectable fields kept beside each object: strings, and lists for the metadata list fields (metadata-fields.ts). */
+export type FieldMap = Fields;
 
 /** One row per live object. */
 export interface ObjectsTable {
@@ -20,7 +24,7 @@ export interface ObjectsTable {
   /** The apiVersion `object` is encoded in: the storage version when it was written. */
   api_version: string;
   labels: Json<StringMap>;
-  fields: Json<StringMap>;
+  fields: Json<FieldMap>;
   object: Json<unknown>;
 }
 
@@ -32,9 +36,9 @@ export interface EventsTable {
   name: string;
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   labels: Json<StringMap>;
-  fields: Json<StringMap>;
+  fields: Json<FieldMap>;
   prev_labels: NullableJson<StringMap>;
-  prev_fields: NullableJson<StringMap>;
+  prev_fields: NullableJson<FieldMap>;
   object: Json<unknown>;
   /** The object before a MODIFIED or DELETED change; null for ADDED. */
   prev_object: NullableJson<unknown>;
