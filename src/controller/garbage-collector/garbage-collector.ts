@@ -34,6 +34,7 @@ import { finalizersField, ownerUidsField } from '../../machinery/meta/metadata-f
 import { escapeFieldValue } from '../../machinery/selectors/field-selector.js';
 import type { ControllerLogger } from '../controller.js';
 import { WorkQueue } from '../work-queue.js';
+import { AbsentOwnerCache } from './absent-owner-cache.js';
 import { classifyReferences, decide, unblocked, withoutReferences, type OwnerState } from './decisions.js';
 import { MetadataClient, type MetadataObject, type MetadataPatch, type ObjectLocation, type ServedResource } from './metadata-client.js';
 import { ownerLocation, ownerState } from './owners.js';
@@ -58,6 +59,8 @@ export interface GarbageCollectorOptions {
   readonly listPageSize?: number;
   /** The most keys the queue holds; past it, events are dropped and a catch-up pass follows (10,000 by default). */
   readonly maxQueued?: number;
+  /** How many owners known to be gone the collector remembers, so their dependents need not read them (1,000 by default). */
+  readonly absentOwners?: number;
 }
 
 /** A running garbage collector. */
@@ -74,8 +77,13 @@ export interface RunningGarbageCollector {
 
 const silent: ControllerLogger = { info: () => undefined, warn: () => undefined };
 const noCounters: GarbageCollectorCounters = { deleted: () => undefined, orphaned: () => undefined };
-/** Workers per queue: deletions of unrelated objects go on in parallel, and one key is never worked twice at once. */
-const workers = 4;
+/**
+ * Workers per queue: deletions of unrelated objects go on in parallel, and one key is
+ * never worked twice at once. kube-controller-manager's `--concurrent-gc-syncs` is 20:
+ * each worker mostly waits for the API, and a burst of created dependents, each checked
+ * once, must not hold an owner's cascade back long.
+ */
+const workers = 20;
 /** Read-modify-write attempts of an object's metadata before the work is retried later. */
 const conflictAttempts = 5;
 /** The catch-up's selectors: every object with owners, and every owner whose deletion waits for the collector. */
@@ -102,6 +110,17 @@ const dependentsSelector = (uid: string): string => `${ownerUidsField}=${escapeF
 interface Located extends ObjectLocation {
   readonly meta: ObjectMeta & { readonly uid: string };
 }
+
+/**
+ * The owners' states the objects of one page share, each read once for the page (by
+ * owner location and uid): a page's dependents mostly name the same owner. A state
+ * read for a page is as old as the page, no older than a dependent's listed metadata;
+ * an owner that goes meanwhile has its dependents listed again after its DELETED event.
+ */
+type PageOwners = Map<string, Promise<OwnerState>>;
+
+/** The key of an owner in a page's owners. */
+const ownerKey = (o: ObjectLocation, uid: string): string => JSON.stringify([o.resource.group, o.resource.kind, o.namespace ?? '', o.name, uid]);
 
 /** How many objects of a page are worked on at once. */
 const pageConcurrency = 16;
@@ -133,6 +152,9 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
   const retryDelayMs = options.retryDelayMs ?? 1000;
   const pageSize = options.listPageSize;
   const maxQueued = options.maxQueued ?? 10_000;
+  const absentOwners = new AbsentOwnerCache(options.absentOwners);
+  /** The owners whose dependents are being looked at (by uid, how many times at once): each ends with a look whether the owner can be released. */
+  const processing = new Map<string, number>();
   const stopping = new AbortController();
   const metadata = new MetadataClient(client);
   const attemptToDelete = new WorkQueue<Key>({ intervalMs: 0 });
@@ -165,9 +187,14 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     wakeCatchUp();
   }
 
-  /** Every object of every served kind matching `selector`, a page at a time (a namespaced owner's dependents may be of any kind). */
-  async function* matching(selector: string): AsyncGenerator<readonly Located[]> {
+  /**
+   * Every object of every served kind matching `selector`, a page at a time (a
+   * namespaced owner's dependents may be of any namespaced kind; a cluster-scoped object
+   * cannot have it as an owner, so `namespacedOnly` skips those kinds).
+   */
+  async function* matching(selector: string, namespacedOnly = false): AsyncGenerator<readonly Located[]> {
     for (const resource of served) {
+      if (namespacedOnly && !resource.namespaced) continue;
       for await (const page of metadata.pages(resource, selector, pageSize, stopping.signal)) {
         yield page.flatMap((o) =>
           o.metadata?.uid ? [{ resource, namespace: o.metadata.namespace, name: o.metadata.name ?? '', meta: o.metadata as Located['meta'] }] : [],
@@ -179,10 +206,16 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
   /**
    * Reads the object's metadata and patches what `change` returns of it, with its uid and
    * resourceVersion as preconditions; false when it is gone or `change` had nothing to patch.
+   * `listed`, the metadata a list just read, stands in for the first read.
    */
-  async function updateMetadata(location: ObjectLocation, uid: string, change: (meta: ObjectMeta) => MetadataPatch | undefined): Promise<boolean> {
+  async function updateMetadata(
+    location: ObjectLocation,
+    uid: string,
+    change: (meta: ObjectMeta) => MetadataPatch | undefined,
+    listed?: ObjectMeta,
+  ): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
-      const meta = (await metadata.get(location))?.metadata;
+      const meta = attempt === 1 && listed ? listed : (await metadata.get(location))?.metadata;
       if (meta?.uid !== uid) return false;
       const patch = change(meta);
       if (!patch) return false;
@@ -210,17 +243,17 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     };
 
   /** Whether some object still names `uid` as an owner whose deletion it blocks: the first page that has one ends the search. */
-  async function blocked(uid: string): Promise<boolean> {
-    for await (const page of matching(dependentsSelector(uid))) {
+  async function blocked(owner: ObjectLocation, uid: string): Promise<boolean> {
+    for await (const page of matching(dependentsSelector(uid), owner.resource.namespaced)) {
       if (page.some((d) => d.meta.ownerReferences?.some((ref) => ref.uid === uid && ref.blockOwnerDeletion))) return true;
     }
     return false;
   }
 
-  /** Whether `uid` has dependents, and whether one of them is itself being deleted in foreground. */
-  async function dependentsOf(uid: string): Promise<{ hasDependents: boolean; dependentDeletingDependents: boolean }> {
+  /** Whether the object at `location` with `uid` has dependents, and whether one of them is itself being deleted in foreground. */
+  async function dependentsOf(location: ObjectLocation, uid: string): Promise<{ hasDependents: boolean; dependentDeletingDependents: boolean }> {
     let hasDependents = false;
-    for await (const page of matching(dependentsSelector(uid))) {
+    for await (const page of matching(dependentsSelector(uid), location.resource.namespaced)) {
       hasDependents ||= page.length > 0;
       if (page.some((d) => beingDeletedWith(d.meta, foregroundFinalizer))) return { hasDependents, dependentDeletingDependents: true };
     }
@@ -232,6 +265,29 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     const meta = (await metadata.get(location))?.metadata;
     // Gone, or another object under the name.
     if (meta?.uid !== uid) return;
+    await attemptToDeleteItem({ ...location, meta: { ...meta, uid } }, new Map(), false);
+  }
+
+  /** The state of `ref`'s owner for the dependent at `location`, read once per page. */
+  function pageOwnerState(location: ObjectLocation, ref: OwnerReference, owners: PageOwners): Promise<OwnerState> {
+    const at = ownerLocation(location, ref, served);
+    if (typeof at === 'string') return Promise.resolve(at);
+    const key = ownerKey(at, ref.uid);
+    let state = owners.get(key);
+    if (!state) owners.set(key, (state = ownerState(metadata, location, ref, served, absentOwners)));
+    return state;
+  }
+
+  /**
+   * kube's attemptToDeleteItem on an object's metadata, read live or `listed` by a page
+   * of a list (its owners' states then shared with the page's other objects): a deletion
+   * decided on listed metadata has the listed resourceVersion as a precondition, and if
+   * the object changed since (409), it is checked again, read live.
+   */
+  async function attemptToDeleteItem(object: Located, owners: PageOwners, listed: boolean): Promise<void> {
+    const { meta } = object;
+    const location: ObjectLocation = { resource: object.resource, namespace: object.namespace, name: object.name };
+    const uid = meta.uid;
     if (meta.deletionTimestamp) {
       if (beingDeletedWith(meta, foregroundFinalizer)) enqueue(attemptToDelete, 'owner', location, uid);
       if (beingDeletedWith(meta, orphanFinalizer)) enqueue(attemptToOrphan, 'owner', location, uid);
@@ -240,25 +296,30 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     const references = meta.ownerReferences ?? [];
     if (references.length === 0) return;
     const states = new Map<string, OwnerState>();
-    for (const ref of references) states.set(ref.uid, await ownerState(metadata, location, ref, served));
+    for (const ref of references) states.set(ref.uid, await pageOwnerState(location, ref, owners));
     const classified = classifyReferences(references, (ref) => states.get(ref.uid)!);
     // Only an object its owner waits for needs to know of its own dependents (a query, so only then).
     const facts =
       classified.solid.length === 0 && classified.waitingForDependentsDeletion.length > 0
-        ? await dependentsOf(uid)
+        ? await dependentsOf(location, uid)
         : { hasDependents: false, dependentDeletingDependents: false };
     const decision = decide(classified, { finalizers: meta.finalizers ?? [], ...facts });
     if (decision.action === 'keep') return;
     if (decision.action === 'removeReferences') {
-      await updateMetadata(location, uid, dropReferences(decision.uids));
+      await updateMetadata(location, uid, dropReferences(decision.uids), listed ? meta : undefined);
       return;
     }
+    // Unblocking changes the object first (a cycle of foreground deletions, rare): decided on what is there now.
+    if (listed && decision.unblock.length > 0) return check(location, uid);
     if (decision.unblock.length > 0) await updateMetadata(location, uid, (m) => ({ ownerReferences: unblocked(m.ownerReferences ?? [], decision.unblock) }));
     try {
-      await metadata.delete(location, uid, decision.propagationPolicy);
+      await metadata.delete(location, uid, decision.propagationPolicy, listed ? meta.resourceVersion : undefined);
     } catch (error) {
-      // Gone already, or the uid precondition failed: another object under the name is not this one's business.
-      if (isNotFound(error, location.name) || isConflict(error)) return;
+      if (isNotFound(error, location.name)) return;
+      // Changed since it was listed: decided again on what it is now.
+      if (listed && isConflict(error)) return check(location, uid);
+      // The uid precondition failed: another object under the name is not this one's business.
+      if (isConflict(error)) return;
       throw error;
     }
     counters.deleted(location.resource.resource);
@@ -274,11 +335,23 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     );
   }
 
+  /** The state of an owner whose dependents are being looked at, read live. */
+  async function readOwner(owner: ObjectLocation, uid: string): Promise<OwnerState> {
+    const meta = (await metadata.get(owner))?.metadata;
+    if (meta?.uid !== uid) {
+      absentOwners.add(owner, uid);
+      return 'absent';
+    }
+    return beingDeletedWith(meta, foregroundFinalizer) ? 'deletingDependents' : 'present';
+  }
+
   /** kube's processDeletingDependentsItem: the owner goes once no blocking dependent is left. */
   async function release(owner: ObjectLocation, uid: string): Promise<void> {
+    if (absentOwners.has(owner, uid)) return;
     // Read first: only an owner still waiting is worth the query of its dependents.
     const meta = (await metadata.get(owner))?.metadata;
-    if (meta?.uid !== uid || !beingDeletedWith(meta, foregroundFinalizer) || (await blocked(uid))) return;
+    if (meta?.uid !== uid) absentOwners.add(owner, uid);
+    if (meta?.uid !== uid || !beingDeletedWith(meta, foregroundFinalizer) || (await blocked(owner, uid))) return;
     if (await removeFinalizer(owner, uid, foregroundFinalizer))
       logger.info({ ...describeObject(owner), cascade: 'foreground' }, 'garbage collector finished a foreground deletion');
   }
@@ -286,9 +359,9 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
   /** kube's attemptToOrphan: each dependent lets go of the owner, a page at a time, then the owner goes. */
   async function orphan(owner: ObjectLocation, uid: string): Promise<void> {
     let orphaned = 0;
-    for await (const page of matching(dependentsSelector(uid))) {
+    for await (const page of matching(dependentsSelector(uid), owner.resource.namespaced)) {
       for (const dependent of page) {
-        if (await updateMetadata(dependent, dependent.meta.uid, dropReferences([uid]))) {
+        if (await updateMetadata(dependent, dependent.meta.uid, dropReferences([uid]), dependent.meta)) {
           counters.orphaned(dependent.resource.resource);
           orphaned++;
         }
@@ -299,14 +372,35 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     }
   }
 
-  /** The dependents of an owner that is gone, or being deleted: each page's dependents checked (or orphaned) before the next is read. */
+  /**
+   * The dependents of an owner that is gone, or being deleted: each page's dependents
+   * checked (or orphaned) before the next is read, on their listed metadata, with the
+   * owner's state read once per page (never, once it is known to be gone).
+   */
   async function processOwner(owner: ObjectLocation, uid: string): Promise<void> {
-    const meta = (await metadata.get(owner))?.metadata;
-    const present = meta?.uid === uid;
-    if (present && beingDeletedWith(meta, orphanFinalizer)) return orphan(owner, uid);
-    if (present && !beingDeletedWith(meta, foregroundFinalizer)) return;
-    for await (const page of matching(dependentsSelector(uid))) await inParallel(page, (d) => check(d, d.meta.uid));
-    if (present) await release(owner, uid);
+    let state: OwnerState = 'absent';
+    if (!absentOwners.has(owner, uid)) {
+      const meta = (await metadata.get(owner))?.metadata;
+      if (meta?.uid !== uid) absentOwners.add(owner, uid);
+      else if (beingDeletedWith(meta, orphanFinalizer)) return orphan(owner, uid);
+      else if (beingDeletedWith(meta, foregroundFinalizer)) state = 'deletingDependents';
+      else return;
+    }
+    processing.set(uid, (processing.get(uid) ?? 0) + 1);
+    try {
+      let first = true;
+      for await (const page of matching(dependentsSelector(uid), owner.resource.namespaced)) {
+        if (!first && state !== 'absent') state = await readOwner(owner, uid);
+        first = false;
+        const owners: PageOwners = new Map([[ownerKey(owner, uid), Promise.resolve(state)]]);
+        await inParallel(page, (d) => attemptToDeleteItem(d, owners, true));
+      }
+    } finally {
+      const left = (processing.get(uid) ?? 1) - 1;
+      if (left > 0) processing.set(uid, left);
+      else processing.delete(uid);
+    }
+    if (state !== 'absent') await release(owner, uid);
   }
 
   /** One worker of `queue` until it shuts down; failed work is tried again after `retryDelayMs`. */
@@ -316,7 +410,8 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
         const item = parse(key);
         if (item?.task === 'check') await check(item.location, item.uid);
         else if (item?.task === 'owner') await processOwner(item.location, item.uid);
-        else if (item?.task === 'release') await release(item.location, item.uid);
+        // An owner whose dependents are being looked at is released after them anyway, with a query made after this key was queued.
+        else if (item?.task === 'release' && !processing.has(item.uid)) await release(item.location, item.uid);
       } catch (error) {
         if (stopping.signal.aborted) return;
         logger.warn({ err: error, key }, 'garbage collection failed; retrying');
@@ -334,11 +429,15 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     const location: ObjectLocation = { resource, namespace: meta.namespace, name: meta.name };
     const references = meta.ownerReferences ?? [];
     if (type === 'DELETED') {
-      // Its dependents may now have no owner left, and its owners deleted in foreground may now go.
+      // Its uid is gone for good: its dependents need not read it.
+      absentOwners.add(location, meta.uid);
+      // Its dependents may now have no owner left, and its owners deleted in foreground may now go. Every
+      // owner, not only those it blocked, as kube's graph builder does: with no old object to compare, a
+      // blockOwnerDeletion cleared since is not seen, and an owner waiting for it would wait forever.
       enqueue(attemptToDelete, 'owner', location, meta.uid);
       for (const ref of references) {
         const at = ownerLocation(location, ref, served);
-        if (typeof at !== 'string') enqueue(attemptToDelete, 'release', at, ref.uid);
+        if (typeof at !== 'string' && !absentOwners.has(at, ref.uid)) enqueue(attemptToDelete, 'release', at, ref.uid);
       }
       return;
     }
@@ -380,7 +479,8 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     catchUpDue = false;
     for (const selector of catchUpSelectors) {
       for await (const page of matching(selector)) {
-        await inParallel(page, (o) => (selector === catchUpSelectors[0] ? check(o, o.meta.uid) : processOwner(o, o.meta.uid)));
+        const owners: PageOwners = new Map();
+        await inParallel(page, (o) => (selector === catchUpSelectors[0] ? attemptToDeleteItem(o, owners, true) : processOwner(o, o.meta.uid)));
       }
     }
     catchUps++;

@@ -168,10 +168,14 @@ export class MetadataClient {
     await call(this.#api, 'PATCH', objectPath(location), { body: { metadata }, headers: { 'Content-Type': 'application/merge-patch+json' } });
   }
 
-  /** Deletes the object if its uid is still `uid`, with `propagationPolicy`. */
-  async delete(location: ObjectLocation, uid: string, propagationPolicy: 'Foreground' | 'Background' | 'Orphan'): Promise<void> {
+  /**
+   * Deletes the object if its uid is still `uid` (and, when given, its resourceVersion
+   * still `resourceVersion`: unchanged since it was read), with `propagationPolicy`.
+   * A precondition that fails answers 409 Conflict.
+   */
+  async delete(location: ObjectLocation, uid: string, propagationPolicy: 'Foreground' | 'Background' | 'Orphan', resourceVersion?: string): Promise<void> {
     await call(this.#api, 'DELETE', objectPath(location), {
-      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid }, propagationPolicy },
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid, resourceVersion }, propagationPolicy },
     });
   }
 }
