@@ -2,8 +2,12 @@
  * The garbage collector at scale: one owner with N dependents, deleted in background
  * and then (with N new dependents) in foreground, each timed from the DELETE until
  * the owner and every dependent are gone, with the server's resident memory sampled
- * all along. The dependents are created through the API (so they are exactly what the
- * API writes), many at once over keep-alive connections; the server must run its
+ * all along. The first dependent is created through the API; the others are its
+ * copies written in SQL as another replica writes them (bench/seed.ts, `seedCopies`)
+ * when the server's PostgreSQL is known, else created through the API too, many at
+ * once over keep-alive connections. Before the owner's DELETE the collector is let
+ * settle (its queues empty, no catch-up pass under way), so that the cascade is timed
+ * alone and not the checks of the dependents just created. The server must run its
  * garbage collector.
  *
  * `npx tsx bench/gc-cascade.ts [--dependents 100000] [--database-url URL]`: starts a
@@ -15,23 +19,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pipelines as pipelinesResource } from '../src/apis/cairn/pipelines.js';
+import type { KubeObject } from '../src/machinery/meta/object.js';
+import { storageName } from '../src/registry/resource-storage.js';
+import { PostgresDatabase } from '../src/storage/postgres-database.js';
 import { startPostgresCluster } from '../test/support/postgres-cluster.js';
 import { CairnProcess } from './cairn-process.js';
 import { mib, residentBytes } from './process-memory.js';
+import { seedCopies } from './seed.js';
 import { expectStatus, keepAliveAgent, request, type ServerAccess } from './server-access.js';
 
 /** A server the cascade runs against: how to reach it, and its process to sample. */
 export interface CascadeServer {
   readonly access: ServerAccess;
   readonly pid: number;
+  /** The server's PostgreSQL: when given, the dependents are written in SQL, as another replica writes them. */
+  readonly databaseUrl?: string;
 }
 
 /** One cascade's figures. */
 export interface CascadeFigures {
   readonly propagationPolicy: 'Background' | 'Foreground';
   readonly dependents: number;
-  /** Creating the dependents through the API. */
+  /** Creating the dependents: through the API, or in SQL (`seeded`). */
   readonly createSeconds: number;
+  readonly seeded: boolean;
+  /** From the dependents' creation until the collector had checked them all (its queues empty, no catch-up pass under way). */
+  readonly settleSeconds: number;
   /** From the owner's DELETE until it and every dependent are gone. */
   readonly cascadeSeconds: number;
   readonly dependentsPerSecond: number;
@@ -45,6 +59,23 @@ const namespace = 'gc-cascade';
 const pipelines = `/apis/cairn.dev/v1/namespaces/${namespace}/pipelines`;
 /** Creates in flight at once. */
 const concurrency = 32;
+
+/** One sample of the collector's work in progress from the server's /metrics: queued keys plus a catch-up pass under way. */
+async function collectorBusy(access: ServerAccess): Promise<number> {
+  const text = await expectStatus(access, 'GET', '/metrics');
+  let busy = 0;
+  for (const match of text.matchAll(/^(?:workqueue_depth\{name="garbage_collector_[a-z_]+"\}|cairn_garbage_collector_catching_up) (\S+)$/gm))
+    busy += Number(match[1]);
+  return busy;
+}
+
+/** Waits until the collector has been idle for three samples in a row, 500 ms apart. */
+async function settled(access: ServerAccess): Promise<void> {
+  for (let idle = 0; idle < 3;) {
+    idle = (await collectorBusy(access)) === 0 ? idle + 1 : 0;
+    await sleep(500);
+  }
+}
 
 /** Runs `each` for 0 … count-1, `concurrency` at a time. */
 async function times(count: number, each: (i: number) => Promise<unknown>): Promise<void> {
@@ -76,19 +107,48 @@ export async function measureCascade(
     }),
   ) as { metadata: { uid: string } };
   const reference = { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', name: ownerName, uid: owner.metadata.uid, blockOwnerDeletion: true };
-  const createStart = performance.now();
-  await times(dependents, (i) => {
+  const name = (i: number): string => `${propagationPolicy.toLowerCase()}-${String(i).padStart(7, '0')}`;
+  const create = (i: number): Promise<string> => {
     const body = {
       apiVersion: 'cairn.dev/v1',
       kind: 'Pipeline',
-      metadata: { name: `${propagationPolicy.toLowerCase()}-${String(i).padStart(7, '0')}`, ownerReferences: [reference] },
+      metadata: { name: name(i), labels: { cascade: propagationPolicy.toLowerCase() }, ownerReferences: [reference] },
       spec: { runnerClassName: 'standard', steps: [{ name: 'run', image: 'alpine:3.20', command: ['sh', '-c', 'echo hi'] }] },
     };
     if (i > 0 && i % 10_000 === 0) log(`  created ${i} dependents`);
     return expectStatus(access, 'POST', pipelines, { agent, body: JSON.stringify(body) });
-  });
+  };
+  const createStart = performance.now();
+  const seeded = server.databaseUrl !== undefined && dependents > 1;
+  if (seeded) {
+    // The first through the API; the others its copies, row for row.
+    await create(0);
+    const database = new PostgresDatabase({ connectionString: server.databaseUrl });
+    try {
+      const [row] = await database.query('SELECT object FROM cairn_objects WHERE resource = $1 AND namespace = $2 AND name = $3', [
+        storageName(pipelinesResource),
+        namespace,
+        name(0),
+      ]);
+      const template = row?.object as KubeObject | undefined;
+      if (!template) throw new Error(`${name(0)}: no row`);
+      await seedCopies(database, {
+        template,
+        count: dependents - 1,
+        name: (i) => name(i + 1),
+        onProgress: (written) => written % 10_000 === 0 && log(`  seeded ${written + 1} dependents`),
+      });
+    } finally {
+      await database.close();
+    }
+  } else {
+    await times(dependents, create);
+  }
   const createSeconds = (performance.now() - createStart) / 1000;
-  log(`${propagationPolicy}: ${dependents} dependents created in ${createSeconds.toFixed(1)} s`);
+  log(`${propagationPolicy}: ${dependents} dependents ${seeded ? 'seeded' : 'created'} in ${createSeconds.toFixed(1)} s`);
+  await settled(access);
+  const settleSeconds = (performance.now() - createStart) / 1000 - createSeconds;
+  log(`${propagationPolicy}: the garbage collector settled ${settleSeconds.toFixed(1)} s later`);
 
   const rssBefore = residentBytes(server.pid);
   let rssPeak = rssBefore;
@@ -119,6 +179,8 @@ export async function measureCascade(
     propagationPolicy,
     dependents,
     createSeconds,
+    seeded,
+    settleSeconds,
     cascadeSeconds,
     dependentsPerSecond: dependents / cascadeSeconds,
     rssBeforeMiB: mib(rssBefore),
@@ -145,7 +207,7 @@ async function main(): Promise<void> {
     const databaseUrl = values['database-url'] ?? (await cluster!.createDatabase());
     const server = await CairnProcess.start({ dataDir, databaseUrl, logFile: join(dataDir, 'server.log'), extraArgs: ['--log-level', 'warn'] });
     try {
-      console.log(JSON.stringify(await measureGcCascades(server, dependents, log), null, 2));
+      console.log(JSON.stringify(await measureGcCascades({ access: server.access, pid: server.pid, databaseUrl }, dependents, log), null, 2));
     } finally {
       await server.stop();
     }

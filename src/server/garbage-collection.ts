@@ -64,6 +64,14 @@ function collectorMetrics(registry: Registry, current: () => RunningGarbageColle
     },
   });
   new Gauge({
+    name: 'cairn_garbage_collector_catching_up',
+    help: 'Whether the garbage collector is in a catch-up pass now (1) or not (0).',
+    registers: [registry],
+    collect() {
+      this.set(current()?.catchingUp() ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'cairn_garbage_collector_leader',
     help: 'Whether this replica runs the garbage collector (1) or another one does (0).',
     registers: [registry],

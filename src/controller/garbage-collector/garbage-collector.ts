@@ -69,6 +69,8 @@ export interface RunningGarbageCollector {
   readonly synced: Promise<void>;
   /** How many catch-up passes have finished. */
   catchUps(): number;
+  /** Whether a catch-up pass is under way. */
+  catchingUp(): boolean;
   /** How many keys wait in each queue: objects to check, and owners whose dependents to look at. */
   queueDepths(): { readonly attemptToDelete: number; readonly attemptToOrphan: number };
   /** Stops watching, lets the work in progress finish, and resolves when everything has stopped. */
@@ -161,6 +163,7 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
   const attemptToOrphan = new WorkQueue<Key>({ intervalMs: 0 });
   let served: readonly ServedResource[] = [];
   let catchUps = 0;
+  let catchingUpNow = false;
   /** Set when events were dropped or missed: a catch-up pass is due. */
   let catchUpDue = false;
   let wakeCatchUp: () => void = () => undefined;
@@ -477,13 +480,18 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
   /** Checks every object that has owners, and every owner waiting for the collector, a page at a time. */
   async function catchUp(): Promise<void> {
     catchUpDue = false;
-    for (const selector of catchUpSelectors) {
-      for await (const page of matching(selector)) {
-        const owners: PageOwners = new Map();
-        await inParallel(page, (o) => (selector === catchUpSelectors[0] ? attemptToDeleteItem(o, owners, true) : processOwner(o, o.meta.uid)));
+    catchingUpNow = true;
+    try {
+      for (const selector of catchUpSelectors) {
+        for await (const page of matching(selector)) {
+          const owners: PageOwners = new Map();
+          await inParallel(page, (o) => (selector === catchUpSelectors[0] ? attemptToDeleteItem(o, owners, true) : processOwner(o, o.meta.uid)));
+        }
       }
+      catchUps++;
+    } finally {
+      catchingUpNow = false;
     }
-    catchUps++;
   }
 
   /** Runs a catch-up pass whenever one is due. */
@@ -533,6 +541,7 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
   return {
     synced: running.then(() => undefined),
     catchUps: () => catchUps,
+    catchingUp: () => catchingUpNow,
     queueDepths: () => ({ attemptToDelete: attemptToDelete.depth, attemptToOrphan: attemptToOrphan.depth }),
     async stop() {
       stopping.abort();
