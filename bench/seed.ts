@@ -16,8 +16,9 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { pipelines } from '../src/apis/cairn/pipelines.js';
 import type { KubeObject } from '../src/machinery/meta/object.js';
-import { storageName } from '../src/registry/resource-storage.js';
+import { fieldsOf, storageName } from '../src/registry/resource-storage.js';
 import type { Database } from '../src/storage/database.js';
+import { eventsChannel } from '../src/storage/sql-object-store.js';
 import { encodeJsonb } from '../src/storage/stored-text.js';
 
 /** How many Pipelines, over how many namespaces. */
@@ -90,6 +91,9 @@ export function seededPipeline(template: KubeObject, i: number, shape: SeedShape
 }
 
 /** One batch: its rows and events in one statement, the counter in the same transaction. */
+/** The fields the API writes for a Pipeline. */
+const pipelineFields = fieldsOf(pipelines);
+
 const insertBatch = (rows: string, resource: string, through: bigint) => sql`
   WITH r AS MATERIALIZED (
     SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS r(rv bigint, ns text, n text, uid text, av text, l jsonb, f jsonb, o text)
@@ -140,7 +144,7 @@ export async function seedPipelines(database: Database, options: SeedOptions): P
     for (let i = from; i < to; i++) {
       const rv = start + BigInt(i - already) + 1n;
       const object = seededPipeline(options.template, i, options, rv);
-      const fields = pipelines.strategy.selectableFields(object);
+      const fields = pipelineFields(object);
       const row = {
         rv: rv.toString(),
         ns: object.metadata!.namespace,
@@ -158,4 +162,52 @@ export async function seedPipelines(database: Database, options: SeedOptions): P
   }
   await database.run((db) => sql`ANALYZE`.execute(db));
   return { first: start + 1n, last: start + BigInt(options.count - already) };
+}
+
+/** Options of {@link seedCopies}. */
+export interface CopyOptions {
+  /** The Pipeline every copy repeats, as its row holds it (what the API wrote). */
+  readonly template: KubeObject;
+  readonly count: number;
+  /** The name of the `i`th copy, in the template's namespace. */
+  readonly name: (i: number) => string;
+  /** Objects per statement; default 2,000. */
+  readonly batch?: number;
+  /** Told how many objects are written so far, after each batch. */
+  readonly onProgress?: (written: number) => void;
+}
+
+/**
+ * Writes `count` copies of a stored Pipeline into a database servers are using, as
+ * another replica writes: each copy its own name, uid and resourceVersion, row, fields
+ * (ownerReferences and all) and ADDED event; each batch takes its resourceVersions with
+ * the counter's row locked (a server writing meanwhile takes the ones after), and then
+ * wakes the servers (NOTIFY), whose watch caches read the new events from the log.
+ */
+export async function seedCopies(database: Database, options: CopyOptions): Promise<void> {
+  const resource = storageName(pipelines);
+  const batch = options.batch ?? 2000;
+  const namespace = options.template.metadata!.namespace!;
+  for (let from = 0; from < options.count; from += batch) {
+    const to = Math.min(options.count, from + batch);
+    await database.transaction(async (trx) => {
+      const locked = await sql<{ current: string }>`SELECT current::text FROM cairn_resource_version WHERE id = 1 FOR UPDATE`.execute(trx);
+      const start = BigInt(locked.rows[0].current);
+      const rows: string[] = [];
+      for (let i = from; i < to; i++) {
+        const rv = start + BigInt(i - from) + 1n;
+        const object = {
+          ...options.template,
+          metadata: { ...options.template.metadata, name: options.name(i), uid: randomUUID(), resourceVersion: rv.toString() },
+        };
+        const row = { rv: rv.toString(), ns: namespace, n: object.metadata.name, uid: object.metadata.uid, av: object.apiVersion };
+        rows.push(
+          `${JSON.stringify(row).slice(0, -1)},"l":${encodeJsonb(object.metadata.labels ?? {})},"f":${encodeJsonb(pipelineFields(object))},"o":${encodeJsonb(object)}}`,
+        );
+      }
+      await insertBatch(`[${rows.join(',')}]`, resource, start + BigInt(to - from)).execute(trx);
+    });
+    await database.notify(eventsChannel, 'bench-seed');
+    options.onProgress?.(to);
+  }
 }

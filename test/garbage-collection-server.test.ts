@@ -52,7 +52,7 @@ describe('--garbage-collector=auto, standalone', () => {
     await gone(server(), owner);
   });
 
-  it("exposes the collector's metrics: queue depths under kube's names, the graph, deletions, orphanings, and that it leads", async () => {
+  it("exposes the collector's metrics: queue depths under kube's names, catch-up passes, deletions, orphanings, and that it leads", async () => {
     const { owner } = await ownerAndDependent(server(), 'metrics-owner');
     expect((await server().request('DELETE', `${owner}?propagationPolicy=Orphan`)).status).toBe(200);
     await gone(server(), owner);
@@ -65,7 +65,7 @@ describe('--garbage-collector=auto, standalone', () => {
     // The previous test's foreground cascade deleted a Pipeline.
     expect(sample(text, 'cairn_garbage_collector_deletions_total', 'resource="pipelines"')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'cairn_garbage_collector_leader')).toBe(1);
-    expect(sample(text, 'cairn_garbage_collector_graph_nodes')).toBeGreaterThan(0);
+    expect(sample(text, 'cairn_garbage_collector_catch_ups')).toBeGreaterThan(0);
     expect(sample(text, 'workqueue_depth', 'name="garbage_collector_attempt_to_delete"')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'workqueue_depth', 'name="garbage_collector_attempt_to_orphan"')).toBeGreaterThanOrEqual(0);
   });

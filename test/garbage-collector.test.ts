@@ -207,8 +207,8 @@ describe('the garbage collector', () => {
     expect(kept.json.metadata.deletionTimestamp).toBeUndefined();
   });
 
-  it('counts the objects of its graph and the depth of its queues', async () => {
-    expect(collector.graphSize()).toBeGreaterThan(0);
+  it('counts its catch-up passes and the depth of its queues', async () => {
+    expect(collector.catchUps()).toBeGreaterThan(0);
     await eventually('the queues drain', 10_000, async () => {
       const depths = collector.queueDepths();
       return depths.attemptToDelete === 0 && depths.attemptToOrphan === 0;
@@ -230,13 +230,12 @@ describe('the garbage collector’s lists, in pages of two', () => {
       });
       expect(created.status, created.text).toBe(201);
     }
-    const classes = (await server().request('GET', runnerClasses)).json.items.length;
     const client = createCairnClient(await loadKubeconfig(server().kubeconfigPath));
     const collector = startGarbageCollector(client, { listPageSize: 2, watchTimeoutSeconds: 2 });
     try {
       await collector.synced;
-      // Before any watch event, the graph holds what the paged lists read: every Pipeline and RunnerClass.
-      expect(collector.graphSize()).toBe(7 + classes);
+      // The catch-up at start read every page of the owned objects.
+      expect(collector.catchUps()).toBe(1);
       await eventually(
         'paged-6, owned by nothing that exists, is collected',
         10_000,
@@ -248,4 +247,39 @@ describe('the garbage collector’s lists, in pages of two', () => {
       client.close();
     }
   });
+
+  it.each(['Background', 'Foreground', 'Orphan'])(
+    'finishes a %s cascade over more dependents than a page, reading them page by page by their owner’s uid',
+    async (policy) => {
+      const name = `paged-${policy.toLowerCase()}`;
+      const owner = (await server().request('POST', runnerClasses, { body: runnerClass(name) })).json;
+      const namespace = `paged-${policy.toLowerCase()}`;
+      // Seven dependents, four pages of two; another owner's dependent in between is left alone.
+      for (let n = 0; n < 7; n++) {
+        const created = await server().request('POST', pipelines(namespace), {
+          body: { ...pipeline(`d-${n}`), metadata: { name: `d-${n}`, ownerReferences: [referenceTo(owner, { blockOwnerDeletion: true })] } },
+        });
+        expect(created.status, created.text).toBe(201);
+      }
+      const client = createCairnClient(await loadKubeconfig(server().kubeconfigPath));
+      const collector = startGarbageCollector(client, { listPageSize: 2, watchTimeoutSeconds: 2 });
+      try {
+        await collector.synced;
+        const deleted = await server().request('DELETE', `${runnerClasses}/${name}?propagationPolicy=${policy}`);
+        expect(deleted.status, deleted.text).toBeLessThan(300);
+        await eventually(`the owner ${name} is gone`, 20_000, async () => (await server().request('GET', `${runnerClasses}/${name}`)).status === 404);
+        const left = (await server().request('GET', pipelines(namespace))).json.items as any[];
+        if (policy === 'Orphan') {
+          expect(left.map((p) => [p.metadata.name, p.metadata.ownerReferences])).toEqual(Array.from({ length: 7 }, (_, n) => [`d-${n}`, undefined]));
+        } else {
+          // In foreground the owner went last; in background the dependents follow it.
+          await eventually('every dependent is gone', 20_000, async () => (await server().request('GET', pipelines(namespace))).json.items.length === 0);
+          if (policy === 'Foreground') expect(left).toEqual([]);
+        }
+      } finally {
+        await collector.stop();
+        client.close();
+      }
+    },
+  );
 });

@@ -15,6 +15,7 @@ import type { FieldValidation, GetOptions } from '../registry/request-options.js
 import type { ResourceStorages } from '../registry/registry.js';
 import type { SchemaValidator } from '../registry/schema-validator.js';
 import type { ObjectKey, Store, StoreWriteOptions, ValidateObject, ValidateObjectUpdate } from '../registry/store.js';
+import { listFields } from '../machinery/meta/metadata-fields.js';
 import type { VersionConverter } from '../machinery/managed-fields/managed-fields.js';
 import { FieldManager } from './field-manager.js';
 import { patchContentTypes, patchTypes } from '../machinery/patch/patch.js';
@@ -214,7 +215,7 @@ function objectScope(
   const apiVersion = `${resource.group}/${served.version}`;
   const store = subresource === 'status' ? storages.status! : storages.store;
   const schema = validator.schema(served.schemaName);
-  const selectable = new Set(['metadata.name', ...(resource.namespaced ? ['metadata.namespace'] : []), ...resource.selectableFields]);
+  const selectable = new Set(['metadata.name', ...(resource.namespaced ? ['metadata.namespace'] : []), ...resource.selectableFields, ...listFields]);
   const storage = storageVersionOf(resource);
   const fromStorage = served.fromStorage ?? identity;
   // Defaults run in the request's version when decoding, and again on the hub after conversion.

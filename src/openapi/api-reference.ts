@@ -6,6 +6,7 @@
  * so it cannot drift from the code.
  */
 import type { ApiGroup, ApiResource, ResourceVersion } from '../apis/api-resource.js';
+import { listFields } from '../machinery/meta/metadata-fields.js';
 import { isPlainObject, type KubeObject } from '../machinery/meta/object.js';
 import type { JsonSchema } from '../machinery/json-schema.js';
 
@@ -54,7 +55,7 @@ function kindSection(group: ApiGroup, resource: ApiResource): string[] {
     const roles = [v.version === resource.preferredVersion ? 'preferred' : '', v.version === resource.storageVersion ? 'storage' : ''].filter(Boolean);
     return `\`${group.name}/${v.version}\`${roles.length ? ` (${roles.join(', ')})` : ''}`;
   });
-  const selectors = byVersion(resource, (v) => codeList(['metadata.name', ...(resource.namespaced ? ['metadata.namespace'] : []), ...resource.selectableFields.map((f) => fieldIn(v, f))]));
+  const selectors = byVersion(resource, (v) => codeList(['metadata.name', ...(resource.namespaced ? ['metadata.namespace'] : []), ...resource.selectableFields.map((f) => fieldIn(v, f)), ...listFields]));
   return [
     `## ${resource.kind}`,
     '',

@@ -4,8 +4,9 @@
  * registry and `npm run storage-migrate` open it the same way.
  */
 import type { ApiResource } from '../apis/api-resource.js';
+import { metadataFields } from '../machinery/meta/metadata-fields.js';
 import type { KubeObject } from '../machinery/meta/object.js';
-import type { ObjectStore, ResourceStorage, StorageVersioning } from '../storage/interfaces.js';
+import type { FieldsOf, ObjectStore, ResourceStorage, StorageVersioning } from '../storage/interfaces.js';
 
 /** The name storage keeps `resource` under (`pipelines.cairn.dev`). */
 export const storageName = (resource: ApiResource): string => `${resource.plural}.${resource.group}`;
@@ -27,7 +28,16 @@ export function storageVersioningOf(resource: ApiResource): StorageVersioning {
   });
 }
 
+/**
+ * The selectable fields storage keeps for `resource`'s objects: the kind's own, and the
+ * list fields every kind has (`metadata.ownerReferences.uid`, `metadata.finalizers`).
+ * Every writer of rows uses it, the bench's seed too, so a selection matches exactly.
+ */
+export function fieldsOf(resource: ApiResource): FieldsOf {
+  return (object) => ({ ...resource.strategy.selectableFields(object), ...metadataFields(object) });
+}
+
 /** The storage of `resource` in `objectStore`. */
 export function resourceStorage(objectStore: ObjectStore, resource: ApiResource): ResourceStorage {
-  return objectStore.forResource(storageName(resource), (o) => resource.strategy.selectableFields(o), storageVersioningOf(resource));
+  return objectStore.forResource(storageName(resource), fieldsOf(resource), storageVersioningOf(resource));
 }

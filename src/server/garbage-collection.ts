@@ -40,8 +40,8 @@ export interface GarbageCollectionOptions {
 /**
  * Registers the collector's metrics on `registry`, read from `current()`, the
  * collector this replica runs now if any. kube names its queues' depths
- * `workqueue_depth{name="garbage_collector_attempt_to_delete|…orphan"}`; the graph's
- * size, the deletions and orphanings and who collects are Cairn's.
+ * `workqueue_depth{name="garbage_collector_attempt_to_delete|…orphan"}`; the catch-up
+ * passes, the deletions and orphanings and who collects are Cairn's.
  */
 function collectorMetrics(registry: Registry, current: () => RunningGarbageCollector | undefined) {
   new Gauge({
@@ -56,11 +56,19 @@ function collectorMetrics(registry: Registry, current: () => RunningGarbageColle
     },
   });
   new Gauge({
-    name: 'cairn_garbage_collector_graph_nodes',
-    help: "Objects in the garbage collector's owner/dependents graph.",
+    name: 'cairn_garbage_collector_catch_ups',
+    help: 'Catch-up passes (every object with owners checked, a page at a time) the garbage collector has finished.',
     registers: [registry],
     collect() {
-      this.set(current()?.graphSize() ?? 0);
+      this.set(current()?.catchUps() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'cairn_garbage_collector_catching_up',
+    help: 'Whether the garbage collector is in a catch-up pass now (1) or not (0).',
+    registers: [registry],
+    collect() {
+      this.set(current()?.catchingUp() ? 1 : 0);
     },
   });
   new Gauge({

@@ -2,7 +2,7 @@
  * One row of the event log, as the watch cache holds it.
  */
 import type { StoredObject } from '../machinery/meta/object.js';
-import type { StringMap } from './schema.js';
+import type { FieldMap, StringMap } from './schema.js';
 
 /** An event log entry; frozen once read. */
 export interface EventLogEntry {
@@ -12,9 +12,9 @@ export interface EventLogEntry {
   readonly name: string;
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
   readonly labels: StringMap;
-  readonly fields: StringMap;
+  readonly fields: FieldMap;
   readonly prevLabels: StringMap | null;
-  readonly prevFields: StringMap | null;
+  readonly prevFields: FieldMap | null;
   readonly object: StoredObject;
   /**
    * The object before a MODIFIED change of its labels or selectable fields, the only

@@ -11,7 +11,7 @@ import type { Database } from './database.js';
 import { readCompactedResourceVersion, readEvents } from './event-log.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import type { SelectionPredicate, StorageObjectEvent, StorageWatchEvent, StorageWatcher } from './interfaces.js';
-import type { StringMap } from './schema.js';
+import type { FieldMap, StringMap } from './schema.js';
 import { classifyDatabaseError, tooOld } from './storage-error.js';
 import type { WatchCache } from './watch-cache.js';
 
@@ -111,7 +111,7 @@ export class EventLogWatcher implements StorageWatcher {
     return events;
   }
 
-  #matches(labels: StringMap | null, fields: StringMap | null): boolean {
+  #matches(labels: StringMap | null, fields: FieldMap | null): boolean {
     if (labels === null || fields === null) return false;
     const { labelSelector, fieldSelector } = this.#o.predicate;
     return (!labelSelector || matchesLabels(labelSelector, labels)) && (!fieldSelector || matchesFields(fieldSelector, fields));

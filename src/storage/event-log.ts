@@ -6,8 +6,13 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import type { Database } from './database.js';
+<<<<<<< HEAD
 import type { StorageSchema, StringMap } from './schema.js';
 import { decodeJsonb, decodeText } from './stored-text.js';
+=======
+import type { FieldMap, StorageSchema, StringMap } from './schema.js';
+import { decodeText } from './stored-text.js';
+>>>>>>> gc
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
@@ -49,11 +54,17 @@ function eventOf(row: {
   name: string;
   type: EventLogEntry['type'];
   labels: StringMap;
-  fields: StringMap;
+  fields: FieldMap;
   prev_labels: StringMap | null;
+<<<<<<< HEAD
   prev_fields: StringMap | null;
   object: string;
   prev_object: string | null;
+=======
+  prev_fields: FieldMap | null;
+  object: unknown;
+  prev_object: unknown;
+>>>>>>> gc
 }): EventLogEntry {
   return deepFreeze({
     rv: BigInt(row.resource_version),

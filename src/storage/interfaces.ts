@@ -5,7 +5,7 @@
 import type { FieldSelector } from '../machinery/selectors/field-selector.js';
 import type { LabelSelector } from '../machinery/selectors/label-selector.js';
 import type { KubeObject, StoredObject } from '../machinery/meta/object.js';
-import type { StringMap } from './schema.js';
+import type { FieldMap } from './schema.js';
 
 /** Where one object lives: its resource (`pipelines.cairn.dev`), namespace (`''` when cluster-scoped) and name. */
 export interface StorageKey {
@@ -256,7 +256,7 @@ export interface ResourceStorage {
 }
 
 /** How storage learns a kind's selectable fields (`spec.runnerClassName`, …) for SQL selection. */
-export type FieldsOf = (object: KubeObject) => StringMap;
+export type FieldsOf = (object: KubeObject) => FieldMap;
 
 /**
  * A resource's storage version and the way to it from its other versions. A row keeps

@@ -23,7 +23,7 @@ import type { StoredObject } from '../machinery/meta/object.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import type { SelectionPredicate, StorageKey } from './interfaces.js';
 import { compareCodePoints, orderedKey } from './key-order.js';
-import type { StringMap } from './schema.js';
+import type { FieldMap, StringMap } from './schema.js';
 
 /**
  * One object as the cache holds it: its key, the labels and selectable fields that
@@ -34,7 +34,7 @@ export interface CachedObject {
   readonly namespace: string;
   readonly name: string;
   readonly labels: StringMap;
-  readonly fields: StringMap;
+  readonly fields: FieldMap;
   readonly object: StoredObject;
 }
 

@@ -2,6 +2,7 @@
  * Kysely's view of Cairn's tables (see migrations/).
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { Fields } from '../machinery/selectors/field-selector.js';
 
 type Int8 = ColumnType<string, string | bigint | number, string | bigint | number>;
 type Json<T> = ColumnType<T, string, string>;
@@ -9,6 +10,9 @@ type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
 
 /** String-to-string maps kept beside each object for selection in SQL. */
 export type StringMap = Readonly<Record<string, string>>;
+
+/** The selectable fields kept beside each object: strings, and lists for the metadata list fields (metadata-fields.ts). */
+export type FieldMap = Fields;
 
 /** One row per live object. */
 export interface ObjectsTable {
@@ -20,9 +24,14 @@ export interface ObjectsTable {
   /** The apiVersion `object` is encoded in: the storage version when it was written. */
   api_version: string;
   labels: Json<StringMap>;
+<<<<<<< HEAD
   fields: Json<StringMap>;
   /** The object's JSON text as written, escaped as stored-text.ts `encodeJsonb` escapes it. */
   object: string;
+=======
+  fields: Json<FieldMap>;
+  object: Json<unknown>;
+>>>>>>> gc
 }
 
 /** The event log, one row per change, keyed by the resourceVersion it created. */
@@ -33,11 +42,16 @@ export interface EventsTable {
   name: string;
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   labels: Json<StringMap>;
-  fields: Json<StringMap>;
+  fields: Json<FieldMap>;
   prev_labels: NullableJson<StringMap>;
+<<<<<<< HEAD
   prev_fields: NullableJson<StringMap>;
   /** JSON text, as the object table's. */
   object: string;
+=======
+  prev_fields: NullableJson<FieldMap>;
+  object: Json<unknown>;
+>>>>>>> gc
   /** The object before a MODIFIED or DELETED change; null for ADDED. */
   prev_object: string | null;
   created_at: Generated<Date>;

@@ -21,9 +21,10 @@ const rows: readonly Row[] = [
   { id: 6, labels: { n: '10', app: 'web' }, fields: { 'metadata.name': 'ünï', 'metadata.namespace': 'default' } },
   { id: 7, labels: { n: '+3' }, fields: { 'spec.runnerClassName': '' } },
   { id: 8, labels: { n: 'v2' }, fields: { 'metadata.namespace': 'default' } },
-  { id: 9, labels: { n: '9223372036854775808' }, fields: {} },
-  { id: 10, labels: { n: '-9223372036854775808' }, fields: {} },
-  { id: 11, labels: { n: '1.5' }, fields: {} },
+  // List fields (metadata-fields.ts): every kind's owners and finalizers.
+  { id: 9, labels: { n: '9223372036854775808' }, fields: { 'metadata.ownerReferences.uid': ['u1', 'u2'] } },
+  { id: 10, labels: { n: '-9223372036854775808' }, fields: { 'metadata.ownerReferences.uid': ['u2'], 'metadata.finalizers': ['orphan'] } },
+  { id: 11, labels: { n: '1.5' }, fields: { 'metadata.finalizers': ['foregroundDeletion', 'example.com/x'] } },
   { id: 12, labels: { n: '' }, fields: {} },
   { id: 13, labels: { n: '007', tier: 'backend' }, fields: {} },
 ];
@@ -114,6 +115,16 @@ describe('fieldSelectorSql selects the rows matchesFields accepts', () => {
     ["spec.runnerClassName=o'neil", [5]],
     ['spec.runnerClassName!=std,metadata.namespace=default', [2, 6, 8]],
     ['spec.runnerClassName=', [1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13]],
+    ['metadata.ownerReferences.uid=u1', [9]],
+    ['metadata.ownerReferences.uid=u2', [9, 10]],
+    ['metadata.ownerReferences.uid=u3', []],
+    ['metadata.ownerReferences.uid!=u2', [1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13]],
+    ['metadata.ownerReferences.uid=u2,metadata.ownerReferences.uid!=u1', [10]],
+    ['metadata.ownerReferences.uid!=', [9, 10]],
+    ['metadata.ownerReferences.uid=', [1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13]],
+    ['metadata.finalizers=orphan', [10]],
+    ['metadata.finalizers=foregroundDeletion', [11]],
+    ['metadata.finalizers=orphan,metadata.ownerReferences.uid=u2', [10]],
   ])('%j', async (text, expected) => {
     const selector = parseFieldSelector(text);
     expect(fieldIds(selector)).toEqual(expected);

@@ -4,6 +4,7 @@
  * memory.
  */
 import { sql, type RawBuilder } from 'kysely';
+import { listFields } from '../machinery/meta/metadata-fields.js';
 import type { FieldRequirement, FieldSelector } from '../machinery/selectors/field-selector.js';
 import { parseInt64, type LabelRequirement, type LabelSelector } from '../machinery/selectors/label-selector.js';
 import { encodeJsonb, encodeText } from './stored-text.js';
@@ -28,7 +29,10 @@ export function labelSelectorSql(selector: LabelSelector, column = 'labels'): Ra
  * With `namespaceColumn`, `metadata.namespace` is compared with that column, the key's,
  * which the primary key indexes (every namespaced kind selects on it, as kube's generic
  * store does, and it holds what that field holds); other fields are compared with `@>`,
- * which a GIN index on the column (`jsonb_path_ops`, migration 0005) serves.
+ * which a GIN index on the column (`jsonb_path_ops`, migration 0005) serves; a list field
+ * (metadata-fields.ts) is compared with `@> '{"field":["value"]}'`, served by the same
+ * index, and `metadata.ownerReferences.uid!=` with `?`, which migration 0006's partial
+ * index serves.
  *
  * @example
  * db.selectFrom('objects').selectAll().where(fieldSelectorSql(parseFieldSelector('metadata.name!=x')))
@@ -49,7 +53,7 @@ function conjunction(parts: readonly RawBuilder<boolean>[]): RawBuilder<boolean>
 }
 
 /** `col @> '{"key":"value"}'`: true exactly when the key is present with that string value. */
-function contains(col: RawBuilder<unknown>, key: string, value: string): RawBuilder<boolean> {
+function contains(col: RawBuilder<unknown>, key: string, value: string | readonly string[]): RawBuilder<boolean> {
   return sql<boolean>`(${col} @> ${encodeJsonb({ [key]: value })}::jsonb)`;
 }
 
@@ -88,6 +92,13 @@ function fieldRequirementSql({ field, operator, value }: FieldRequirement, col: 
     // PostgreSQL text cannot hold NUL (binding one is an error), so no stored field has such a name or value
     const equal = field.includes('\0') ? value === '' : false;
     return (operator === '=') === equal ? sql<boolean>`true` : sql<boolean>`false`;
+  }
+  if (listFields.has(field)) {
+    // A list field is stored only when its list is not empty, so `= ''` is its absence.
+    // The name is a constant of ours, written as a literal so the partial index's predicate is seen to hold.
+    const present = sql<boolean>`(${col} ? ${sql.lit(field)})`;
+    if (value === '') return operator === '=' ? sql<boolean>`(NOT ${present})` : present;
+    return operator === '=' ? contains(col, field, [value]) : sql<boolean>`(NOT ${contains(col, field, [value])})`;
   }
   if (value !== '') {
     // an absent field is '' and so never equals a non-empty value: containment says the same, indexably

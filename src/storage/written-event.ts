@@ -5,7 +5,7 @@
  */
 import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import type { EventLogEntry } from './event-log-entry.js';
-import type { StringMap } from './schema.js';
+import type { FieldMap, StringMap } from './schema.js';
 import { decodeJsonb } from './stored-text.js';
 
 /** What an event is besides its object. */
@@ -16,9 +16,9 @@ export interface WrittenEventFields {
   readonly name: string;
   readonly type: EventLogEntry['type'];
   readonly labels: StringMap;
-  readonly fields: StringMap;
+  readonly fields: FieldMap;
   readonly prevLabels?: StringMap;
-  readonly prevFields?: StringMap;
+  readonly prevFields?: FieldMap;
   /** The object before the change, when its labels or selectable fields changed (see {@link EventLogEntry.prevObject}); frozen. */
   readonly prevObject?: StoredObject;
 }
@@ -31,9 +31,9 @@ export class WrittenEvent implements EventLogEntry {
   readonly name: string;
   readonly type: EventLogEntry['type'];
   readonly labels: StringMap;
-  readonly fields: StringMap;
+  readonly fields: FieldMap;
   readonly prevLabels: StringMap | null;
-  readonly prevFields: StringMap | null;
+  readonly prevFields: FieldMap | null;
   readonly prevObject: StoredObject | null;
   #text: string | undefined;
   #object: StoredObject | undefined;

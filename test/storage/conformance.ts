@@ -6,11 +6,12 @@
  * function runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metadataFields } from '../../src/machinery/meta/metadata-fields.js';
 import type { KubeObject } from '../../src/machinery/meta/object.js';
 import { parseFieldSelector } from '../../src/machinery/selectors/field-selector.js';
 import { parseLabelSelector } from '../../src/machinery/selectors/label-selector.js';
 import type { ObjectStore, ResourceStorage, StorageObjectEvent } from '../../src/storage/interfaces.js';
-import { collect, expectStorageError, fieldsOf, object, type MakeStorage, type StorageBackend } from './conformance-support.js';
+import { collect, expectStorageError, fieldsOf, key, object, type MakeStorage, type StorageBackend } from './conformance-support.js';
 import { optimisticConcurrencyTests } from './conformance-optimistic.js';
 import { readTests } from './conformance-reads.js';
 
@@ -306,6 +307,32 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       const later = ((await backend.openReplica?.()) ?? store).forResource('leaving.test', phaseOf);
       const late = await collect(await later.watch('ns', rv(created), { labelSelector: parseLabelSelector('tier=gold') }), 1);
       expect(late.map(seen)).toEqual([['DELETED', rv(relabelled.object), rv(relabelled.object), { tier: 'gold' }, { phase: 'Running' }]]);
+    });
+
+    it('takes an object whose update drops an ownerReference out of that owner’s metadata.ownerReferences.uid selection: lists and watches', async () => {
+      const withOwners = (o: KubeObject) => ({ ...fieldsOf(o), ...metadataFields(o) });
+      const owned = store.forResource('owned.test', withOwners);
+      const ref = (uid: string) => ({ apiVersion: 'test/v1', kind: 'Owner', name: uid, uid });
+      const byOwner = (uid: string) => ({ fieldSelector: parseFieldSelector(`metadata.ownerReferences.uid=${uid}`) });
+      const names = async (predicate: ReturnType<typeof byOwner>) => (await owned.list('ns', { predicate })).items.map((o) => o.metadata.name);
+      const start = await store.currentResourceVersion();
+      const watcher = await owned.watch('ns', start, byOwner('u1'));
+      const events = collect(watcher, 2);
+      await owned.create(key('o'), object('o', { metadata: { name: 'o', namespace: 'ns', uid: 'uid-o', ownerReferences: [ref('u1'), ref('u2')] } }));
+      await owned.create(key('p'), object('p', { metadata: { name: 'p', namespace: 'ns', uid: 'uid-p', ownerReferences: [ref('u2')] } }));
+      expect(await names(byOwner('u1'))).toEqual(['o']);
+      const setOwners = (uids: string[]) => (c: KubeObject | undefined) => ({ ...c!, metadata: { ...c!.metadata, ownerReferences: uids.map(ref) } });
+      const dropped = await owned.guaranteedUpdate(key('o'), setOwners(['u2']));
+      expect(await names(byOwner('u1'))).toEqual([]);
+      expect(await names(byOwner('u2'))).toEqual(['o', 'p']);
+      await owned.guaranteedUpdate(key('o'), (c) => ({ ...c!, metadata: { ...c!.metadata, ownerReferences: undefined } }));
+      expect(await names(byOwner('u2'))).toEqual(['p']);
+      expect(await names({ fieldSelector: parseFieldSelector('metadata.ownerReferences.uid!=') })).toEqual(['p']);
+      // The watcher of u1's dependents sees o leave when its reference to u1 goes.
+      expect((await events).map((e) => [e.type, e.object.metadata.name, e.resourceVersion])).toEqual([
+        ['ADDED', 'o', expect.any(String)],
+        ['DELETED', 'o', dropped.object.metadata.resourceVersion],
+      ]);
     });
 
     it('answers a watch from before the retention window with TooOld, and resumes inside it after a restart', async () => {

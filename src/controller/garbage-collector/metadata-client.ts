@@ -2,16 +2,15 @@
  * What the garbage collector needs of the API, for any kind the server serves, as
  * client-go's discovery and metadata clients give it to kube's: the served resources
  * (from discovery, never a list written here), and each object's metadata alone
- * (`PartialObjectMetadata`) to list, watch and read, a merge patch, and a delete with
+ * (`PartialObjectMetadata`) to list a page at a time (with field selectors), watch and read, a merge patch, and a delete with
  * a uid precondition and a propagation policy.
  */
 import type { APIGroupList, APIResourceList, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { Client } from 'openapi-fetch';
 import { isNotFound } from '../../client/api-error.js';
 import type { CairnClient } from '../../client/cairn-client.js';
-import type { ListWatch } from '../../client/informer.js';
 import { unwrap } from '../../client/unwrap.js';
-import { watchPath } from '../../client/watch.js';
+import { watchPath, type WatchEvent } from '../../client/watch.js';
 import { DEFAULT_LIST_PAGE_SIZE } from '../../client/list-watch.js';
 
 /** An object as the metadata client sees it: kube's `PartialObjectMetadata`. */
@@ -28,6 +27,20 @@ export interface ServedResource {
   readonly resource: string;
   readonly kind: string;
   readonly namespaced: boolean;
+}
+
+/** What one page of a list asks for. */
+export interface ListOptions {
+  readonly fieldSelector?: string;
+  readonly limit: number;
+  readonly continue?: string;
+}
+
+/** One page of a list. */
+export interface MetadataPage {
+  readonly items: readonly MetadataObject[];
+  readonly resourceVersion: string;
+  readonly continue?: string;
 }
 
 /** A JSON merge patch of ObjectMeta: null removes a field. */
@@ -73,7 +86,7 @@ function objectPath({ resource, namespace, name }: ObjectLocation): string {
  *
  * @example
  * const metadata = new MetadataClient(client);
- * for (const resource of await metadata.discover(signal)) new Informer(metadata.listWatch(resource));
+ * for (const resource of await metadata.discover(signal)) for await (const page of metadata.pages(resource, 'metadata.ownerReferences.uid!=')) check(page);
  */
 export class MetadataClient {
   readonly #api: Client<never>;
@@ -99,34 +112,45 @@ export class MetadataClient {
   }
 
   /**
-   * List and watch of `resource`'s metadata across all namespaces, for an Informer: the
-   * list in pages of `pageSize` (one snapshot, as client-go's pager reads it), so no
-   * response grows with the collection.
+   * One page of `resource`'s metadata across all namespaces: up to `limit` objects
+   * matching `fieldSelector`, from the snapshot of `continueToken` when given.
    */
-  listWatch(resource: ServedResource, watchTimeoutSeconds?: number, pageSize = DEFAULT_LIST_PAGE_SIZE): ListWatch<MetadataObject> {
-    const path = collectionPath(resource);
-    return {
-      list: async (signal) => {
-        const items: MetadataObject[] = [];
-        let resourceVersion = '';
-        let token: string | undefined;
-        do {
-          const page = await call<{ items: MetadataObject[] | null; metadata?: { resourceVersion?: string; continue?: string } }>(this.#api, 'GET', path, {
-            params: { query: { limit: pageSize, continue: token } },
-            signal,
-            headers: { Accept: metadataListAccept },
-          });
-          // An empty PartialObjectMetadataList's items are null, from kube-apiserver as from Cairn.
-          for (const item of page.items ?? []) items.push(item);
-          // Every page is of the first page's snapshot and carries its resourceVersion.
-          resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
-          token = page.metadata?.continue || undefined;
-        } while (token !== undefined);
-        return { items, resourceVersion };
+  async list(resource: ServedResource, options: ListOptions, signal?: AbortSignal): Promise<MetadataPage> {
+    const page = await call<{ items: MetadataObject[] | null; metadata?: { resourceVersion?: string; continue?: string } }>(
+      this.#api,
+      'GET',
+      collectionPath(resource),
+      {
+        params: { query: { limit: options.limit, continue: options.continue, fieldSelector: options.fieldSelector } },
+        signal,
+        headers: { Accept: metadataListAccept },
       },
-      watch: (resourceVersion, signal) =>
-        watchPath<MetadataObject>(this.#api, path, { resourceVersion, signal, timeoutSeconds: watchTimeoutSeconds, accept: metadataAccept }),
-    };
+    );
+    // An empty PartialObjectMetadataList's items are null, from kube-apiserver as from Cairn.
+    return { items: page.items ?? [], resourceVersion: page.metadata?.resourceVersion ?? '', continue: page.metadata?.continue || undefined };
+  }
+
+  /**
+   * Every object of `resource` matching `fieldSelector`, a page of `pageSize` at a time
+   * (one snapshot, as client-go's pager reads it): only one page is held at once.
+   */
+  async *pages(
+    resource: ServedResource,
+    fieldSelector: string,
+    pageSize = DEFAULT_LIST_PAGE_SIZE,
+    signal?: AbortSignal,
+  ): AsyncGenerator<readonly MetadataObject[]> {
+    let token: string | undefined;
+    do {
+      const page = await this.list(resource, { fieldSelector, limit: pageSize, continue: token }, signal);
+      yield page.items;
+      token = page.continue;
+    } while (token !== undefined);
+  }
+
+  /** The changes of `resource`'s metadata after `resourceVersion`, until `signal` aborts; throws ResourceExpiredError on 410. */
+  watch(resource: ServedResource, resourceVersion: string, signal: AbortSignal, timeoutSeconds?: number): AsyncIterable<WatchEvent<MetadataObject>> {
+    return watchPath<MetadataObject>(this.#api, collectionPath(resource), { resourceVersion, signal, timeoutSeconds, accept: metadataAccept });
   }
 
   /** The object's metadata now, or undefined when there is no such object. */
@@ -144,10 +168,14 @@ export class MetadataClient {
     await call(this.#api, 'PATCH', objectPath(location), { body: { metadata }, headers: { 'Content-Type': 'application/merge-patch+json' } });
   }
 
-  /** Deletes the object if its uid is still `uid`, with `propagationPolicy`. */
-  async delete(location: ObjectLocation, uid: string, propagationPolicy: 'Foreground' | 'Background' | 'Orphan'): Promise<void> {
+  /**
+   * Deletes the object if its uid is still `uid` (and, when given, its resourceVersion
+   * still `resourceVersion`: unchanged since it was read), with `propagationPolicy`.
+   * A precondition that fails answers 409 Conflict.
+   */
+  async delete(location: ObjectLocation, uid: string, propagationPolicy: 'Foreground' | 'Background' | 'Orphan', resourceVersion?: string): Promise<void> {
     await call(this.#api, 'DELETE', objectPath(location), {
-      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid }, propagationPolicy },
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid, resourceVersion }, propagationPolicy },
     });
   }
 }

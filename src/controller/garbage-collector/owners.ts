@@ -7,6 +7,7 @@
  */
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { foregroundFinalizer } from '../../machinery/meta/finalizers.js';
+import type { AbsentOwnerCache } from './absent-owner-cache.js';
 import type { OwnerState } from './decisions.js';
 import type { MetadataClient, ObjectLocation, ServedResource } from './metadata-client.js';
 
@@ -25,16 +26,24 @@ export function ownerLocation(dependent: ObjectLocation, reference: OwnerReferen
   return { resource, namespace: resource.namespaced ? dependent.namespace : undefined, name: reference.name };
 }
 
-/** The state of `reference`'s owner now, read live (a cache may not have seen it yet). */
+/**
+ * The state of `reference`'s owner now, read live (a cache may not have seen it yet),
+ * unless `absent` knows it is gone; an owner found absent is remembered there.
+ */
 export async function ownerState(
   metadata: MetadataClient,
   dependent: ObjectLocation,
   reference: OwnerReference,
   served: readonly ServedResource[],
+  absent?: AbsentOwnerCache,
 ): Promise<OwnerState> {
   const location = ownerLocation(dependent, reference, served);
   if (typeof location === 'string') return location;
+  if (absent?.has(location, reference.uid)) return 'absent';
   const owner = (await metadata.get(location))?.metadata;
-  if (!owner || owner.uid !== reference.uid) return 'absent';
+  if (!owner || owner.uid !== reference.uid) {
+    absent?.add(location, reference.uid);
+    return 'absent';
+  }
   return owner.deletionTimestamp && owner.finalizers?.includes(foregroundFinalizer) ? 'deletingDependents' : 'present';
 }

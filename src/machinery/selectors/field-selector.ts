@@ -15,8 +15,12 @@ export interface FieldRequirement {
 /** A parsed field selector: the AND of its terms. Empty matches everything. */
 export type FieldSelector = readonly FieldRequirement[];
 
-/** An object's selectable fields, e.g. `{ 'metadata.name': 'x', 'spec.runnerClassName': 'std' }`. */
-export type Fields = Readonly<Record<string, string>>;
+/**
+ * An object's selectable fields, e.g. `{ 'metadata.name': 'x', 'spec.runnerClassName': 'std' }`.
+ * A field may hold a list (`metadata.ownerReferences.uid`: metadata-fields.ts): `=v` then
+ * matches when the list holds v, `!=v` when it does not.
+ */
+export type Fields = Readonly<Record<string, string | readonly string[]>>;
 
 /**
  * Parses a `fieldSelector` as kube's `fields.ParseSelector` does: comma-separated
@@ -44,11 +48,15 @@ export function parseFieldSelector(text: string): FieldSelector {
   return Object.freeze(requirements);
 }
 
-/** Whether `fields` satisfy every term; a field absent from the record counts as `''`, as in kube. */
+/**
+ * Whether `fields` satisfy every term; a field absent from the record counts as `''`, as
+ * in kube, and a list field equals each value it holds (and, being never empty, not `''`).
+ */
 export function matchesFields(selector: FieldSelector, fields: Fields): boolean {
   return selector.every(({ field, operator, value }) => {
     const actual = Object.hasOwn(fields, field) ? fields[field] : '';
-    return operator === '=' ? actual === value : actual !== value;
+    const equal = typeof actual === 'string' ? actual === value : actual.includes(value);
+    return operator === '=' ? equal : !equal;
   });
 }
 
