@@ -6,13 +6,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import type { Database } from './database.js';
-<<<<<<< HEAD
-import type { StorageSchema, StringMap } from './schema.js';
-import { decodeJsonb, decodeText } from './stored-text.js';
-=======
 import type { FieldMap, StorageSchema, StringMap } from './schema.js';
-import { decodeText } from './stored-text.js';
->>>>>>> gc
+import { decodeJsonb, decodeText } from './stored-text.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
@@ -56,15 +51,9 @@ function eventOf(row: {
   labels: StringMap;
   fields: FieldMap;
   prev_labels: StringMap | null;
-<<<<<<< HEAD
-  prev_fields: StringMap | null;
+  prev_fields: FieldMap | null;
   object: string;
   prev_object: string | null;
-=======
-  prev_fields: FieldMap | null;
-  object: unknown;
-  prev_object: unknown;
->>>>>>> gc
 }): EventLogEntry {
   return deepFreeze({
     rv: BigInt(row.resource_version),

@@ -7,11 +7,8 @@ import * as eventPriorState from '../../migrations/0002-event-prior-state.js';
 import * as pipelineLogs from '../../migrations/0003-pipeline-logs.js';
 import * as objectApiVersion from '../../migrations/0004-object-api-version.js';
 import * as readsByIndex from '../../migrations/0005-reads-by-index.js';
-<<<<<<< HEAD
-import * as objectText from '../../migrations/0007-object-text.js';
-=======
 import * as ownerReferences from '../../migrations/0006-owner-references.js';
->>>>>>> gc
+import * as objectText from '../../migrations/0007-object-text.js';
 import type { Database } from './database.js';
 
 // Listed here rather than read from disk so the same code runs from source and from a build.
@@ -21,11 +18,8 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0003-pipeline-logs': pipelineLogs,
   '0004-object-api-version': objectApiVersion,
   '0005-reads-by-index': readsByIndex,
-<<<<<<< HEAD
-  '0007-object-text': objectText,
-=======
   '0006-owner-references': ownerReferences,
->>>>>>> gc
+  '0007-object-text': objectText,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };

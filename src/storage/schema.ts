@@ -24,14 +24,9 @@ export interface ObjectsTable {
   /** The apiVersion `object` is encoded in: the storage version when it was written. */
   api_version: string;
   labels: Json<StringMap>;
-<<<<<<< HEAD
-  fields: Json<StringMap>;
+  fields: Json<FieldMap>;
   /** The object's JSON text as written, escaped as stored-text.ts `encodeJsonb` escapes it. */
   object: string;
-=======
-  fields: Json<FieldMap>;
-  object: Json<unknown>;
->>>>>>> gc
 }
 
 /** The event log, one row per change, keyed by the resourceVersion it created. */
@@ -44,14 +39,9 @@ export interface EventsTable {
   labels: Json<StringMap>;
   fields: Json<FieldMap>;
   prev_labels: NullableJson<StringMap>;
-<<<<<<< HEAD
-  prev_fields: NullableJson<StringMap>;
+  prev_fields: NullableJson<FieldMap>;
   /** JSON text, as the object table's. */
   object: string;
-=======
-  prev_fields: NullableJson<FieldMap>;
-  object: Json<unknown>;
->>>>>>> gc
   /** The object before a MODIFIED or DELETED change; null for ADDED. */
   prev_object: string | null;
   created_at: Generated<Date>;
