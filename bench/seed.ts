@@ -202,7 +202,7 @@ export async function seedCopies(database: Database, options: CopyOptions): Prom
         };
         const row = { rv: rv.toString(), ns: namespace, n: object.metadata.name, uid: object.metadata.uid, av: object.apiVersion };
         rows.push(
-          `${JSON.stringify(row).slice(0, -1)},"l":${encodeJsonb(object.metadata.labels ?? {})},"f":${encodeJsonb(pipelineFields(object))},"o":${encodeJsonb(object)}}`,
+          `${JSON.stringify(row).slice(0, -1)},"l":${encodeJsonb(object.metadata.labels ?? {})},"f":${encodeJsonb(pipelineFields(object))},"o":${JSON.stringify(encodeJsonb(object))}}`,
         );
       }
       await insertBatch(`[${rows.join(',')}]`, resource, start + BigInt(to - from)).execute(trx);
