@@ -14,6 +14,7 @@
  * throwaway PostgreSQL cluster unless given a database, starts Cairn on it, and prints
  * the figures as JSON.
  */
+import { decodeJsonb } from '../src/storage/stored-text.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,7 +131,7 @@ export async function measureCascade(
         namespace,
         name(0),
       ]);
-      const template = row?.object as KubeObject | undefined;
+      const template = row === undefined ? undefined : (decodeJsonb(row.object as string) as KubeObject);
       if (!template) throw new Error(`${name(0)}: no row`);
       await seedCopies(database, {
         template,
@@ -188,12 +189,16 @@ export async function measureCascade(
   };
 }
 
-/** Both cascades, background then foreground, on a server with its garbage collector on. */
-export async function measureGcCascades(server: CascadeServer, dependents: number, log?: (line: string) => void): Promise<CascadeFigures[]> {
-  // The dependents' class; it may exist already.
+/** Creates the RunnerClass the dependents name (it may exist already). */
+export async function prepareCascades(server: CascadeServer): Promise<void> {
   await request(server.access, 'POST', classes, {
     body: JSON.stringify({ apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'standard' }, spec: {} }),
   });
+}
+
+/** Both cascades, background then foreground, on a server with its garbage collector on. */
+export async function measureGcCascades(server: CascadeServer, dependents: number, log?: (line: string) => void): Promise<CascadeFigures[]> {
+  await prepareCascades(server);
   return [await measureCascade(server, dependents, 'Background', log), await measureCascade(server, dependents, 'Foreground', log)];
 }
 

@@ -82,7 +82,7 @@ function runSection(backend: keyof typeof backendNames, run: ScaleRun): string[]
     '',
     `Commit \`${meta.commit}\`${meta.dirty ? ' (with uncommitted changes)' : ''}, ${meta.date}, \`npm run bench -- --scale ${meta.count}${meta.profile === 'quick' ? ' --quick' : ''}${backend === 'pglite' ? ' --backend pglite' : ''}\`, ` +
       `${Math.round(meta.durationSeconds)} s in all, on ${meta.cpus} × ${meta.cpuModel}, ${meta.memoryGiB} GiB, Node.js ${meta.node}${meta.postgres ? `, ${meta.postgres}` : ''}; ` +
-      `${meta.namespaces} namespaces, the garbage collector off; 1-minute load average ${meta.loadAverage.start} at the start, ${meta.loadAverage.end} at the end.`,
+      `${meta.namespaces} namespaces, the garbage collector on; 1-minute load average ${meta.loadAverage.start} at the start, ${meta.loadAverage.end} at the end.`,
     '',
     '| item | figure | measured | target | ratio | met | notes |',
     '| --- | --- | --- | --- | --- | --- | --- |',
