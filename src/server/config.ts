@@ -8,6 +8,7 @@ import { defaultRequestTimeoutMs } from '../http/filters/timeout.js';
 import { parseGoDuration } from '../machinery/duration.js';
 import { defaultObjectCacheSize } from '../storage/sql-object-store.js';
 import { standardRequestHeaderNames, type RequestHeaderNames } from '../auth/request-header-authenticator.js';
+import type { AuditConfig } from '../audit/auditing.js';
 import { cipherSuites, tlsMinVersion } from './tls-options.js';
 
 /**
@@ -51,20 +52,6 @@ export interface DelegationConfig {
 export interface InClusterService {
   readonly host: string;
   readonly port: string;
-}
-
-/** Auditing, with kube-apiserver's `--audit-*` flags: nothing is audited without a policy file. */
-export interface AuditConfig {
-  /** `--audit-policy-file`: an `audit.k8s.io/v1` Policy. */
-  readonly policyFile?: string;
-  /** `--audit-log-path`: the file events are written to, `-` for stdout; no log when unset. */
-  readonly logPath?: string;
-  /** `--audit-log-maxsize` in megabytes (100): the file is rotated before it grows past it; 0 never rotates. */
-  readonly logMaxSizeMb: number;
-  /** `--audit-log-maxbackup` (100): rotated files kept; 0 keeps all. */
-  readonly logMaxBackups: number;
-  /** `--audit-log-maxage` in days (366): rotated files older are removed; 0 keeps them. */
-  readonly logMaxAgeDays: number;
 }
 
 /** Where the database is. */
