@@ -265,3 +265,27 @@ describe('parseConfig: request limits and TLS', () => {
     expect(() => parseConfig(['--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA'], {})).toThrow(/Cipher suite TLS_RSA_WITH_RC4_128_SHA is not available/);
   });
 });
+
+describe('the usage', () => {
+  it('lists the flags and environment variables of every concern', () => {
+    let usage = '';
+    try {
+      parseConfig(['--help'], {});
+    } catch (error) {
+      usage = (error as Error).message;
+    }
+    const flags = [
+      ['port', 'tls-cert-file', 'watch-bookmark-interval'],
+      ['data-dir', 'watch-cache-max-age'],
+      ['no-controller', 'garbage-collector'],
+      ['admission-webhook-config-file'],
+      ['requestheader-extra-headers-prefix', 'client-ca-file'],
+      ['authorization-always-allow-paths', 'authorization-policy-file'],
+      ['audit-log-format'],
+      ['log-level'],
+    ].flat();
+    for (const flag of flags) expect(usage).toMatch(new RegExp(`\\[--${flag}[ \\]]`));
+    for (const name of ['PORT', 'DATA_DIR', 'WATCH_CACHE_SIZE', 'TLS_SANS', 'SHUTDOWN_DELAY_SECONDS', 'LOG_LEVEL', 'KUBERNETES_SERVICE_HOST'])
+      expect(usage).toContain(name);
+  });
+});
