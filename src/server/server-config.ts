@@ -10,7 +10,9 @@ import { servedGroups } from '../apis/served-groups.js';
 import type { AuditBackend } from '../audit/audit.js';
 import type { Auditing } from '../audit/auditing.js';
 import type { Authorizer } from '../auth/authorizer.js';
+import { ApiMetrics } from '../http/filters/metrics.js';
 import type { Admission } from '../registry/admission.js';
+import { StorageMetrics } from '../storage/metrics.js';
 import type { ServerConfig } from './config.js';
 import { Lifecycle } from './lifecycle.js';
 import { mainApiServer, type MainApiServer } from './main-api-server.js';
@@ -21,7 +23,6 @@ import { authorizationOptions } from './options/authorization.js';
 import { controllerOptions } from './options/controllers.js';
 import { adminKubeconfigPath, servingOptions, type SecureServing } from './options/serving.js';
 import { storageOptions, type StorageConfig } from './options/storage.js';
-import { serverMetrics, type ServerMetrics } from './server-metrics.js';
 
 /** What a server is given beside its configuration; tests plug in here. */
 export interface ServerSeams {
@@ -39,7 +40,8 @@ export interface Config {
   readonly options: ServerConfig;
   readonly logger: Logger;
   readonly lifecycle: Lifecycle;
-  readonly metrics: ServerMetrics;
+  /** The API's metrics, whose registry `/metrics` answers with: storage's and the garbage collector's are in it too. */
+  readonly metrics: ApiMetrics;
   readonly storage: StorageConfig;
   readonly serving: SecureServing;
   readonly audit: Auditing;
@@ -54,9 +56,8 @@ export async function newConfig(options: ServerConfig, logger: Logger, seams: Se
   await mkdir(options.dataDir, { recursive: true });
   const lifecycle = new Lifecycle();
   const base = { options, logger, lifecycle };
-  // Read at scrape time only, once storage below exists.
-  const metrics = serverMetrics(servedGroups, () => storage.database());
-  const storage = storageOptions.applyTo({ ...base, metrics });
+  const metrics = new ApiMetrics(servedGroups);
+  const storage = storageOptions.applyTo({ ...base, metrics: new StorageMetrics(metrics.registry) });
   const serving = await servingOptions.applyTo(base);
   const audit = await auditOptions.applyTo({ ...base, backend: seams.audit });
   const main = await mainApiServer(options.delegation, logger, seams.serviceAccountDir);
@@ -66,6 +67,6 @@ export async function newConfig(options: ServerConfig, logger: Logger, seams: Se
   const authorizer = await authorizationOptions.applyTo({ ...base, mainApiServer: main });
   const authentication = await authenticationOptions.applyTo({ ...base, pki: serving.pki, mainApiServer: main });
   const admission = await admissionOptions.applyTo({ ...base, mainApiServer: main, registry: storage.registry });
-  controllerOptions.applyTo({ ...base, mainApiServer: main, kubeconfigPath: adminKubeconfigPath(options.dataDir), metrics: metrics.api.registry });
+  controllerOptions.applyTo({ ...base, mainApiServer: main, kubeconfigPath: adminKubeconfigPath(options.dataDir), metrics: metrics.registry });
   return { options, logger, lifecycle, metrics, storage, serving, audit, mainApiServer: main, authorizer, authentication, admission };
 }

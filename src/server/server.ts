@@ -40,7 +40,7 @@ function complete(config: Config): CompletedConfig {
     ...config,
     app: {
       groups: servedGroups,
-      metrics: config.metrics.api,
+      metrics: config.metrics,
       registry: storage.registry,
       authenticators: config.authentication.authenticators,
       authorizer: config.authorizer,

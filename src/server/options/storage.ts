@@ -12,11 +12,11 @@ import { Registry } from '../../registry/registry.js';
 import type { Database } from '../../storage/database.js';
 import { fsyncEnabled } from '../../storage/durability.js';
 import { migrateToLatest } from '../../storage/migrate.js';
+import type { StorageMetrics } from '../../storage/metrics.js';
 import { defaultObjectCacheSize, SqlObjectStore } from '../../storage/sql-object-store.js';
 import { refreshStatistics } from '../../storage/table-statistics.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { openDatabase, pgliteDirectory } from '../open-database.js';
-import type { ServerMetrics } from '../server-metrics.js';
 import { redactedDatabaseUrl, type StorageDescription } from '../start-banner.js';
 import { count, seconds, stringFlag, type ConcernOptions, type FlagValues } from './flags.js';
 
@@ -48,8 +48,6 @@ export interface StorageOptions extends DatabaseLocation {
 export interface StorageConfig {
   /** The registry once storage is ready; undefined before (data requests are answered 503). */
   readonly registry: () => Registry | undefined;
-  /** The database once migrated; undefined before. */
-  readonly database: () => Database | undefined;
   /** What readyz checks of storage. */
   readonly readyzChecks: readonly HealthCheck[];
   /** What storage is, once the storage-ready hook has run. */
@@ -93,7 +91,8 @@ interface StorageContext {
   readonly options: StorageOptions;
   readonly logger: Logger;
   readonly lifecycle: Lifecycle;
-  readonly metrics: ServerMetrics;
+  /** Storage's metrics, which the store records into and which read it when scraped. */
+  readonly metrics: StorageMetrics;
 }
 
 export const storageOptions = {
@@ -156,7 +155,9 @@ export const storageOptions = {
             watchCacheCapacity: options.watchCacheSize,
             // 0: no age limit, as kube's durations that turn a limit off.
             watchCacheMaxAgeMs: options.watchCacheMaxAgeMs || undefined,
+            metrics,
           });
+          metrics.observe({ store, database });
           const opened = new Registry(servedGroups, store);
           // As kube-apiserver's post-start hooks: the default objects exist before the API is served.
           await opened.bootstrap();
@@ -170,6 +171,7 @@ export const storageOptions = {
         } catch (error) {
           if (lifecycle.shuttingDown.aborted) throw error;
           logger.warn({ err: error }, 'storage not ready; retrying');
+          metrics.observe(undefined);
           await store?.close().catch(() => undefined);
           store = undefined;
           await new Promise((resolve) => setTimeout(resolve, databaseRetryMs));
@@ -199,12 +201,14 @@ export const storageOptions = {
       return () => clearInterval(compaction);
     });
 
-    lifecycle.addPreShutdownHook('storage', async () => store?.close());
+    lifecycle.addPreShutdownHook('storage', async () => {
+      metrics.observe(undefined);
+      await store?.close();
+    });
     lifecycle.addDestroyFunc('database', async () => database?.close());
 
     return {
       registry: () => registry,
-      database: () => (migrated ? database : undefined),
       readyzChecks: [
         { name: 'migrations', check: () => migrated },
         // The registry exists once the event log is read: until then data requests are answered 503.
