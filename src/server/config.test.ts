@@ -1,3 +1,7 @@
+/**
+ * The command line as the options modules read it: every flag's default, environment
+ * variable and validation message as kube's flags have them, and a usage that lists them.
+ */
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from './config.js';

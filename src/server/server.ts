@@ -64,6 +64,7 @@ interface Server {
   readonly app: Koa;
 }
 
+/** New: the application made from the completed Config. */
 function newServer(config: CompletedConfig): Server {
   return { config, app: createApp(config.app) };
 }
