@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** The server's layers, top to bottom. */
-const layers = ['server', 'http', 'auth', 'registry', 'apis', 'storage', 'machinery'];
+const layers = ['server', 'http', 'audit', 'auth', 'registry', 'apis', 'storage', 'machinery'];
 /** Beside the server: the typed client and the sample controller, clients of the API. */
 const beside = { client: ['machinery'], controller: ['client', 'machinery'] };
 const folders = [...layers, 'openapi', ...Object.keys(beside)];
@@ -19,7 +19,7 @@ function forbiddenFor(layer) {
 }
 
 const layering = [...layers.filter((l) => l !== 'server'), 'openapi', ...Object.keys(beside)].map((layer) => {
-  const forbidden = layer === 'openapi' ? ['server', 'http', 'auth', 'client', 'controller'] : forbiddenFor(layer);
+  const forbidden = layer === 'openapi' ? ['server', 'http', 'audit', 'auth', 'client', 'controller'] : forbiddenFor(layer);
   return {
     files: [`src/${layer}/**/*.ts`],
     ignores: ['**/*.test.ts'],
