@@ -64,7 +64,7 @@ for await (const event of client.listAndWatch('/apis/cairn.dev/v1beta1/namespace
   if (event.type === 'SYNCED') break;
 }
 
-const pipelines = new Informer(listWatch(client, '/apis/cairn.dev/v1/pipelines'));
+const pipelines = new Informer(listWatch(client.api, '/apis/cairn.dev/v1/pipelines'));
 const stop = new AbortController();
 const running = pipelines.run(stop.signal);
 await pipelines.synced;

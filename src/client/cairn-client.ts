@@ -68,13 +68,13 @@ export interface CairnClient {
 export function createCairnClient(access: ClusterAccess): CairnClient {
   const fetch = httpsFetch(access);
   const api = createClient<paths>({ baseUrl: access.server, fetch });
-  const client: CairnClient = Object.freeze({
+  return Object.freeze({
     api,
     namespace: access.namespace,
     listPages: <P extends ListPath>(path: P, options?: ListPagesOptions<P>) => listPages(api, path, options),
     watch: <P extends WatchPath>(path: P, options?: WatchOptions<P>) => watch(api, path, options),
     listAndWatch: <P extends ListWatchPath>(path: P, options?: ListWatchOptions<P> & ListAndWatchOptions) =>
-      listAndWatch(listWatch(client, path, options), options),
+      listAndWatch(listWatch(api, path, options), options),
     patch: <P extends PatchPath>(path: P, request: PatchRequest<P>) => patch(api, path, request),
     getStatus: <P extends StatusPath>(path: P, request: StatusRequest<P>) => getStatus(api, path, request),
     replaceStatus: <P extends StatusPath>(path: P, request: StatusRequest<P> & { readonly body: ObjectOf<P> }) => replaceStatus(api, path, request),
@@ -86,5 +86,4 @@ export function createCairnClient(access: ClusterAccess): CairnClient {
     readLog: (pipeline: PipelineName, options?: LogOptions) => readLog(api, pipeline, options),
     close: () => fetch.close(),
   });
-  return client;
 }

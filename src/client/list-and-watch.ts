@@ -36,7 +36,7 @@ export interface ListAndWatchOptions {
  * caller leaves the loop.
  *
  * @example
- * for await (const event of listAndWatch(listWatch(client, '/apis/cairn.dev/v1/pipelines'))) {
+ * for await (const event of listAndWatch(listWatch(client.api, '/apis/cairn.dev/v1/pipelines'))) {
  *   if (event.type === 'SYNCED') console.log('all pipelines listed');
  *   else console.log(event.type, event.object.metadata?.name);
  * }
