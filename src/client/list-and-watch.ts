@@ -14,9 +14,9 @@
  * path is wrong, the user may not list) ends the iteration with its ApiError; other
  * failures are retried after `retryDelayMs`, as the informer does.
  */
-import { ApiError } from './api-error.js';
-import { Informer, type ListWatch } from './informer.js';
-import type { WatchEvent } from './watch.js';
+import { ApiError } from '../kubeclient/api-error.js';
+import { Informer } from '../kubeclient/informer.js';
+import type { ListWatch, WatchEvent } from '../kubeclient/list-watch.js';
 
 /** A change, or SYNCED: every object of the first list has been yielded (the caller's copy is complete). */
 export type ListAndWatchEvent<T> = WatchEvent<T> | { readonly type: 'SYNCED' };

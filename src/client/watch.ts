@@ -8,9 +8,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'openapi-fetch';
-import { ApiError, apiError } from './api-error.js';
+import { ApiError, apiError } from '../kubeclient/api-error.js';
+import { lines } from '../kubeclient/lines.js';
+import type { WatchEvent } from '../kubeclient/list-watch.js';
 import type { paths, UntypedCall } from './paths.js';
-import { lines } from './lines.js';
 
 /** The paths of collections that can be watched (their GET takes `watch`). */
 export type WatchPath = {
@@ -19,12 +20,6 @@ export type WatchPath = {
 
 /** The objects a watch of `P` delivers: the items of its list. */
 export type WatchedObject<P extends WatchPath> = paths[P]['get']['responses'][200]['content']['application/json']['items'][number];
-
-/** A change to a watched object. BOOKMARK and ERROR events are handled inside the watch. */
-export interface WatchEvent<T> {
-  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  readonly object: T;
-}
 
 /** What to watch, and from where. */
 export interface WatchOptions<P extends WatchPath> {

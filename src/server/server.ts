@@ -24,7 +24,7 @@ import { TokenReviewAuthenticator } from '../auth/token-review-authenticator.js'
 import type { Authenticator } from '../auth/user-info.js';
 import { X509Authenticator } from '../auth/x509-authenticator.js';
 import { createCairnClient } from '../client/cairn-client.js';
-import { loadKubeconfig } from '../client/kubeconfig.js';
+import { loadKubeconfig } from '../kubeclient/kubeconfig.js';
 import { startController, type RunningController } from '../controller/controller.js';
 import { createApp } from '../http/app.js';
 import type { HealthCheck } from '../http/health.js';

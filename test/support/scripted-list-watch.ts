@@ -2,8 +2,7 @@
  * A scripted ListWatch for the client's informer and listAndWatch unit tests: rounds of
  * a list and the watch that follows it, played in turn.
  */
-import type { ListWatch } from '../../src/client/informer.js';
-import type { WatchEvent } from '../../src/client/watch.js';
+import type { ListWatch, WatchEvent } from '../../src/kubeclient/list-watch.js';
 
 /** An object as the scripts list and watch it. */
 export interface Item {

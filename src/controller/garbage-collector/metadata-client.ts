@@ -7,10 +7,11 @@
  */
 import type { APIGroupList, APIResourceList, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { Client } from 'openapi-fetch';
-import { isNotFound } from '../../client/api-error.js';
+import { isNotFound } from '../../kubeclient/api-error.js';
 import type { CairnClient } from '../../client/cairn-client.js';
 import { unwrap } from '../../client/unwrap.js';
-import { watchPath, type WatchEvent } from '../../client/watch.js';
+import type { WatchEvent } from '../../kubeclient/list-watch.js';
+import { watchPath } from '../../client/watch.js';
 import { DEFAULT_LIST_PAGE_SIZE } from '../../client/list-watch.js';
 
 /** An object as the metadata client sees it: kube's `PartialObjectMetadata`. */
