@@ -1,12 +1,15 @@
 /**
- * A `fetch` over `node:https` that presents a client certificate and trusts the
- * kubeconfig's CA. Node's global fetch cannot take TLS options (that needs undici's
- * dispatcher, which is not a dependency), so openapi-fetch is given this one. The
- * response body streams, so watches and `log?follow=true` read as they arrive.
+ * The HTTPS transport of every client of an API server: a `fetch` over `node:https` that
+ * presents the kubeconfig's client certificate or bearer token and trusts its CA (or,
+ * when told, any certificate). Node's global fetch cannot take TLS options (that needs
+ * undici's dispatcher, which is not a dependency), so openapi-fetch and the RestClient
+ * are given this one. The response body streams, so watches and `log?follow=true` read
+ * as they arrive. An aborted request rejects with its signal's reason, as fetch does.
  */
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { bearerToken } from './bearer-token.js';
 import type { ClusterAccess } from './kubeconfig.js';
 
 /** A fetch bound to one server's TLS material, and the connections it keeps alive. */
@@ -20,15 +23,31 @@ export interface HttpsFetch {
 const bodiless = new Set([204, 205, 304]);
 
 /** Builds the fetch for `access`. */
-export function httpsFetch(access: Pick<ClusterAccess, 'caPem' | 'clientCertPem' | 'clientKeyPem'>): HttpsFetch {
-  const agent = new https.Agent({ keepAlive: true, ca: access.caPem, cert: access.clientCertPem, key: access.clientKeyPem });
+export function httpsFetch(
+  access: Pick<ClusterAccess, 'caPem' | 'tlsServerName' | 'insecureSkipTlsVerify' | 'clientCertPem' | 'clientKeyPem' | 'token' | 'tokenFile'>,
+): HttpsFetch {
+  const agent = new https.Agent({
+    keepAlive: true,
+    ca: access.caPem,
+    servername: access.tlsServerName,
+    rejectUnauthorized: access.insecureSkipTlsVerify !== true,
+    cert: access.clientCertPem,
+    key: access.clientKeyPem,
+  });
+  const token = bearerToken(access);
   const fetch = async (request: Request): Promise<Response> => {
     const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const bearer = token();
       // A length, always: node sends a DELETE's body unframed otherwise, and the server reads it as a malformed next request.
-      const headers = { ...Object.fromEntries(request.headers), ...(body ? { 'content-length': String(body.length) } : {}) };
-      const req = https.request(request.url, { method: request.method, headers, agent, signal: request.signal }, resolve);
-      req.on('error', reject);
+      const headers = {
+        ...Object.fromEntries(request.headers),
+        ...(bearer !== undefined ? { authorization: `Bearer ${bearer}` } : {}),
+        ...(body ? { 'content-length': String(body.length) } : {}),
+      };
+      const { signal } = request;
+      const req = https.request(request.url, { method: request.method, headers, agent, signal }, resolve);
+      req.on('error', (error) => reject(signal.aborted ? (signal.reason as Error) : error));
       req.end(body);
     });
     const status = res.statusCode ?? 0;

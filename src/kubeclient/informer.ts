@@ -127,7 +127,8 @@ export class Informer<T extends Keyed> {
     }
     for (const [key, item] of listed) {
       const cached = this.#cache.get(key);
-      if (cached?.metadata?.resourceVersion !== item.metadata?.resourceVersion) this.#set(key, cached, item);
+      // An object not cached is new even when it has no resourceVersion (a test's, or a proxy's that strips it).
+      if (cached === undefined || cached.metadata?.resourceVersion !== item.metadata?.resourceVersion) this.#set(key, cached, item);
     }
   }
 

@@ -15,7 +15,6 @@ import type { Authorizer } from '../auth/authorizer.js';
 import { ClusterAuthentication } from '../auth/cluster-authentication.js';
 import { defaultAuthorizer } from '../auth/default-authorizer.js';
 import { delegatingAuthorizer } from '../auth/delegating-authorizer.js';
-import { KubeApiClient, serviceAccountDir } from '../auth/kube-api-client.js';
 import { defaultAlwaysAllowPaths } from '../auth/path-authorizer.js';
 import { parseRbacPolicy, type RbacPolicy } from '../auth/rbac-policy.js';
 import { RequestHeaderAuthenticator } from '../auth/request-header-authenticator.js';
@@ -24,7 +23,8 @@ import { TokenReviewAuthenticator } from '../auth/token-review-authenticator.js'
 import type { Authenticator } from '../auth/user-info.js';
 import { X509Authenticator } from '../auth/x509-authenticator.js';
 import { createCairnClient } from '../client/cairn-client.js';
-import { loadKubeconfig } from '../kubeclient/kubeconfig.js';
+import { loadKubeconfig, serviceAccountDir } from '../kubeclient/kubeconfig.js';
+import { RestClient } from '../kubeclient/rest-client.js';
 import { startController, type RunningController } from '../controller/controller.js';
 import { createApp } from '../http/app.js';
 import type { HealthCheck } from '../http/health.js';
@@ -147,7 +147,7 @@ async function loadPolicy(path: string | undefined): Promise<RbacPolicy | undefi
 }
 
 /** NamespaceLifecycle's view of the main API server: a namespace's phase, read with one GET. */
-function namespaceLookup(client: KubeApiClient): NamespaceLookup {
+function namespaceLookup(client: RestClient): NamespaceLookup {
   return async (name) => {
     const answer = await client.request('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`, undefined, { timeoutMs: 10_000 });
     if (answer.status === 404) return undefined;
@@ -160,7 +160,7 @@ function namespaceLookup(client: KubeApiClient): NamespaceLookup {
  * A namespace's labels, for webhooks' namespaceSelector: the main API server's in a
  * cluster; standalone, where a namespace is only a name, the label kube gives every namespace.
  */
-function namespaceLabels(client: KubeApiClient | undefined): (name: string) => Promise<Record<string, string>> {
+function namespaceLabels(client: RestClient | undefined): (name: string) => Promise<Record<string, string>> {
   if (!client) return (name) => Promise.resolve({ 'kubernetes.io/metadata.name': name });
   return async (name) => {
     const answer = await client.request('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`, undefined, { timeoutMs: 10_000 });
@@ -182,8 +182,8 @@ async function webhookFile(file: string | undefined): Promise<KubeObject[]> {
 
 /** What delegation to the main API server adds: clients, the cluster's trust, and who authorizes. */
 interface Delegation {
-  readonly authenticationClient?: KubeApiClient;
-  readonly authorizationClient?: KubeApiClient;
+  readonly authenticationClient?: RestClient;
+  readonly authorizationClient?: RestClient;
   readonly cluster?: ClusterAuthentication;
   readonly authorizer: Authorizer;
 }
@@ -202,10 +202,10 @@ async function delegation(
   inClusterDir: string = serviceAccountDir,
 ): Promise<Delegation> {
   // As k8s.io/apiserver's delegating options: a kubeconfig flag, else the in-cluster config in a pod, else no delegation.
-  const client = async (kubeconfig: string | undefined, what: string): Promise<KubeApiClient | undefined> => {
-    if (kubeconfig !== undefined) return KubeApiClient.fromKubeconfig(kubeconfig);
+  const client = async (kubeconfig: string | undefined, what: string): Promise<RestClient | undefined> => {
+    if (kubeconfig !== undefined) return RestClient.fromKubeconfig(kubeconfig);
     if (config.inCluster === undefined) return undefined;
-    const inCluster = KubeApiClient.inCluster(config.inCluster, inClusterDir);
+    const inCluster = RestClient.inCluster(config.inCluster, inClusterDir);
     logger.info({ server: inCluster.server }, `${what} delegated through the in-cluster config`);
     return inCluster;
   };
