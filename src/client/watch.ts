@@ -9,8 +9,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'openapi-fetch';
 import { ApiError, apiError } from '../kubeclient/api-error.js';
-import { lines } from '../kubeclient/lines.js';
 import type { WatchEvent } from '../kubeclient/list-watch.js';
+import { watchEvents } from '../kubeclient/watch-events.js';
 import type { paths, UntypedCall } from './paths.js';
 
 /** The paths of collections that can be watched (their GET takes `watch`). */
@@ -78,9 +78,8 @@ export async function* watchPath<T>(
     let received = false;
     try {
       const body = await open(api, path, options, resourceVersion);
-      for await (const line of lines(body, signal)) {
-        if (!line.trim()) continue;
-        const event = JSON.parse(line) as RawEvent;
+      for await (const raw of watchEvents(body, signal)) {
+        const event = raw as RawEvent;
         if (event.type === 'ERROR') throw apiError(500, event.object);
         resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
         received = true;

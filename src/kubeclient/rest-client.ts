@@ -7,19 +7,13 @@
  */
 import { httpsFetch, type HttpsFetch } from './https-fetch.js';
 import { inClusterAccess, loadKubeconfig, serviceAccountDir, type ClusterAccess } from './kubeconfig.js';
-import { lines } from './lines.js';
 import type { ListWatch, WatchEvent } from './list-watch.js';
+import { watchEvents, type RawWatchEvent } from './watch-events.js';
 
 /** A response of the API server, its body parsed as JSON (undefined when it is not). */
 export interface RestResponse {
   readonly status: number;
   readonly body: unknown;
-}
-
-/** One event of a watch, as the wire carries it. */
-export interface RawWatchEvent {
-  readonly type: string;
-  readonly object: unknown;
 }
 
 /** Options of one request. */
@@ -106,9 +100,7 @@ export class RestClient {
       throw new Error(`watch ${path}: HTTP ${response.status}`);
     }
     try {
-      for await (const line of lines(response.body, signal)) {
-        if (line.trim() !== '') yield JSON.parse(line) as RawWatchEvent;
-      }
+      yield* watchEvents(response.body, signal);
     } catch (error) {
       if (!signal.aborted) throw error;
     }
