@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePki, type Pki } from '../server/pki.js';
 import { ClusterAuthentication, parseClusterAuthentication, type ClusterAuthenticationInfo } from './cluster-authentication.js';
-import type { KubeApiResponse, KubeWatchEvent } from './kube-api-client.js';
+import type { RestResponse } from '../kubeclient/rest-client.js';
+import type { RawWatchEvent } from '../kubeclient/watch-events.js';
 
 describe('kube-system/extension-apiserver-authentication', () => {
   let dir: string;
@@ -63,7 +64,7 @@ describe('kube-system/extension-apiserver-authentication', () => {
     const changes: ClusterAuthenticationInfo[] = [];
     const watches: string[] = [];
     let reads = 0;
-    let events: KubeWatchEvent[][] = [
+    let events: RawWatchEvent[][] = [
       [
         { type: 'MODIFIED', object: configMap(['a'], '2', true) },
         { type: 'MODIFIED', object: configMap(['a', 'b'], '3') },
@@ -71,11 +72,11 @@ describe('kube-system/extension-apiserver-authentication', () => {
       [],
     ];
     const client = {
-      request: async (): Promise<KubeApiResponse> => ({ status: 200, body: configMap(['a'], String(++reads * 10)) }),
-      watch: async (path: string, onEvent: (event: KubeWatchEvent) => void, signal: AbortSignal) => {
+      request: async (): Promise<RestResponse> => ({ status: 200, body: configMap(['a'], String(++reads * 10)) }),
+      watch: async function* (path: string, signal: AbortSignal) {
         watches.push(path);
         const batch = events.shift();
-        for (const event of batch ?? []) onEvent(event);
+        yield* batch ?? [];
         // The last batch stays open until the source stops; the ones before end, as a watch that timed out.
         if (events.length === 0) await new Promise((resolve) => signal.addEventListener('abort', resolve));
       },
@@ -95,8 +96,11 @@ describe('kube-system/extension-apiserver-authentication', () => {
 
   it('leaves the front proxy to the flags when asked to', async () => {
     const client = {
-      request: async (): Promise<KubeApiResponse> => ({ status: 200, body: { data: data([]) } }),
-      watch: (_path: string, _onEvent: unknown, signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())),
+      request: async (): Promise<RestResponse> => ({ status: 200, body: { data: data([]) } }),
+      watch: async function* (_path: string, signal: AbortSignal): AsyncGenerator<RawWatchEvent> {
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        yield* [];
+      },
     };
     const trust = new ClusterAuthentication({ client, requestHeader: false });
     await trust.start();

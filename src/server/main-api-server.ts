@@ -5,7 +5,8 @@
  * authorization, admission and the garbage collector's mode read what is here.
  */
 import type { Logger } from 'pino';
-import { KubeApiClient, serviceAccountDir } from '../auth/kube-api-client.js';
+import { serviceAccountDir } from '../kubeclient/kubeconfig.js';
+import { RestClient } from '../kubeclient/rest-client.js';
 import type { NamespaceLookup } from '../registry/namespace-lifecycle.js';
 import type { AuthenticationDelegation } from './options/authentication.js';
 import type { AuthorizationDelegation } from './options/authorization.js';
@@ -16,18 +17,18 @@ export type DelegationConfig = AuthenticationDelegation & AuthorizationDelegatio
 /** The clients of the main API server, when there is one. */
 export interface MainApiServer {
   /** TokenReview, the cluster's trust, namespaces and webhook configurations. */
-  readonly authenticationClient?: KubeApiClient;
+  readonly authenticationClient?: RestClient;
   /** SubjectAccessReview. */
-  readonly authorizationClient?: KubeApiClient;
+  readonly authorizationClient?: RestClient;
   close(): void;
 }
 
 /** The clients `config` names; `inClusterDir` is where a pod's ServiceAccount token and CA are read from. */
 export async function mainApiServer(config: DelegationConfig, logger: Logger, inClusterDir: string = serviceAccountDir): Promise<MainApiServer> {
-  const client = async (kubeconfig: string | undefined, what: string): Promise<KubeApiClient | undefined> => {
-    if (kubeconfig !== undefined) return KubeApiClient.fromKubeconfig(kubeconfig);
+  const client = async (kubeconfig: string | undefined, what: string): Promise<RestClient | undefined> => {
+    if (kubeconfig !== undefined) return RestClient.fromKubeconfig(kubeconfig);
     if (config.inCluster === undefined) return undefined;
-    const inCluster = KubeApiClient.inCluster(config.inCluster, inClusterDir);
+    const inCluster = RestClient.inCluster(config.inCluster, inClusterDir);
     logger.info({ server: inCluster.server }, `${what} delegated through the in-cluster config`);
     return inCluster;
   };
@@ -44,7 +45,7 @@ export async function mainApiServer(config: DelegationConfig, logger: Logger, in
 }
 
 /** NamespaceLifecycle's view of the main API server: a namespace's phase, read with one GET. */
-export function namespaceLookup(client: KubeApiClient): NamespaceLookup {
+export function namespaceLookup(client: RestClient): NamespaceLookup {
   return async (name) => {
     const answer = await client.request('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`, undefined, { timeoutMs: 10_000 });
     if (answer.status === 404) return undefined;
@@ -57,7 +58,7 @@ export function namespaceLookup(client: KubeApiClient): NamespaceLookup {
  * A namespace's labels, for webhooks' namespaceSelector: the main API server's in a
  * cluster; standalone, where a namespace is only a name, the label kube gives every namespace.
  */
-export function namespaceLabels(client: KubeApiClient | undefined): (name: string) => Promise<Record<string, string>> {
+export function namespaceLabels(client: RestClient | undefined): (name: string) => Promise<Record<string, string>> {
   if (!client) return (name) => Promise.resolve({ 'kubernetes.io/metadata.name': name });
   return async (name) => {
     const answer = await client.request('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`, undefined, { timeoutMs: 10_000 });

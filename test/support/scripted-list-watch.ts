@@ -1,9 +1,8 @@
 /**
- * A scripted ListWatch for the client's informer and listAndWatch unit tests: rounds of
+ * A scripted ListWatch for the Informer's and listAndWatch's unit tests: rounds of
  * a list and the watch that follows it, played in turn.
  */
-import type { ListWatch } from '../../src/client/informer.js';
-import type { WatchEvent } from '../../src/client/watch.js';
+import type { ListWatch, WatchEvent } from '../../src/kubeclient/list-watch.js';
 
 /** An object as the scripts list and watch it. */
 export interface Item {
@@ -20,6 +19,8 @@ export interface Round {
   readonly listError?: Error;
   readonly events?: WatchEvent<Item>[];
   readonly error?: Error;
+  /** The watch ends after its events, as the server ends one at its `timeoutSeconds`. */
+  readonly ends?: boolean;
 }
 
 /** Serves the rounds in turn (the last one again once they run out); `calls` records `list` and `watch RV`. */
@@ -36,9 +37,10 @@ export function scripted(rounds: readonly Round[]): { readonly source: ListWatch
     },
     async *watch(resourceVersion, signal) {
       calls.push(`watch ${resourceVersion}`);
-      const { events = [], error } = rounds[round];
+      const { events = [], error, ends } = rounds[round];
       yield* events;
       if (error) throw error;
+      if (ends) return;
       await new Promise((resolve) => signal.addEventListener('abort', resolve));
     },
   };

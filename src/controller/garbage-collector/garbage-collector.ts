@@ -27,7 +27,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
-import { isConflict, isNotFound, ResourceExpiredError } from '../../client/api-error.js';
+import { isConflict, isNotFound, ResourceExpiredError } from '../../kubeclient/api-error.js';
 import type { CairnClient } from '../../client/cairn-client.js';
 import { foregroundFinalizer, orphanFinalizer } from '../../machinery/meta/finalizers.js';
 import { finalizersField, ownerUidsField } from '../../machinery/meta/metadata-fields.js';

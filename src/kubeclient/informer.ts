@@ -1,24 +1,18 @@
 /**
  * An informer, like client-go's: it lists a collection, then watches it from the
  * list's resourceVersion, keeps the objects in a cache and tells its handlers about
- * every change. The watch resumes by itself when the server ends a stream (see the
- * client's `watch`); when the server no longer has the resourceVersion (410 Gone) or
- * the watch fails otherwise, the informer lists again and reports the difference.
- * With a resync period, every cached object is handed to the handlers again at that
- * period, as client-go's resync does, so a controller retries what it left undone.
+ * every change. When the watch ends (a `ListWatch` may resume it by itself, as the typed
+ * client's does, or end it when the server does), when the server no longer has the
+ * resourceVersion (410 Gone) or when the watch fails otherwise, the informer lists again
+ * and reports the difference. With a resync period, every cached object is handed to
+ * the handlers again at that period, as client-go's resync does, so a controller retries
+ * what it left undone. This is the one list-watch-relist loop: the typed client, the
+ * controllers, the cluster's authentication ConfigMap and the webhook configurations
+ * all run on it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ResourceExpiredError } from './api-error.js';
-import type { ObjectMeta } from './kinds.js';
-import type { WatchEvent } from './watch.js';
-
-/** The list and watch calls of one collection. */
-export interface ListWatch<T> {
-  /** The collection now, and the resourceVersion to watch from. */
-  list(signal: AbortSignal): Promise<{ readonly items: readonly T[]; readonly resourceVersion: string }>;
-  /** The changes after `resourceVersion`, until `signal` aborts. */
-  watch(resourceVersion: string, signal: AbortSignal): AsyncIterable<WatchEvent<T>>;
-}
+import type { ListWatch, WatchEvent } from './list-watch.js';
 
 /**
  * Called for each change: `previous` undefined for an addition, `current` undefined for
@@ -37,7 +31,7 @@ export interface InformerOptions {
 }
 
 /** What the cache needs of an object. */
-type Keyed = { readonly metadata?: Pick<ObjectMeta, 'name' | 'namespace' | 'resourceVersion'> };
+type Keyed = { readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly resourceVersion?: string } };
 
 /** An object's cache key: `namespace/name`, or `name` when cluster-scoped (client-go's MetaNamespaceKeyFunc). */
 export function keyOf(object: Keyed): string {
@@ -133,7 +127,8 @@ export class Informer<T extends Keyed> {
     }
     for (const [key, item] of listed) {
       const cached = this.#cache.get(key);
-      if (cached?.metadata?.resourceVersion !== item.metadata?.resourceVersion) this.#set(key, cached, item);
+      // An object not cached is new even when it has no resourceVersion (a test's, or a proxy's that strips it).
+      if (cached === undefined || cached.metadata?.resourceVersion !== item.metadata?.resourceVersion) this.#set(key, cached, item);
     }
   }
 
