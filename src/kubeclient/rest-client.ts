@@ -7,7 +7,8 @@
  */
 import { httpsFetch, type HttpsFetch } from './https-fetch.js';
 import { inClusterAccess, loadKubeconfig, serviceAccountDir, type ClusterAccess } from './kubeconfig.js';
-import type { ListWatch, WatchEvent } from './list-watch.js';
+import { apiError, type Status } from './api-error.js';
+import type { Bookmark, ListWatch, WatchEvent } from './list-watch.js';
 import { watchEvents, type RawWatchEvent } from './watch-events.js';
 
 /** A response of the API server, its body parsed as JSON (undefined when it is not). */
@@ -129,9 +130,10 @@ const listTimeoutMs = 10_000;
 
 /**
  * A ListWatch through `client`: the list a GET of `listPath`, each watch one stream (the
- * Informer lists again when the server ends it, at the watch's `timeoutSeconds`); an
- * ERROR event fails the watch, and events other than additions, changes and deletions
- * are left out.
+ * reflector watches again from the last resourceVersion when the server ends it, at the
+ * watch's `timeoutSeconds`). An ERROR event fails the watch, with a ResourceExpiredError
+ * when its Status is 410 Gone (the reflector then lists again, silently); bookmarks are
+ * passed on, and other events left out.
  *
  * @example
  * const informer = new Informer(restListWatch(client, { listPath, itemsOf, watchPath: (rv) => `${listPath}?watch=1&resourceVersion=${rv}`, what: 'webhooks' }));
@@ -145,8 +147,12 @@ export function restListWatch<T>(client: Pick<RestClient, 'request' | 'watch'>, 
     },
     async *watch(resourceVersion, signal) {
       for await (const event of client.watch(options.watchPath(resourceVersion), signal)) {
-        if (event.type === 'ERROR') throw new Error(`watch of ${options.what}: ${JSON.stringify(event.object)}`);
-        if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED') yield event as WatchEvent<T>;
+        if (event.type === 'ERROR') {
+          if ((event.object as Status | undefined)?.code === 410) throw apiError(410, event.object);
+          throw new Error(`watch of ${options.what}: ${JSON.stringify(event.object)}`);
+        }
+        if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK')
+          yield event as WatchEvent<T> | Bookmark;
       }
     },
   };
