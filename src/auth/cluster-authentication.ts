@@ -6,9 +6,10 @@
  * `client-ca-file` and `requestheader-*` settings in the ConfigMap
  * `kube-system/extension-apiserver-authentication`; this source reads it through
  * `--authentication-kubeconfig`, builds an x509 and a request-header authenticator from
- * it, and rebuilds them when the ConfigMap changes. An Informer watches the ConfigMap and
- * reads it again whenever a watch ends, at the latest every `resyncMs` (kube re-reads it
- * every minute and on every watch event).
+ * it, and rebuilds them when the ConfigMap changes. An Informer reads the ConfigMap and
+ * watches it, each watch stream at most `resyncMs` long and reopened from the last
+ * resourceVersion seen (bookmarks included); it reads the ConfigMap again when the server
+ * no longer has that resourceVersion (410) or a watch fails.
  */
 import { Informer } from '../kubeclient/informer.js';
 import { restListWatch, type RestClient } from '../kubeclient/rest-client.js';
@@ -75,7 +76,7 @@ export interface ClusterAuthenticationOptions {
   readonly onChange?: (info: ClusterAuthenticationInfo) => void;
   /** Told why a read or watch failed; the source keeps the last good settings and retries. */
   readonly onError?: (error: Error) => void;
-  /** The longest a watch runs before the ConfigMap is read again; 60 s by default. */
+  /** The longest each watch stream runs (its `timeoutSeconds`) before it is reopened; 60 s by default. */
   readonly resyncMs?: number;
   /** The wait after a failed read or watch; 1 s by default. */
   readonly retryMs?: number;
@@ -155,6 +156,7 @@ export class ClusterAuthentication {
       watchPath: (resourceVersion) => {
         const query = new URLSearchParams({
           watch: '1',
+          allowWatchBookmarks: 'true',
           fieldSelector: 'metadata.name=extension-apiserver-authentication',
           timeoutSeconds: String(resyncSeconds),
         });

@@ -60,8 +60,8 @@ describe('WebhookConfigurationInformer', () => {
     expect(errors.length).toBeLessThanOrEqual(4);
     expect(new Set(errors.map((message) => message.split(':')[0]))).toEqual(new Set(['MutatingWebhookConfiguration m2']));
     expect(watches.sort()).toEqual([
-      '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations?watch=1&resourceVersion=6&timeoutSeconds=30',
-      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations?watch=1&resourceVersion=6&timeoutSeconds=30',
+      '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations?watch=1&allowWatchBookmarks=true&resourceVersion=6&timeoutSeconds=30',
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations?watch=1&allowWatchBookmarks=true&resourceVersion=6&timeoutSeconds=30',
     ]);
     await informer.stop();
   });

@@ -1,9 +1,10 @@
 /**
  * The main API server's Mutating- and ValidatingWebhookConfigurations, kept current as
  * kube's webhook plugins keep them through informers: an Informer per kind lists it,
- * then watches it, and lists again whenever a watch ends (at the latest every
- * `resyncMs`) or fails. A configuration the server holds but Cairn cannot use is told
- * to `onError` and left out.
+ * then watches it, each watch stream at most `resyncMs` long and reopened from the last
+ * resourceVersion seen (bookmarks included), and lists again when the server no longer
+ * has that resourceVersion (410) or a watch fails. A configuration the server holds but
+ * Cairn cannot use is told to `onError` and left out.
  */
 import { Informer } from '../../kubeclient/informer.js';
 import { restListWatch, type RestClient } from '../../kubeclient/rest-client.js';
@@ -17,7 +18,7 @@ export interface WebhookConfigurationInformerOptions {
   readonly local?: readonly KubeObject[];
   /** Told why a list or watch failed, or why a configuration is left out. */
   readonly onError?: (error: Error) => void;
-  /** The longest a watch runs before the kind is listed again; 60 s by default. */
+  /** The longest each watch stream runs (its `timeoutSeconds`) before it is reopened; 60 s by default. */
   readonly resyncMs?: number;
   /** The wait after a failed list or watch; 1 s by default. */
   readonly retryMs?: number;
@@ -51,7 +52,8 @@ export class WebhookConfigurationInformer {
           const list = body as { metadata?: { resourceVersion?: string }; items?: KubeObject[] };
           return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
         },
-        watchPath: (resourceVersion) => `${group}/${plural}?${new URLSearchParams({ watch: '1', resourceVersion, timeoutSeconds }).toString()}`,
+        watchPath: (resourceVersion) =>
+          `${group}/${plural}?${new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', resourceVersion, timeoutSeconds }).toString()}`,
         what: `${kind}s`,
       });
       const informer = new Informer(listWatch, { retryDelayMs: options.retryMs ?? 1000, onError: (error) => options.onError?.(error as Error) });
