@@ -2,7 +2,7 @@
 import { methodNotAllowed } from '../../machinery/errors.js';
 import { withoutSystemFields } from '../../machinery/meta/object.js';
 import { addWarnings } from '../response/respond.js';
-import { recordAndAdmit, validations } from './admission.js';
+import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { decodeObject } from './decode-object.js';
 import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
 
@@ -16,7 +16,8 @@ export async function createHandler(rc: ResourceContext): Promise<void> {
   if (!rest.create) throw methodNotAllowed();
   const { object, warnings, options, manager } = await decodeObject(rc, 'CreateOptions');
   const { createValidation } = validations(rc, options.dryRun);
-  const admitted = await recordAndAdmit(rc, undefined, withoutSystemFields(object), manager, options.dryRun);
+  const objInfo = updatedObjectInfo(() => withoutSystemFields(object), managedFieldsUpdate(rc, manager), mutatingAdmission(rc, options.dryRun));
+  const admitted = await objInfo(undefined);
   const created = await rest.create(namespaceOf(rc), admitted, createValidation, { dryRun: options.dryRun });
   addWarnings(rc.ctx, warnings);
   respondObject(rc, 201, created);

@@ -6,7 +6,7 @@ import { applyPatchType, patchTypes, type PatchType } from '../../machinery/patc
 import { logRequestBody } from '../filters/audit-context.js';
 import { decodeBody, mediaType } from '../response/negotiation.js';
 import { addWarnings } from '../response/respond.js';
-import { admit, recordAndAdmit, validations } from './admission.js';
+import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { checkObjectKey } from './check-object-key.js';
 import { readWrite } from './decode-object.js';
 import type { PatchedValue, RequestScope } from '../request-scope.js';
@@ -51,6 +51,7 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
   const key = keyOf(rc);
   // As kube's patcher: the patched object's namespace and name are the URL's, or the patch is a 400 (before validation's 422).
   const checked = (object: KubeObject): KubeObject => checkObjectKey(object, key.namespace, key.name);
+  const admission = mutatingAdmission(rc, options.dryRun);
   let objInfo: (live: KubeObject | undefined) => Promise<KubeObject>;
   if (apply) {
     if (!isPlainObject(value)) throw invalid('Patch', 'meta.k8s.io', '', [invalidField(FieldPath.root, value, 'the apply patch must be an object')]);
@@ -61,17 +62,19 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
     const applied: KubeObject = { ...value, metadata: { ...value.metadata, name: rc.request.name } };
     const fieldManager = rc.query.get('fieldManager')!;
     const force = forceParam(rc) ?? false;
-    objInfo = (live) => admit(rc, checked(decoded(scope.fieldManager.apply(live, applied, fieldManager, force))), live, options.dryRun);
+    // The apply's merge is the field manager's step: it records the Apply entry, then admission runs.
+    objInfo = updatedObjectInfo((live) => checked(decoded(scope.fieldManager.apply(live, applied, fieldManager, force))), admission);
   } else {
     const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
-    objInfo = (live) => {
+    const patchedObject = (live: KubeObject | undefined): KubeObject => {
       // The patched object shares the patch's values, which decoding would change for the next attempt: it gets a copy.
       const object = deepCopy(patched(live!, type, value, scope.schema, scope.resolve, options.fieldValidation));
       // Quoted before decoding changes it: kube's 422 quotes the patched object (a strategic merge patch, the patch).
       const quoted = type === 'strategic' ? goFormat(value) : sortedGoJson(object);
-      // As kube's patchers: the patched object is decoded and recorded by the field manager, then admitted.
-      return recordAndAdmit(rc, live, checked(decoded(object, { quoted })), manager, options.dryRun);
+      return checked(decoded(object, { quoted }));
     };
+    // As kube's patchers: the patched object is decoded and recorded by the field manager, then admitted.
+    objInfo = updatedObjectInfo(patchedObject, managedFieldsUpdate(rc, manager), admission);
   }
   const { createValidation, updateValidation } = validations(rc, options.dryRun);
   // The apply's result carries its own managedFields; every other patch is recorded as an Update.
