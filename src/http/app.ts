@@ -10,6 +10,7 @@ import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { pathNotFound } from '../machinery/errors.js';
 import type { Admission } from '../registry/admission.js';
+import { endpointTable } from '../registry/endpoints.js';
 import type { Registry } from '../registry/registry.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
 import { discoveryRoute } from './discovery/discovery-route.js';
@@ -105,9 +106,10 @@ export function createApp(options: AppOptions): Koa {
   router.get('/openapi/v2', openapi.v2);
   router.get('/openapi/v3', openapi.v3Root);
   router.get('/openapi/v3/apis/:group/:version', openapi.v3Document);
+  const endpoints = endpointTable(options.groups);
   router.all('/apis/:group/:version/*rest', (ctx) =>
-    handleResource(ctx, ctx.params.group, ctx.params.version, ctx.path.split('/').slice(4), {
-      groups: options.groups,
+    handleResource(ctx, {
+      endpoints,
       registry: options.registry,
       shutdown: options.shutdown,
       bookmarkIntervalMs: options.watchBookmarkIntervalMs,

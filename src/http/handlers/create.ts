@@ -1,6 +1,6 @@
 /** POST to a collection. */
-import { methodNotAllowed } from '../../machinery/errors.js';
 import { withoutSystemFields } from '../../machinery/meta/object.js';
+import type { Creater } from '../../registry/endpoint-rest.js';
 import { addWarnings } from '../response/respond.js';
 import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { decodeObject } from './decode-object.js';
@@ -11,9 +11,7 @@ import { namespaceOf, respondObject, type ResourceContext } from './resource-con
  * and wiped of the metadata only the server sets, the field manager records it, mutating
  * admission runs, then the store (BeforeCreate, validation, validating admission, storage).
  */
-export async function createHandler(rc: ResourceContext): Promise<void> {
-  const { rest } = rc.scope;
-  if (!rest.create) throw methodNotAllowed();
+export async function createHandler(rc: ResourceContext, rest: Creater): Promise<void> {
   const { object, warnings, options, manager } = await decodeObject(rc, 'CreateOptions');
   const { createValidation } = validations(rc, options.dryRun);
   const objInfo = updatedObjectInfo(() => withoutSystemFields(object), managedFieldsUpdate(rc, manager), mutatingAdmission(rc, options.dryRun));

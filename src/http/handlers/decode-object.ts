@@ -7,7 +7,7 @@ import { decodeBody, mediaType, writeMediaTypes } from '../response/negotiation.
 import { protobufMediaType } from '../serializers/protobuf-serializer.js';
 import { writeOptions, type WriteOptionsKind } from '../request/query.js';
 import { readBodyBytes } from '../request/read-body.js';
-import type { DecodedObject } from '../request-scope.js';
+import type { DecodedObject } from '../../registry/request-scope.js';
 import type { ResourceContext } from './resource-context.js';
 
 // kube names a manager after the User-Agent; a request with neither gets this.

@@ -9,7 +9,8 @@ import { addWarnings } from '../response/respond.js';
 import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { checkObjectKey } from './check-object-key.js';
 import { readWrite } from './decode-object.js';
-import type { PatchedValue, RequestScope } from '../request-scope.js';
+import type { Updater } from '../../registry/endpoint-rest.js';
+import type { PatchedValue, RequestScope } from '../../registry/request-scope.js';
 import { patched } from './patcher.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 import { FieldPath, fieldPath, forbidden, invalid as invalidField, required } from '../../machinery/field-errors.js';
@@ -32,7 +33,7 @@ function patchTypeErrors(rc: ResourceContext, apply: boolean): FieldError[] {
  * with no lock held (again, should another write win the race), decoded like a body
  * (pruned, defaulted), admitted, and stored; an apply to the main resource may create (201).
  */
-export async function patchHandler(rc: ResourceContext): Promise<void> {
+export async function patchHandler(rc: ResourceContext, rest: Updater): Promise<void> {
   const contentType = mediaType(rc.ctx.get('Content-Type'));
   const accepted = rc.scope.patchContentTypes;
   if (!accepted.includes(contentType)) throw unsupportedMediaType(accepted);
@@ -57,9 +58,8 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
     if (!isPlainObject(value)) throw invalid('Patch', 'meta.k8s.io', '', [invalidField(FieldPath.root, value, 'the apply patch must be an object')]);
     scope.fieldManager.checkApplied(value);
     const sentName = value.metadata?.name;
-    if (sentName && sentName !== rc.request.name)
-      throw badRequest(`the name of the object (${sentName}) does not match the name on the URL (${rc.request.name})`);
-    const applied: KubeObject = { ...value, metadata: { ...value.metadata, name: rc.request.name } };
+    if (sentName && sentName !== rc.name) throw badRequest(`the name of the object (${sentName}) does not match the name on the URL (${rc.name})`);
+    const applied: KubeObject = { ...value, metadata: { ...value.metadata, name: rc.name } };
     const fieldManager = rc.query.get('fieldManager')!;
     const force = forceParam(rc) ?? false;
     // The apply's merge is the field manager's step: it records the Apply entry, then admission runs.
@@ -78,7 +78,7 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
   }
   const { createValidation, updateValidation } = validations(rc, options.dryRun);
   // The apply's result carries its own managedFields; every other patch is recorded as an Update.
-  const { object, created } = await scope.rest.update(key, objInfo, createValidation, updateValidation, apply && scope.subresource === undefined, {
+  const { object, created } = await rest.update(key, objInfo, createValidation, updateValidation, apply && scope.subresource === undefined, {
     dryRun: options.dryRun,
     manager: apply ? undefined : manager,
   });

@@ -1,4 +1,5 @@
 /** PUT of one object, its status, or its Scale. */
+import type { Updater } from '../../registry/endpoint-rest.js';
 import { addWarnings } from '../response/respond.js';
 import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { checkObjectKey } from './check-object-key.js';
@@ -6,7 +7,7 @@ import { decodeObject } from './decode-object.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 
 /** Answers `update`; a stale `metadata.resourceVersion`, or a `metadata.uid` not the object's, is a 409. */
-export async function updateHandler(rc: ResourceContext): Promise<void> {
+export async function updateHandler(rc: ResourceContext, rest: Updater): Promise<void> {
   const decoded = await decodeObject(rc, 'UpdateOptions');
   const { warnings, options, manager } = decoded;
   const key = keyOf(rc);
@@ -17,7 +18,7 @@ export async function updateHandler(rc: ResourceContext): Promise<void> {
   const uid = body.metadata?.uid;
   // The body is recorded by the field manager against each object read, then admitted (kube's transformers).
   const objInfo = updatedObjectInfo(() => body, managedFieldsUpdate(rc, manager), mutatingAdmission(rc, options.dryRun));
-  const { object } = await rc.scope.rest.update(key, objInfo, createValidation, updateValidation, false, {
+  const { object } = await rest.update(key, objInfo, createValidation, updateValidation, false, {
     dryRun: options.dryRun,
     manager,
     ...(uid ? { preconditions: { uid } } : {}),

@@ -6,6 +6,7 @@ import { allowWatchBookmarksParam, listOptions } from '../request/list-options.j
 import { serializerOf } from '../serializers/serializers.js';
 import { WatchEncoder, type Frame } from '../streaming/watch-encoder.js';
 import { WatchStream } from '../streaming/watch-stream.js';
+import type { Watcher } from '../../registry/endpoint-rest.js';
 import type { ResourceContext } from './resource-context.js';
 
 // kube-apiserver's default: a random timeout in [minRequestTimeout, 2 × minRequestTimeout], 1800 s.
@@ -15,13 +16,13 @@ const minRequestTimeoutSeconds = 1800;
 const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
 
 /** Answers `watch`: the stream ends at `timeoutSeconds`, when the client leaves, or at shutdown. */
-export async function watchHandler(rc: ResourceContext): Promise<void> {
-  const options = listOptions(rc.query, rc.scope, true, rc.request.name);
+export async function watchHandler(rc: ResourceContext, rest: Watcher): Promise<void> {
+  const options = listOptions(rc.query, rc.scope, true, rc.name);
   const timeoutSeconds = options.timeoutSeconds ?? minRequestTimeoutSeconds + randomInt(minRequestTimeoutSeconds);
   const bookmarks = allowWatchBookmarksParam(rc.query);
-  const encoder = new WatchEncoder(rc.scope, rc.representation, serializerOf(rc.output.format));
+  const encoder = new WatchEncoder(rc.scope.apiVersion, rc.representation, serializerOf(rc.output.format));
   // Starting the watch before answering lets a 410 or 400 go out as a plain Status.
-  const { initial, initialEventsEnd, watcher } = await rc.storages.store.watch(rc.request.namespace, {
+  const { initial, initialEventsEnd, watcher } = await rest.watch(rc.namespace, {
     ...options,
     bookmarkIntervalMs: bookmarks ? rc.bookmarkIntervalMs : undefined,
   });

@@ -7,6 +7,7 @@
  */
 import type { KubeObject } from '../../machinery/meta/object.js';
 import type { ListOptions } from '../../registry/request-options.js';
+import type { Lister } from '../../registry/endpoint-rest.js';
 import type { ListPage } from '../../registry/store.js';
 import { addAuditAnnotations } from '../filters/audit-context.js';
 import { respond } from '../response/respond.js';
@@ -39,24 +40,24 @@ export async function answerWholeStoredJson(rc: ResourceContext, chunks: AsyncGe
  * there the items are encoded twice: once to measure them, then again as the snapshot
  * is read a second time, at the first chunk's resourceVersion exactly.
  */
-export async function answerWholeList(rc: ResourceContext, selection: ListOptions, chunks: AsyncGenerator<ListPage>): Promise<void> {
+export async function answerWholeList(rc: ResourceContext, rest: Lister, selection: ListOptions, chunks: AsyncGenerator<ListPage<KubeObject>>): Promise<void> {
   const first = await firstChunk(chunks);
   const listMeta = { resourceVersion: first.resourceVersion };
   const parts = rc.representation.listParts(listMeta);
-  const encode = (items: readonly KubeObject[]) => parts.items(items.map(rc.scope.fromStorage));
+  const encode = (items: readonly KubeObject[]) => parts.items(items);
   const second = await chunks.next();
   if (second.done) {
-    respond(rc.ctx, 200, rc.representation.list(first.items.map(rc.scope.fromStorage), listMeta), rc.output.format);
+    respond(rc.ctx, 200, rc.representation.list(first.items, listMeta), rc.output.format);
     return;
   }
   addAuditAnnotations(rc.ctx, auditTruncated);
   const encoder = serializerOf(rc.output.format).listEncoder(parts.envelope, parts.key);
-  const rest = prepended(second.value, chunks);
-  if (!encoder.needsItemsLength) return streamChunks(rc, encoder, first, rest, encode);
+  const remaining = prepended(second.value, chunks);
+  if (!encoder.needsItemsLength) return streamChunks(rc, encoder, first, remaining, encode);
   let itemsLength = byteLength(encoder.items(encode(first.items), true));
-  for await (const chunk of rest) itemsLength += byteLength(encoder.items(encode(chunk.items), false));
+  for await (const chunk of remaining) itemsLength += byteLength(encoder.items(encode(chunk.items), false));
   const snapshot = { ...selection, limit: undefined, continue: undefined, resourceVersion: first.resourceVersion, resourceVersionMatch: 'Exact' as const };
-  const again = rc.storages.store.listInChunks(rc.request.namespace, snapshot, listChunk);
+  const again = rest.listInChunks(rc.namespace, snapshot, listChunk);
   await streamChunks(rc, encoder, await firstChunk(again), again, encode, itemsLength);
 }
 

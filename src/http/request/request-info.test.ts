@@ -4,44 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isStatusError } from '../../machinery/status.js';
-import { isLongRunning, newRequestInfo, parseResourcePath, type RequestInfo } from './request-info.js';
-
-const parse = (method: string, path: string) => parseResourcePath('cairn.dev', 'v1', path.split('/'), method, false);
-
-describe('parseResourcePath', () => {
-  it.each([
-    ['GET', 'namespaces/ns/pipelines/p/log', 'get', 'log'],
-    ['GET', 'namespaces/ns/pipelines/p/logs', 'get', 'log'],
-    ['POST', 'namespaces/ns/pipelines/p/log', 'create', 'log'],
-    // The alias is authorized under the subresource's name: `create pipelines/log`.
-    ['POST', 'namespaces/ns/pipelines/p/logs', 'create', 'log'],
-    ['PATCH', 'namespaces/ns/pipelines/p/status', 'patch', 'status'],
-    ['GET', 'namespaces/ns/pipelines/p', 'get', undefined],
-  ])('%s %s is %s on subresource %s', (method, path, verb, subresource) => {
-    expect(parse(method, path)).toEqual({ group: 'cairn.dev', version: 'v1', namespace: 'ns', resource: 'pipelines', name: 'p', subresource, verb });
-  });
-
-  it.each([
-    ['GET', 'watch/namespaces/ns/pipelines', { verb: 'watch', namespace: 'ns', name: undefined }],
-    ['GET', 'watch/runnerclasses/std', { verb: 'watch', namespace: undefined, name: 'std' }],
-    ['DELETE', 'namespaces/ns/pipelines', { verb: 'deletecollection', namespace: 'ns', name: undefined }],
-    ['GET', 'pipelines', { verb: 'list', namespace: undefined, name: undefined }],
-  ])('%s %s', (method, path, expected) => {
-    expect(parse(method, path)).toMatchObject(expected);
-  });
-
-  it.each([
-    ['POST', 'watch/namespaces/ns/pipelines'],
-    ['GET', 'namespaces/ns/pipelines/p/status/extra'],
-    ['GET', 'proxy/pipelines/p'],
-  ])('serves nothing at %s %s', (method, path) => {
-    expect(parse(method, path)).toBeUndefined();
-  });
-
-  it('refuses a name that cannot be a path segment with a 400', () => {
-    expect(() => parse('GET', 'namespaces/ns/pipelines/..')).toThrow(expect.objectContaining({ code: 400 }));
-  });
-});
+import { isLongRunning, newRequestInfo, type RequestInfo } from './request-info.js';
 
 const info = (method: string, path: string, query = ''): RequestInfo => newRequestInfo(method, path, new URLSearchParams(query));
 

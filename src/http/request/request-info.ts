@@ -34,19 +34,6 @@ export interface RequestInfo {
   readonly parts: readonly string[];
 }
 
-/** A request for a resource, as the resource routes need it (absent parts undefined). */
-export interface ResourceRequest {
-  readonly group: string;
-  readonly version: string;
-  /** Undefined for cluster-scoped resources and for lists across all namespaces. */
-  readonly namespace?: string;
-  readonly resource: string;
-  readonly name?: string;
-  readonly subresource?: string;
-  /** get, list, watch, create, update, patch, delete, deletecollection */
-  readonly verb: string;
-}
-
 /** Prefixes under which paths name resources; the groupless one carries no group segment. */
 const apiPrefixes: ReadonlySet<string> = new Set(['api', 'apis']);
 const grouplessApiPrefixes: ReadonlySet<string> = new Set(['api']);
@@ -187,37 +174,5 @@ export function newRequestInfo(method: string, path: string, query: Query): Requ
     subresource: verb === 'proxy' ? '' : canonicalSubresource(parts[2]),
     name: parts[1] ?? (listing && !resourcePath.verbInPath ? selectedName(query) : ''),
     parts,
-  };
-}
-
-function checkSegment(kind: string, value: string): string {
-  const problems = validatePathSegmentName(value);
-  if (problems.length) throw badRequest(`${kind} "${value}": ${problems.join(', ')}`);
-  return value;
-}
-
-/**
- * Reads the part of a resource path after the group and version (raw segments) as the
- * resource routes serve it; undefined when it names nothing they serve (a legacy watch
- * by any method but GET, segments past the subresource). 400 for a namespace or name
- * that cannot be a path segment.
- */
-export function parseResourcePath(group: string, version: string, rest: readonly string[], method: string, watch: boolean): ResourceRequest | undefined {
-  const segments = rest.map(decodeSegment);
-  if (segments.length === 0 || segments[0] === '') return undefined;
-  const { verb, namespace, parts, verbInPath } = readResourcePath(method, segments, watch);
-  if (verbInPath && (verb !== 'watch' || (method !== 'GET' && method !== 'HEAD'))) return undefined;
-  const [resource, name, subresource, ...extra] = parts;
-  if (!resource || extra.length) return undefined;
-  if (namespace !== '') checkSegment('namespace', namespace);
-  if (name !== undefined) checkSegment('name', name);
-  return {
-    group,
-    version,
-    namespace: namespace === '' ? undefined : namespace,
-    resource,
-    name,
-    subresource: subresource === undefined ? undefined : canonicalSubresource(subresource),
-    verb,
   };
 }
