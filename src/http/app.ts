@@ -22,6 +22,7 @@ import { defaultRequestTimeoutMs } from './filters/timeout.js';
 import { openApiDocuments } from '../openapi/documents.js';
 import { openApiEndpoints } from './discovery/openapi-endpoints.js';
 import { handleResource } from './resource-handler.js';
+import { subresourceNamesOf } from './request/request-info.js';
 import { encode, negotiateOutput } from './response/negotiation.js';
 import { versionInfo } from '../machinery/version-info.js';
 
@@ -121,6 +122,7 @@ export function createApp(options: AppOptions): Koa {
 
   const chain = buildHandlerChain(
     {
+      subresources: subresourceNamesOf(endpoints),
       metrics,
       logger: options.logger,
       authenticators: options.authenticators,

@@ -4,17 +4,19 @@
  * of what none serves.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { cairnGroup } from '../apis/cairn/register.js';
 import { endpointTable } from '../registry/endpoints.js';
 import { Registry } from '../registry/registry.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { PGliteDatabase } from '../storage/pglite-database.js';
 import { SqlObjectStore } from '../storage/sql-object-store.js';
-import { newRequestInfo } from './request/request-info.js';
+import { newRequestInfo, subresourceNamesOf } from './request/request-info.js';
 import { resolveRequest } from './resource-handler.js';
 
 const v1 = '/apis/cairn.dev/v1';
 const pipelines = `${v1}/namespaces/ns/pipelines`;
+const served = subresourceNamesOf(endpointTable([cairnGroup]));
 
 describe('resolveRequest', () => {
   let database: PGliteDatabase;
@@ -34,7 +36,7 @@ describe('resolveRequest', () => {
 
   const resolve = (method: string, path: string, query = '') => {
     const [pathname, search = query] = path.split('?');
-    return resolveRequest(newRequestInfo(method, pathname, new URLSearchParams(search)), method, registry.endpoints);
+    return resolveRequest(newRequestInfo(method, pathname, new URLSearchParams(search), served), method, registry.endpoints);
   };
 
   it.each([
@@ -100,7 +102,7 @@ describe('resolveRequest', () => {
 
   it('answers 503 for what is served once storage is up, and 404 and 405 before it too', () => {
     const endpoints = endpointTable([cairnGroup]);
-    const before = (method: string, path: string) => () => resolveRequest(newRequestInfo(method, path, new URLSearchParams()), method, endpoints);
+    const before = (method: string, path: string) => () => resolveRequest(newRequestInfo(method, path, new URLSearchParams(), served), method, endpoints);
     expect(before('GET', `${pipelines}/p/log`)).toThrow(expect.objectContaining({ code: 503 }));
     expect(before('GET', `${v1}/widgets`)).toThrow(expect.objectContaining({ code: 404 }));
     expect(before('POST', `${pipelines}/p`)).toThrow(expect.objectContaining({ code: 405 }));

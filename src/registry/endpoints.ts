@@ -32,6 +32,8 @@ export interface Endpoint {
   readonly methods: readonly string[];
   /** The verbs those methods serve, sorted. */
   readonly verbs: readonly string[];
+  /** Whether its reads stream (a log): kube holds such requests long-running. */
+  readonly streams: boolean;
 }
 
 /** An endpoint with the scope and REST object the registry made for it at startup. */
@@ -132,6 +134,7 @@ function* installed(groups: readonly ApiGroup[]): Generator<{ endpoint: Endpoint
             kind: installer.kind ?? { group: group.name, version, kind: resource.kind },
             methods,
             verbs: verbsOf(methods),
+            streams: methods.includes('open'),
           };
           yield { endpoint, installer };
         }

@@ -3,10 +3,14 @@
  * running (watches and logs).
  */
 import { describe, expect, it } from 'vitest';
+import { cairnGroup } from '../../apis/cairn/register.js';
+import { endpointTable } from '../../registry/endpoints.js';
 import { isStatusError } from '../../machinery/status.js';
-import { isLongRunning, newRequestInfo, type RequestInfo } from './request-info.js';
+import { isLongRunning, newRequestInfo, subresourceNamesOf, type RequestInfo } from './request-info.js';
 
-const info = (method: string, path: string, query = ''): RequestInfo => newRequestInfo(method, path, new URLSearchParams(query));
+/** The names of the subresources Cairn serves (`logs` is `log`, which is long-running). */
+const served = subresourceNamesOf(endpointTable([cairnGroup]));
+const info = (method: string, path: string, query = ''): RequestInfo => newRequestInfo(method, path, new URLSearchParams(query), served);
 
 describe('newRequestInfo', () => {
   // The cases of k8s.io/apiserver's requestinfo_test.go, moved into a group.
@@ -77,6 +81,7 @@ describe('newRequestInfo', () => {
       subresource: '',
       name: '',
       parts: [],
+      longRunning: false,
     });
   });
 
@@ -96,7 +101,6 @@ describe('newRequestInfo', () => {
 
 describe('isLongRunning', () => {
   const pipelines = '/apis/cairn.dev/v1/namespaces/ns/pipelines';
-  const info = (method: string, path: string, query = '') => newRequestInfo(method, path, new URLSearchParams(query));
 
   it('holds watches and the log subresource, as kube’s check holds the watch verb and pods/log', () => {
     expect(isLongRunning(info('GET', pipelines, 'watch=true'))).toBe(true);
