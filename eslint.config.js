@@ -13,13 +13,13 @@ const folders = [...layers, 'openapi', ...Object.keys(beside)];
 function forbiddenFor(layer) {
   if (layer in beside) return folders.filter((f) => f !== layer && !beside[layer].includes(f));
   const below = layers.slice(layers.indexOf(layer) + 1);
-  // openapi/ builds documents from the groups: between http and registry.
+  // openapi/ builds documents from the groups (apis/ and machinery/ only): http/ may use it.
   const allowed = new Set([layer, ...below, ...(layer === 'http' ? ['openapi'] : [])]);
   return folders.filter((f) => !allowed.has(f));
 }
 
 const layering = [...layers.filter((l) => l !== 'server'), 'openapi', ...Object.keys(beside)].map((layer) => {
-  const forbidden = layer === 'openapi' ? ['server', 'http', 'auth', 'client', 'controller'] : forbiddenFor(layer);
+  const forbidden = layer === 'openapi' ? ['server', 'http', 'auth', 'registry', 'storage', 'client', 'controller'] : forbiddenFor(layer);
   return {
     files: [`src/${layer}/**/*.ts`],
     ignores: ['**/*.test.ts'],

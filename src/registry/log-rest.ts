@@ -30,9 +30,6 @@ function logOptionErrors(options: LogOptions): FieldError[] {
   return errors;
 }
 
-/** The media types an append accepts: JSON `{"<stream>": …, "lines": [...]}`, or text with the stream in the query. */
-export const appendLogMediaTypes = ['application/json', 'text/plain'] as const;
-
 /** Appends to and reads the logs of one resource's objects. */
 export class LogREST implements LogStreamer, LogAppender {
   readonly #resource: ApiResource;

@@ -3,29 +3,16 @@
  * scope and REST object (the endpoint table, `endpoints.ts`), all sharing one schema validator.
  */
 import type { ApiGroup } from '../apis/api-resource.js';
+import { componentSchemas } from '../apis/component-schemas.js';
 import type { ObjectLookup } from '../apis/admission.js';
 import type { KubeObject } from '../machinery/meta/object.js';
 import { StatusError } from '../machinery/status.js';
-import type { JsonSchema } from '../machinery/json-schema.js';
-import { metaSchemas } from '../machinery/types/meta-schemas.js';
-import { scaleSchemas } from '../machinery/types/scale.js';
 import type { ObjectStore } from '../storage/interfaces.js';
 import { servedEndpoints, type EndpointTable, type ResourceStores, type ServedEndpoint } from './endpoints.js';
 import { resourceStorage } from './resource-storage.js';
 import { SchemaValidator } from './schema-validator.js';
 import { statusStrategy } from './status-strategy.js';
 import { Store } from './store.js';
-
-/** Every component schema of the groups, with the meta types they refer to. */
-export function componentSchemas(groups: readonly ApiGroup[]): Record<string, JsonSchema> {
-  const components: Record<string, JsonSchema> = { ...metaSchemas, ...scaleSchemas };
-  for (const group of groups) {
-    for (const resource of group.resources) {
-      for (const version of resource.versions) components[version.schemaName] = version.schema;
-    }
-  }
-  return components;
-}
 
 /** The stores of every served resource, and the endpoints they serve. */
 export class Registry {

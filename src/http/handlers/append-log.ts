@@ -8,7 +8,7 @@ import { successStatus } from '../../machinery/status.js';
 import { checkWireType } from '../../machinery/decoding/wire-types.js';
 import { decodeBody, mediaType } from '../response/negotiation.js';
 import { readBody } from '../request/read-body.js';
-import { appendLogMediaTypes } from '../../registry/log-rest.js';
+import { appendLogMediaTypes } from '../../apis/api-resource.js';
 import { respond } from '../response/respond.js';
 import type { LogAppender } from '../../registry/endpoint-rest.js';
 import { keyOf, type ResourceContext } from './resource-context.js';
