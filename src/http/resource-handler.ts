@@ -23,6 +23,7 @@ import { updateHandler } from './handlers/update.js';
 import { watchHandler } from './handlers/watch.js';
 import { negotiateResourceOutput, type Endpoint as OutputEndpoint, type OutputTarget } from './response/negotiation.js';
 import { Representation } from './response/representation.js';
+import { includeObjectParam } from './request/query.js';
 import { requestInfoOf } from './filters/request-info.js';
 import type { RequestInfo } from './request/request-info.js';
 import type { WatchEventMetrics } from './filters/metrics.js';
@@ -149,7 +150,7 @@ export async function handleResource(ctx: Context, options: ResourceHandlerOptio
     user: ctx.state.user as RequestUser | undefined,
     query,
     output,
-    representation: new Representation(resource, endpoint.version, output, query, endpoint.scope.tableColumns),
+    representation: new Representation(resource, endpoint.version, output, () => includeObjectParam(query), endpoint.scope.tableColumns),
     shutdown: options.shutdown,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     watchEvents: options.watchEvents,

@@ -6,7 +6,7 @@ import { badRequest, unsupportedMediaType } from '../../machinery/errors.js';
 import { isPlainObject } from '../../machinery/meta/object.js';
 import { successStatus } from '../../machinery/status.js';
 import { checkWireType } from '../../machinery/decoding/wire-types.js';
-import { decodeBody, mediaType } from '../response/negotiation.js';
+import { decodeBody, mediaType } from '../request/decode-body.js';
 import { readBody } from '../request/read-body.js';
 import { appendLogMediaTypes } from '../../apis/api-resource.js';
 import { respond } from '../response/respond.js';

@@ -4,7 +4,7 @@ import { goFormat, sortedGoJson } from '../../machinery/go-text.js';
 import { deepCopy, isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
 import { applyPatchType, patchTypes, type PatchType } from '../../machinery/patch/patch.js';
 import { logRequestBody } from '../filters/audit-context.js';
-import { decodeBody, mediaType } from '../response/negotiation.js';
+import { decodeBody, mediaType } from '../request/decode-body.js';
 import { addWarnings } from '../response/respond.js';
 import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { checkObjectKey } from './check-object-key.js';
