@@ -14,7 +14,7 @@ import { respond } from '../response/respond.js';
 import { jsonListEncoder } from '../serializers/json-serializer.js';
 import type { ListEncoder } from '../serializers/serializer.js';
 import { serializerOf } from '../serializers/serializers.js';
-import { ListStream } from '../streaming/list-stream.js';
+import { ResponseStream } from '../streaming/response-stream.js';
 import type { ResourceContext } from './resource-context.js';
 
 /** How many objects a whole list reads and writes at a time. */
@@ -75,7 +75,13 @@ async function* prepended<Item>(first: ListPage<Item>, chunks: AsyncGenerator<Li
   yield* chunks;
 }
 
-/** Writes `first` and the chunks after it as one list, each chunk's items made the list's by `encode`. */
+/**
+ * Writes `first` and the chunks after it as one list, each chunk's items made the list's by
+ * `encode`: the list's envelope, then its items as they come, then its end, in the
+ * serializer's own encoding (`ListEncoder`). The response is the document an unpaged list
+ * answers, but the server holds one chunk of it at a time. A failure cuts the response: a
+ * list that could not be read to its end must not look complete.
+ */
 async function streamChunks<Item>(
   rc: ResourceContext,
   encoder: ListEncoder,
@@ -85,12 +91,20 @@ async function streamChunks<Item>(
   itemsLength?: number,
 ): Promise<void> {
   rc.ctx.respond = false;
-  const stream = new ListStream(rc.ctx.res, encoder);
+  const stream = new ResponseStream(rc.ctx.res);
+  let firstItems = true;
+  const writeItems = async (items: readonly unknown[]): Promise<void> => {
+    if (items.length === 0) return;
+    await stream.write(encoder.items(items, firstItems));
+    firstItems = false;
+  };
   try {
-    await stream.open(serializerOf(rc.output.format).mediaType, itemsLength);
-    await stream.write(encode(first.items));
-    for await (const chunk of rest) await stream.write(encode(chunk.items));
-    await stream.end();
+    stream.open(serializerOf(rc.output.format).mediaType);
+    await stream.write(encoder.head(itemsLength));
+    await writeItems(encode(first.items));
+    for await (const chunk of rest) await writeItems(encode(chunk.items));
+    await stream.write(encoder.tail);
+    stream.end();
   } catch (error) {
     stream.abort();
     throw error;
