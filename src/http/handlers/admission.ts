@@ -7,7 +7,7 @@ import { managedFieldsProblem, withManagedFields } from '../../machinery/managed
 import type { KubeObject, StoredObject } from '../../machinery/meta/object.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../../registry/admission.js';
 import type { ValidateObject, ValidateObjectUpdate } from '../../registry/store.js';
-import { addWarnings } from '../response/respond.js';
+import { addWarnings } from './respond.js';
 import type { ResourceContext } from './resource-context.js';
 
 function attributes(

@@ -9,7 +9,7 @@ import { checkWireType } from '../../machinery/decoding/wire-types.js';
 import { decodeBody, mediaType } from '../request/decode-body.js';
 import { readBody } from '../request/read-body.js';
 import { appendLogMediaTypes } from '../../apis/api-resource.js';
-import { respond } from '../response/respond.js';
+import { respond } from './respond.js';
 import type { LogAppender } from '../../registry/endpoint-rest.js';
 import { keyOf, type ResourceContext } from './resource-context.js';
 

@@ -1,7 +1,7 @@
 /** POST to a collection. */
 import { withoutSystemFields } from '../../machinery/meta/object.js';
 import type { Creater } from '../../registry/endpoint-rest.js';
-import { addWarnings } from '../response/respond.js';
+import { addWarnings } from './respond.js';
 import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { decodeObject } from './decode-object.js';
 import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';

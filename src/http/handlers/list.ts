@@ -3,7 +3,7 @@ import type { Lister } from '../../registry/endpoint-rest.js';
 import type { ListPage } from '../../registry/store.js';
 import { auditsResponseObject } from '../filters/audit-context.js';
 import { listOptions } from '../request/list-options.js';
-import { respond } from '../response/respond.js';
+import { respond } from './respond.js';
 import { jsonListEncoder } from '../serializers/json-serializer.js';
 import type { ResourceContext } from './resource-context.js';
 import { answerWholeList, answerWholeStoredJson, listChunk } from './whole-list.js';

@@ -5,7 +5,7 @@ import { deepCopy, isPlainObject, type KubeObject } from '../../machinery/meta/o
 import { applyPatchType, patchTypes, type PatchType } from '../../machinery/patch/patch.js';
 import { logRequestBody } from '../filters/audit-context.js';
 import { decodeBody, mediaType } from '../request/decode-body.js';
-import { addWarnings } from '../response/respond.js';
+import { addWarnings } from './respond.js';
 import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { checkObjectKey } from './check-object-key.js';
 import { readWrite } from './decode-object.js';

@@ -11,7 +11,7 @@ import type { ObjectKey } from '../../registry/store.js';
 import type { OutputTarget } from '../response/negotiation.js';
 import type { Query } from '../request/query.js';
 import type { Representation } from '../response/representation.js';
-import { respond } from '../response/respond.js';
+import { respond } from './respond.js';
 import type { WatchEventMetrics } from '../filters/metrics.js';
 
 /** A resource request resolved to its endpoint's scope and REST object. */

@@ -1,6 +1,6 @@
 /** PUT of one object, its status, or its Scale. */
 import type { Updater } from '../../registry/endpoint-rest.js';
-import { addWarnings } from '../response/respond.js';
+import { addWarnings } from './respond.js';
 import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { checkObjectKey } from './check-object-key.js';
 import { decodeObject } from './decode-object.js';

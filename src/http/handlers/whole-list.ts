@@ -10,7 +10,7 @@ import type { ListOptions } from '../../registry/request-options.js';
 import type { Lister } from '../../registry/endpoint-rest.js';
 import type { ListPage } from '../../registry/store.js';
 import { addAuditAnnotations } from '../filters/audit-context.js';
-import { respond } from '../response/respond.js';
+import { respond } from './respond.js';
 import { jsonListEncoder } from '../serializers/json-serializer.js';
 import type { ListEncoder } from '../serializers/serializer.js';
 import { serializerOf } from '../serializers/serializers.js';
