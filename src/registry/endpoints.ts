@@ -3,8 +3,8 @@
  * kind, its scope, its REST object and its verbs, as sample-apiserver's
  * `VersionedResourcesStorageMap` and kube's installer make them. The verbs are derived
  * from what the REST object implements (`verbsOf`). Routing does one lookup in the table;
- * discovery and metrics enumerate it. Adding a subresource is a line in `subresources`
- * below with its REST class, and its declaration in `apis/`.
+ * discovery, metrics and RequestInfo's subresource names enumerate it. Adding a
+ * subresource is its declaration in `apis/`, a REST class, and an entry of `installers` below.
  */
 import { servedVersion, type ApiGroup, type ApiResource, type ResourceVersion } from '../apis/api-resource.js';
 import type { GroupVersionKind } from '../machinery/meta/group-version-kind.js';
@@ -17,7 +17,7 @@ import { ScaleREST } from './scale-rest.js';
 import type { SchemaValidator } from './schema-validator.js';
 import type { Store } from './store.js';
 
-/** One served endpoint, as discovery, OpenAPI and routing know it before storage is up. */
+/** One served endpoint, as discovery and routing know it before storage is up. */
 export interface Endpoint {
   readonly group: string;
   readonly version: string;
