@@ -18,13 +18,14 @@ const folders = [...layers, 'openapi', ...Object.keys(beside)];
 function forbiddenFor(layer) {
   if (layer in beside) return folders.filter((f) => f !== layer && !beside[layer].includes(f));
   const below = layers.slice(layers.indexOf(layer) + 1);
-  // openapi/ builds documents from the groups: between http and registry.
+  // openapi/ builds documents from the groups (apis/ and machinery/ only): http/ may use it.
   const allowed = new Set([layer, ...below, ...(layer === 'http' ? ['openapi'] : []), ...(kubeclientUsers.includes(layer) ? ['kubeclient'] : [])]);
   return folders.filter((f) => !allowed.has(f));
 }
 
 const layering = [...layers.filter((l) => l !== 'server'), 'openapi', ...Object.keys(beside)].map((layer) => {
-  const forbidden = layer === 'openapi' ? ['server', 'http', 'audit', 'auth', 'client', 'controller', 'kubeclient'] : forbiddenFor(layer);
+  const forbidden =
+    layer === 'openapi' ? ['server', 'http', 'audit', 'auth', 'registry', 'storage', 'client', 'controller', 'kubeclient'] : forbiddenFor(layer);
   return {
     files: [`src/${layer}/**/*.ts`],
     ignores: ['**/*.test.ts'],
@@ -36,6 +37,31 @@ const layering = [...layers.filter((l) => l !== 'server'), 'openapi', ...Object.
     },
   };
 });
+
+/**
+ * Inside http/, the sub-folders are layers too, top to bottom: a handler uses filters' audit
+ * glue, responses, streams, requests and serializers; a serializer knows none of them.
+ */
+const httpFolders = ['handlers', 'filters', 'discovery', 'streaming', 'response', 'request', 'serializers'];
+const httpLayering = httpFolders.map((folder, i) => ({
+  files: [`src/http/${folder}/**/*.ts`],
+  ignores: ['**/*.test.ts'],
+  rules: {
+    // One rule per file: it repeats the http layer's groups, which it replaces.
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: forbiddenFor('http').map((f) => `**/${f}/**`), message: 'src/http/ may not import this layer (see docs/architecture.md).' },
+          {
+            group: httpFolders.slice(0, i).map((f) => `**/${f}/**`),
+            message: `src/http/${folder}/ may not import this folder of http/ (see docs/architecture.md).`,
+          },
+        ].filter((p) => p.group.length > 0),
+      },
+    ],
+  },
+}));
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.data/', 'src/client/generated/'] },
@@ -67,4 +93,6 @@ export default tseslint.config(
     },
   },
   ...layering,
+  // After the http layer's rule, which these replace for its sub-folders.
+  ...httpLayering,
 );

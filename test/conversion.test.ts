@@ -10,7 +10,7 @@ import type { ResourceVersion } from '../src/apis/api-resource.js';
 import { cairnGroup } from '../src/apis/cairn/register.js';
 import { specAnnotation, statusAnnotation, pipelineFromStorage, pipelineToStorage } from '../src/apis/cairn/v1alpha1/conversion.js';
 import type { KubeObject } from '../src/machinery/meta/object.js';
-import { componentSchemas } from '../src/registry/registry.js';
+import { componentSchemas } from '../src/apis/component-schemas.js';
 import { SchemaValidator } from '../src/registry/schema-validator.js';
 
 const validator = new SchemaValidator(componentSchemas([cairnGroup]));

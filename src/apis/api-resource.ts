@@ -85,6 +85,9 @@ export interface LogSubresource {
   streamsOf(object: KubeObject): readonly string[];
 }
 
+/** The media types a log append accepts: JSON `{"<stream>": …, "lines": [...]}`, or text with the stream in the query. */
+export const appendLogMediaTypes = ['application/json', 'text/plain'] as const;
+
 /** The subresources a resource serves besides its main endpoint. */
 export interface ResourceSubresources {
   /**

@@ -10,6 +10,7 @@ import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { pathNotFound } from '../machinery/errors.js';
 import type { Admission } from '../registry/admission.js';
+import { endpointTable } from '../registry/endpoints.js';
 import type { Registry } from '../registry/registry.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
 import { discoveryRoute } from './discovery/discovery-route.js';
@@ -21,6 +22,7 @@ import { defaultRequestTimeoutMs } from './filters/timeout.js';
 import { openApiDocuments } from '../openapi/documents.js';
 import { openApiEndpoints } from './discovery/openapi-endpoints.js';
 import { handleResource } from './resource-handler.js';
+import { subresourceNamesOf } from './request/request-info.js';
 import { encode, negotiateOutput } from './response/negotiation.js';
 import { versionInfo } from '../machinery/version-info.js';
 
@@ -105,9 +107,10 @@ export function createApp(options: AppOptions): Koa {
   router.get('/openapi/v2', openapi.v2);
   router.get('/openapi/v3', openapi.v3Root);
   router.get('/openapi/v3/apis/:group/:version', openapi.v3Document);
+  const endpoints = endpointTable(options.groups);
   router.all('/apis/:group/:version/*rest', (ctx) =>
-    handleResource(ctx, ctx.params.group, ctx.params.version, ctx.path.split('/').slice(4), {
-      groups: options.groups,
+    handleResource(ctx, {
+      endpoints,
       registry: options.registry,
       shutdown: options.shutdown,
       bookmarkIntervalMs: options.watchBookmarkIntervalMs,
@@ -119,6 +122,7 @@ export function createApp(options: AppOptions): Koa {
 
   const chain = buildHandlerChain(
     {
+      subresources: subresourceNamesOf(endpoints),
       metrics,
       logger: options.logger,
       authenticators: options.authenticators,

@@ -15,10 +15,13 @@ import { withAuthorization } from './filters/authorization.js';
 import { withMaxInFlightLimit, type InFlightLimits } from './filters/max-in-flight.js';
 import type { ApiMetrics } from './filters/metrics.js';
 import { withRequestInfo } from './filters/request-info.js';
+import type { SubresourceNames } from './request/request-info.js';
 import { withRequestTimeout } from './filters/timeout.js';
 
 /** What the filters are configured with. */
 export interface HandlerChainConfig {
+  /** The served subresources' second names and which are long-running, from the endpoint table. */
+  readonly subresources: SubresourceNames;
   readonly metrics: ApiMetrics;
   readonly logger: Logger;
   readonly authenticators: readonly Authenticator[];
@@ -42,7 +45,7 @@ export function buildHandlerChain<C extends DefaultContext>(config: HandlerChain
     config.metrics.middleware(),
     // Every error thrown below becomes a Status, in the serializer the client accepts.
     errorMiddleware(config.logger),
-    withRequestInfo(),
+    withRequestInfo(config.subresources),
     config.metrics.longRunning(),
     // Outside authentication, as kube's: a slow token review is timed out too.
     withRequestTimeout(config.requestTimeoutMs, config.logger),

@@ -5,13 +5,12 @@
  * to decide how to validate and patch.
  */
 import { createHash } from 'node:crypto';
-import type { ApiGroup, ApiResource, LogSubresource } from '../apis/api-resource.js';
+import { appendLogMediaTypes, type ApiGroup, type ApiResource, type LogSubresource } from '../apis/api-resource.js';
 import { patchContentTypes, patchTypes } from '../machinery/patch/patch.js';
 import { scaleSchemaName } from '../machinery/types/scale.js';
 import { metaSchemaNames } from '../machinery/types/meta-schemas.js';
 import { componentRefPrefix, type JsonSchema } from '../machinery/json-schema.js';
-import { componentSchemas } from '../registry/registry.js';
-import { appendLogMediaTypes } from '../registry/log-rest.js';
+import { componentSchemas } from '../apis/component-schemas.js';
 
 /** A query or path parameter of an operation. */
 export interface ParameterObject {

@@ -11,6 +11,7 @@ import type { ResourceStorage, StorageKey, StorageWatcher } from '../storage/int
 import { LogReader } from './log-reader.js';
 import type { LogOptions } from './request-options.js';
 import { interpretStorageError } from './interpret-storage-error.js';
+import type { LogAppender, LogStreamer } from './endpoint-rest.js';
 import { FieldPath, fieldPath, forbidden, invalid as invalidField } from '../machinery/field-errors.js';
 
 /** kube's ValidatePodLogOptions, message for message. */
@@ -29,11 +30,8 @@ function logOptionErrors(options: LogOptions): FieldError[] {
   return errors;
 }
 
-/** The media types an append accepts: JSON `{"<stream>": …, "lines": [...]}`, or text with the stream in the query. */
-export const appendLogMediaTypes = ['application/json', 'text/plain'] as const;
-
 /** Appends to and reads the logs of one resource's objects. */
-export class LogREST {
+export class LogREST implements LogStreamer, LogAppender {
   readonly #resource: ApiResource;
   readonly #log: LogSubresource;
   readonly #storage: ResourceStorage;
@@ -44,6 +42,11 @@ export class LogREST {
     this.#log = log;
     this.#storage = storage;
     this.#gr = { group: resource.group, resource: resource.plural };
+  }
+
+  /** The query parameter (and JSON field of an append) naming a stream (`step`). */
+  get streamParameter(): string {
+    return this.#log.streamParameter;
   }
 
   /** `stream` when the object has it; 400 otherwise, as kube answers an unknown container. */

@@ -1,49 +1,27 @@
 /**
- * The registry: for every served resource, its Store and the REST objects of its
- * subresources (status, scale, log), sharing one schema validator.
+ * The registry: for every served resource, its Store; for every served endpoint, its
+ * scope and REST object (the endpoint table, `endpoints.ts`), all sharing one schema validator.
  */
-import type { ApiGroup, ApiResource } from '../apis/api-resource.js';
+import type { ApiGroup } from '../apis/api-resource.js';
+import { componentSchemas } from '../apis/component-schemas.js';
 import type { ObjectLookup } from '../apis/admission.js';
 import type { KubeObject } from '../machinery/meta/object.js';
 import { StatusError } from '../machinery/status.js';
-import type { JsonSchema } from '../machinery/json-schema.js';
-import { metaSchemas } from '../machinery/types/meta-schemas.js';
-import { scaleSchemas } from '../machinery/types/scale.js';
 import type { ObjectStore } from '../storage/interfaces.js';
-import { LogREST } from './log-rest.js';
+import { servedEndpoints, type EndpointTable, type ResourceStores, type ServedEndpoint } from './endpoints.js';
 import { resourceStorage } from './resource-storage.js';
-import { ScaleREST } from './scale-rest.js';
 import { SchemaValidator } from './schema-validator.js';
 import { statusStrategy } from './status-strategy.js';
 import { Store } from './store.js';
 
-/** Every component schema of the groups, with the meta types they refer to. */
-export function componentSchemas(groups: readonly ApiGroup[]): Record<string, JsonSchema> {
-  const components: Record<string, JsonSchema> = { ...metaSchemas, ...scaleSchemas };
-  for (const group of groups) {
-    for (const resource of group.resources) {
-      for (const version of resource.versions) components[version.schemaName] = version.schema;
-    }
-  }
-  return components;
-}
-
-/** One resource's storage endpoints: the main store and one REST object per subresource it serves. */
-export interface ResourceStorages {
-  readonly resource: ApiResource;
-  readonly store: Store;
-  /** `/status`: the store with the status strategy. */
-  readonly status?: Store;
-  readonly scale?: ScaleREST;
-  readonly log?: LogREST;
-}
-
-/** The storages of every served resource. */
+/** The stores of every served resource, and the endpoints they serve. */
 export class Registry {
   readonly groups: readonly ApiGroup[];
   /** The validator of every component schema; its resolver serves patches and field ownership too. */
   readonly validator: SchemaValidator;
-  readonly #resources = new Map<string, ResourceStorages>();
+  /** Every served endpoint with its scope and REST object, made once here. */
+  readonly endpoints: EndpointTable<ServedEndpoint>;
+  readonly #resources = new Map<string, ResourceStores>();
 
   constructor(groups: readonly ApiGroup[], objectStore: ObjectStore) {
     this.groups = groups;
@@ -52,20 +30,19 @@ export class Registry {
       for (const resource of group.resources) {
         const storage = resourceStorage(objectStore, resource);
         const store = new Store({ resource, strategy: resource.strategy, storage, validator: this.validator });
-        const { subresources } = resource;
         this.#resources.set(`${resource.group}/${resource.plural}`, {
           resource,
           store,
-          ...(subresources.status ? { status: store.withStrategy(statusStrategy(resource.strategy)) } : {}),
-          ...(subresources.scale ? { scale: new ScaleREST(store, subresources.scale) } : {}),
-          ...(subresources.log ? { log: new LogREST(resource, subresources.log, storage) } : {}),
+          storage,
+          ...(resource.subresources.status ? { status: store.withStrategy(statusStrategy(resource.strategy)) } : {}),
         });
       }
     }
+    this.endpoints = servedEndpoints(groups, (resource) => this.storages(resource.group, resource.plural)!, this.validator);
   }
 
-  /** The storages of `plural` in `group`, if served. */
-  storages(group: string, plural: string): ResourceStorages | undefined {
+  /** The stores of `plural` in `group`, in the storage version, if served. */
+  storages(group: string, plural: string): ResourceStores | undefined {
     return this.#resources.get(`${group}/${plural}`);
   }
 

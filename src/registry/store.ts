@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { storageVersionOf, type ApiResource, type Strategy } from '../apis/api-resource.js';
 import { decodeContinue, encodeContinue, type ContinuePosition } from '../machinery/meta/continue-token.js';
+import { now } from '../machinery/meta/time.js';
 import {
   badRequest,
   conflict,
@@ -141,11 +142,6 @@ class MarkInstead extends Error {
   constructor() {
     super('mark for deletion instead of removing');
   }
-}
-
-/** What kube writes in creationTimestamp: RFC 3339 in seconds. */
-export function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** What a Store is made of. */

@@ -39,7 +39,7 @@ const admin: Authenticator = { authenticate: () => ({ name: 'test-admin', groups
 /** Starts the app for the enclosing `describe` block and stops it after; `options` override the app's defaults. */
 export function inProcessApp(
   groups: readonly ApiGroup[],
-  options: Pick<AppOptions, 'unresponsiveWatcherTimeoutMs' | 'audit' | 'auditPolicy'> = {},
+  options: Pick<AppOptions, 'unresponsiveWatcherTimeoutMs' | 'audit' | 'auditPolicy' | 'admission'> = {},
 ): () => InProcessApp {
   let app: InProcessApp | undefined;
   let close: (() => Promise<void>) | undefined;

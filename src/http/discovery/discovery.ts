@@ -2,13 +2,11 @@
  * Legacy discovery documents: APIVersions (`/api`), APIGroupList (`/apis`),
  * APIGroup (`/apis/<group>`) and APIResourceList (`/apis/<group>/<version>`), and
  * what they share with aggregated discovery: which resources a version serves, their
- * verbs and their subresources.
+ * verbs and their subresources, as the endpoint table has them.
  */
 import type { ApiGroup, ApiResource } from '../../apis/api-resource.js';
 import type { GroupVersionKind } from '../../machinery/meta/group-version-kind.js';
-
-/** The verbs every resource serves. */
-const resourceVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+import { endpointTable } from '../../registry/endpoints.js';
 
 /** A resource as one served version presents it, in both discovery formats. */
 export interface DiscoveredResource {
@@ -18,40 +16,30 @@ export interface DiscoveredResource {
   readonly subresources: readonly DiscoveredSubresource[];
 }
 
-/** A subresource (`status`, `scale`, `log`) as discovery presents it. */
+/** A subresource as discovery presents it. */
 export interface DiscoveredSubresource {
   readonly name: string;
   readonly kind: GroupVersionKind;
   readonly verbs: readonly string[];
 }
 
-const subresourceVerbs = ['get', 'patch', 'update'];
-/** A log is read and appended to. */
-const logVerbs = ['create', 'get'];
-/** What a scale subresource answers with, whatever the resource's group. */
-const scaleKind: GroupVersionKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
-
 /**
- * The subresources of a resource and their verbs, in both discovery formats; what the
- * resource handler serves. A log is listed, as kube lists `pods/log`, with the
- * resource's own kind, under `log` and its alias `logs`.
+ * The resources `group` serves in `version`, in the group's order, from its endpoint
+ * table: what the resource route serves. A subresource served under a second name
+ * (`logs` beside `log`) is listed under both.
  */
-export function subresourcesOf(resource: ApiResource, kind: GroupVersionKind): DiscoveredSubresource[] {
-  const subresources: DiscoveredSubresource[] = [];
-  if (resource.subresources.status) subresources.push({ name: 'status', kind, verbs: subresourceVerbs });
-  if (resource.subresources.scale) subresources.push({ name: 'scale', kind: scaleKind, verbs: subresourceVerbs });
-  if (resource.subresources.log) subresources.push({ name: 'log', kind, verbs: logVerbs }, { name: 'logs', kind, verbs: logVerbs });
-  return subresources;
-}
-
-/** The resources `group` serves in `version`, in the group's order. */
 export function discoveredResources(group: ApiGroup, version: string): DiscoveredResource[] {
-  return group.resources
-    .filter((r) => r.versions.some((v) => v.version === version))
-    .map((resource) => {
-      const kind = { group: group.name, version, kind: resource.kind };
-      return { resource, kind, verbs: resourceVerbs, subresources: subresourcesOf(resource, kind) };
-    });
+  const endpoints = endpointTable([group]).of(group.name, version);
+  return endpoints
+    .filter((e) => e.subresource === '')
+    .map(({ resource, kind, verbs }) => ({
+      resource,
+      kind,
+      verbs,
+      subresources: endpoints
+        .filter((e) => e.resource === resource && e.subresource !== '')
+        .flatMap((e) => [e.subresource, ...e.aliases].map((name) => ({ name, kind: e.kind, verbs: e.verbs }))),
+    }));
 }
 
 function groupVersions(group: ApiGroup) {

@@ -3,11 +3,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { metricDryRun, metricScope, metricVerb } from './metrics.js';
-import { newRequestInfo } from '../request/request-info.js';
+import { newRequestInfo, subresourceNamesOf } from '../request/request-info.js';
+import { cairnGroup } from '../../apis/cairn/register.js';
+import { endpointTable } from '../../registry/endpoints.js';
+
+const served = subresourceNamesOf(endpointTable([cairnGroup]));
 
 /** The verb and scope kube-apiserver reports a request under. */
 function labels(method: string, path: string, query = '', contentType?: string): [string, string] {
-  const info = newRequestInfo(method, path, new URLSearchParams(query));
+  const info = newRequestInfo(method, path, new URLSearchParams(query), served);
   const scope = metricScope(method, info);
   return [metricVerb(method, contentType, info, scope), scope];
 }

@@ -13,7 +13,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ApiGroup } from '../../apis/api-resource.js';
 import { applyPatchType } from '../../machinery/patch/patch.js';
 import { discoveredResources } from '../discovery/discovery.js';
-import { mediaType } from '../response/negotiation.js';
+import { mediaType } from '../request/decode-body.js';
 import { isLongRunning, type RequestInfo } from '../request/request-info.js';
 import type { RequestKind } from './max-in-flight.js';
 

@@ -4,12 +4,12 @@
  * is a 400 Status.
  */
 import type { Context, Next } from 'koa';
-import { newRequestInfo, type RequestInfo } from '../request/request-info.js';
+import { newRequestInfo, type RequestInfo, type SubresourceNames } from '../request/request-info.js';
 
-/** Sets `ctx.state.requestInfo`. */
-export function withRequestInfo() {
+/** Sets `ctx.state.requestInfo`, reading the served `subresources`' names. */
+export function withRequestInfo(subresources: SubresourceNames) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    ctx.state.requestInfo = newRequestInfo(ctx.method, ctx.path, new URLSearchParams(ctx.querystring));
+    ctx.state.requestInfo = newRequestInfo(ctx.method, ctx.path, new URLSearchParams(ctx.querystring), subresources);
     await next();
   };
 }

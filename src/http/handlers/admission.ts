@@ -1,13 +1,13 @@
 /**
- * A request's admission, as kube's handlers run it: the field manager's record of the
- * write, then mutating admission, on the object a write computed; validating admission
- * handed to the store as its validation functions.
+ * A request's admission, as kube's handlers run it: the write's steps from the object it
+ * computed to the object it stores (the field manager's record, then mutating admission),
+ * and validating admission handed to the store as its validation functions.
  */
 import { managedFieldsProblem, withManagedFields } from '../../machinery/managed-fields/managed-fields.js';
 import type { KubeObject, StoredObject } from '../../machinery/meta/object.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../../registry/admission.js';
 import type { ValidateObject, ValidateObjectUpdate } from '../../registry/store.js';
-import { addWarnings } from '../response/respond.js';
+import { addWarnings } from './respond.js';
 import type { ResourceContext } from './resource-context.js';
 
 function attributes(
@@ -24,8 +24,8 @@ function attributes(
     resource: rc.resource.plural,
     subresource: rc.scope.subresource,
     kind: rc.scope.kind,
-    namespace: rc.resource.namespaced ? (rc.request.namespace ?? '') : '',
-    name: rc.request.name ?? object?.metadata?.name ?? oldObject?.metadata?.name ?? '',
+    namespace: rc.resource.namespaced ? (rc.namespace ?? '') : '',
+    name: rc.name ?? object?.metadata?.name ?? oldObject?.metadata?.name ?? '',
     object,
     oldObject,
     dryRun,
@@ -39,7 +39,7 @@ function attributes(
  * kube's `NewManagedFieldsValidatingAdmissionController`, managedFields a plugin left
  * invalid are put back as they were before admission, with a warning.
  */
-export async function admit(rc: ResourceContext, object: KubeObject, old: KubeObject | undefined, dryRun: boolean): Promise<KubeObject> {
+async function admit(rc: ResourceContext, object: KubeObject, old: KubeObject | undefined, dryRun: boolean): Promise<KubeObject> {
   const admitted = (await rc.admission.admit?.(attributes(rc, old ? 'UPDATE' : 'CREATE', object, old, dryRun))) ?? object;
   const problem = managedFieldsProblem(admitted.metadata?.managedFields);
   if (problem === undefined) return admitted;
@@ -50,20 +50,40 @@ export async function admit(rc: ResourceContext, object: KubeObject, old: KubeOb
 }
 
 /**
- * What kube's create, update and patch handlers do with the object a write that is not
- * an apply made of `live` (undefined on create), in their order: the field manager records
- * that `manager` made it, then mutating admission changes it. So the request's manager owns
- * what it sent, and what a webhook adds is nobody's. (An apply's merge records itself:
- * its result goes to {@link admit} alone.)
+ * kube's `rest.TransformFunc`: one step from the object a write computed of `live`
+ * (undefined on create) to the object it stores.
  */
-export async function recordAndAdmit(
-  rc: ResourceContext,
-  live: KubeObject | undefined,
-  object: KubeObject,
-  manager: string,
-  dryRun: boolean,
-): Promise<KubeObject> {
-  return admit(rc, rc.scope.recordUpdate(live, object, manager), live, dryRun);
+export type Transformer = (live: KubeObject | undefined, object: KubeObject) => KubeObject | Promise<KubeObject>;
+
+/**
+ * kube's `rest.DefaultUpdatedObjectInfo(obj, transformers...)`: the object `computed`
+ * makes of each live object the store reads (again, should another write win the race),
+ * passed through `transformers` in order. Every write handler lists its steps in kube's
+ * order: the (patched) object, then {@link managedFieldsUpdate}, then {@link mutatingAdmission}.
+ */
+export function updatedObjectInfo(
+  computed: (live: KubeObject | undefined) => KubeObject,
+  ...transformers: readonly Transformer[]
+): (live: KubeObject | undefined) => Promise<KubeObject> {
+  return async (live) => {
+    let object = computed(live);
+    for (const transform of transformers) object = await transform(live, object);
+    return object;
+  };
+}
+
+/**
+ * kube's `scope.FieldManager.UpdateNoErrors` step of a write that is not an apply (an apply's
+ * merge records itself): `manager` owns what it changed, before mutating admission runs, so
+ * what a plugin adds is owned by no manager.
+ */
+export function managedFieldsUpdate(rc: ResourceContext, manager: string): Transformer {
+  return (live, object) => rc.scope.recordUpdate(live, object, manager);
+}
+
+/** The mutating admission step of a write (see {@link admit}). */
+export function mutatingAdmission(rc: ResourceContext, dryRun: boolean): Transformer {
+  return (live, object) => admit(rc, object, live, dryRun);
 }
 
 /** The validating admission of a write, as the store's createValidation and updateValidation. */

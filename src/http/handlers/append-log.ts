@@ -6,10 +6,11 @@ import { badRequest, unsupportedMediaType } from '../../machinery/errors.js';
 import { isPlainObject } from '../../machinery/meta/object.js';
 import { successStatus } from '../../machinery/status.js';
 import { checkWireType } from '../../machinery/decoding/wire-types.js';
-import { decodeBody, mediaType } from '../response/negotiation.js';
+import { decodeBody, mediaType } from '../request/decode-body.js';
 import { readBody } from '../request/read-body.js';
-import { appendLogMediaTypes } from '../../registry/log-rest.js';
-import { respond } from '../response/respond.js';
+import { appendLogMediaTypes } from '../../apis/api-resource.js';
+import { respond } from './respond.js';
+import type { LogAppender } from '../../registry/endpoint-rest.js';
 import { keyOf, type ResourceContext } from './resource-context.js';
 
 /** Lines of a text body: one per line break, a final line break not making an empty last line. */
@@ -34,14 +35,14 @@ function jsonLines(raw: string, type: string, streamField: string): { stream: st
 }
 
 /** Answers an append with 201 and a Success Status, as kube answers an eviction. */
-export async function appendLogHandler(rc: ResourceContext): Promise<void> {
-  const streamField = rc.resource.subresources.log!.streamParameter;
+export async function appendLogHandler(rc: ResourceContext, rest: LogAppender): Promise<void> {
+  const streamField = rest.streamParameter;
   const type = mediaType(rc.ctx.get('Content-Type'));
   if (type !== '' && !(appendLogMediaTypes as readonly string[]).includes(type)) throw unsupportedMediaType(appendLogMediaTypes);
   const raw = await readBody(rc.ctx.req);
   const { stream, lines } =
     type === 'text/plain' ? { stream: rc.query.get(streamField) || undefined, lines: textLines(raw) } : jsonLines(raw, type, streamField);
   const key = keyOf(rc);
-  await rc.storages.log!.append(key, stream, lines);
+  await rest.append(key, stream, lines);
   respond(rc.ctx, 201, successStatus(201, { name: key.name, group: rc.resource.group, kind: rc.resource.plural }), 'json');
 }

@@ -1,8 +1,8 @@
 /** POST to a collection. */
-import { methodNotAllowed } from '../../machinery/errors.js';
 import { withoutSystemFields } from '../../machinery/meta/object.js';
-import { addWarnings } from '../response/respond.js';
-import { recordAndAdmit, validations } from './admission.js';
+import type { Creater } from '../../registry/endpoint-rest.js';
+import { addWarnings } from './respond.js';
+import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { decodeObject } from './decode-object.js';
 import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
 
@@ -11,12 +11,11 @@ import { namespaceOf, respondObject, type ResourceContext } from './resource-con
  * and wiped of the metadata only the server sets, the field manager records it, mutating
  * admission runs, then the store (BeforeCreate, validation, validating admission, storage).
  */
-export async function createHandler(rc: ResourceContext): Promise<void> {
-  const { rest } = rc.scope;
-  if (!rest.create) throw methodNotAllowed();
+export async function createHandler(rc: ResourceContext, rest: Creater): Promise<void> {
   const { object, warnings, options, manager } = await decodeObject(rc, 'CreateOptions');
   const { createValidation } = validations(rc, options.dryRun);
-  const admitted = await recordAndAdmit(rc, undefined, withoutSystemFields(object), manager, options.dryRun);
+  const objInfo = updatedObjectInfo(() => withoutSystemFields(object), managedFieldsUpdate(rc, manager), mutatingAdmission(rc, options.dryRun));
+  const admitted = await objInfo(undefined);
   const created = await rest.create(namespaceOf(rc), admitted, createValidation, { dryRun: options.dryRun });
   addWarnings(rc.ctx, warnings);
   respondObject(rc, 201, created);

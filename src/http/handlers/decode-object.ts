@@ -3,11 +3,11 @@ import { badRequest, type FieldError } from '../../machinery/errors.js';
 import { duplicateFields } from '../../machinery/decoding/duplicate-fields.js';
 import type { WriteOptions } from '../../registry/request-options.js';
 import { logRequestObject } from '../filters/audit-context.js';
-import { decodeBody, mediaType, writeMediaTypes } from '../response/negotiation.js';
+import { decodeBody, mediaType, writeMediaTypes } from '../request/decode-body.js';
 import { protobufMediaType } from '../serializers/protobuf-serializer.js';
-import { writeOptions, type WriteOptionsKind } from '../request/query.js';
+import { writeOptions, type WriteOptionsKind } from '../request/write-options.js';
 import { readBodyBytes } from '../request/read-body.js';
-import type { DecodedObject } from '../request-scope.js';
+import type { DecodedObject } from '../../registry/request-scope.js';
 import type { ResourceContext } from './resource-context.js';
 
 // kube names a manager after the User-Agent; a request with neither gets this.

@@ -1,4 +1,5 @@
 /** DELETE of a collection: what the namespace controller calls when a namespace goes. */
+import type { CollectionDeleter, Lister } from '../../registry/endpoint-rest.js';
 import { deleteValidation } from './admission.js';
 import { listOptions } from '../request/list-options.js';
 import { readDeleteOptions } from './delete.js';
@@ -11,9 +12,9 @@ import { answerWholeList, listChunk } from './whole-list.js';
  * chunk at a time: a deletion refused in the first chunk is the answer's Status, one
  * refused later cuts the list short.
  */
-export async function deleteCollectionHandler(rc: ResourceContext): Promise<void> {
+export async function deleteCollectionHandler(rc: ResourceContext, rest: CollectionDeleter & Lister): Promise<void> {
   const selection = listOptions(rc.query, rc.scope, false);
   const options = await readDeleteOptions(rc);
-  const deleted = rc.storages.store.deleteCollection(rc.request.namespace, selection, options, deleteValidation(rc, options.dryRun), listChunk);
-  await answerWholeList(rc, selection, deleted);
+  const deleted = rest.deleteCollection(rc.namespace, selection, options, deleteValidation(rc, options.dryRun), listChunk);
+  await answerWholeList(rc, rest, selection, deleted);
 }

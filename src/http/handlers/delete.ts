@@ -1,4 +1,5 @@
 /** DELETE of one object, with optional DeleteOptions in the body. */
+import type { GracefulDeleter } from '../../registry/endpoint-rest.js';
 import type { DeleteOptions } from '../../registry/request-options.js';
 import { logRequestBody } from '../filters/audit-context.js';
 import { decodeDeleteOptions, deleteOptions } from '../request/delete-options.js';
@@ -18,8 +19,8 @@ export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOpti
  * finalizers hold it. 200, except 202 for an object kept though `orphanDependents: false`
  * asked for its dependents to go: kube answers so only then, not for any propagationPolicy.
  */
-export async function deleteHandler(rc: ResourceContext): Promise<void> {
+export async function deleteHandler(rc: ResourceContext, rest: GracefulDeleter): Promise<void> {
   const options = await readDeleteOptions(rc);
-  const { object, deleted } = await rc.storages.store.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun));
-  respondObject(rc, !deleted && options.orphanDependents === false ? 202 : 200, rc.scope.fromStorage(object));
+  const { object, deleted } = await rest.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun));
+  respondObject(rc, !deleted && options.orphanDependents === false ? 202 : 200, object);
 }

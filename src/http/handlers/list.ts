@@ -1,8 +1,9 @@
 /** GET of a collection. */
+import type { Lister } from '../../registry/endpoint-rest.js';
 import type { ListPage } from '../../registry/store.js';
 import { auditsResponseObject } from '../filters/audit-context.js';
 import { listOptions } from '../request/list-options.js';
-import { respond } from '../response/respond.js';
+import { respond } from './respond.js';
 import { jsonListEncoder } from '../serializers/json-serializer.js';
 import type { ResourceContext } from './resource-context.js';
 import { answerWholeList, answerWholeStoredJson, listChunk } from './whole-list.js';
@@ -20,24 +21,23 @@ const listMetaOf = (page: Pick<ListPage<unknown>, 'resourceVersion' | 'continue'
  * format and representation. A plain JSON list in the storage version is written from
  * the objects' stored JSON text, never parsed and serialized again (storage's `listJson`).
  */
-export async function listHandler(rc: ResourceContext): Promise<void> {
+export async function listHandler(rc: ResourceContext, rest: Lister): Promise<void> {
   const options = listOptions(rc.query, rc.scope, false);
   // A list audited with its response object is read as objects, so the audit event can hold them.
-  const storedJson = rc.output.format === 'json' && !rc.output.transform && rc.scope.version === rc.resource.storageVersion && !auditsResponseObject(rc.ctx);
+  const storedJson = rc.output.format === 'json' && !rc.output.transform && !auditsResponseObject(rc.ctx) ? rest.storedJson : undefined;
   const whole = options.limit === undefined && !options.continue;
+  const namespace = rc.namespace;
   if (whole) {
-    const store = rc.storages.store;
-    const namespace = rc.request.namespace;
     return storedJson
-      ? answerWholeStoredJson(rc, store.listJsonInChunks(namespace, options, listChunk))
-      : answerWholeList(rc, options, store.listInChunks(namespace, options, listChunk));
+      ? answerWholeStoredJson(rc, storedJson.listInChunks(namespace, options, listChunk))
+      : answerWholeList(rc, rest, options, rest.listInChunks(namespace, options, listChunk));
   }
   if (storedJson) {
-    const page = await rc.storages.store.listJson(rc.request.namespace, options);
+    const page = await storedJson.list(namespace, options);
     return answerStoredJson(rc, page.items, listMetaOf(page));
   }
-  const page = await rc.storages.store.list(rc.request.namespace, options);
-  respond(rc.ctx, 200, rc.representation.list(page.items.map(rc.scope.fromStorage), listMetaOf(page)), rc.output.format);
+  const page = await rest.list(namespace, options);
+  respond(rc.ctx, 200, rc.representation.list(page.items, listMetaOf(page)), rc.output.format);
 }
 
 /** A list of objects' stored JSON text. */

@@ -2,6 +2,7 @@
 import { logOptions } from '../request/log-options.js';
 import { LogWriter } from '../streaming/log-writer.js';
 import { ResponseStream } from '../streaming/response-stream.js';
+import type { LogStreamer } from '../../registry/endpoint-rest.js';
 import { keyOf, type ResourceContext } from './resource-context.js';
 
 /**
@@ -9,9 +10,9 @@ import { keyOf, type ResourceContext } from './resource-context.js';
  * ends at the end of the log, at `limitBytes`, and with `follow` when the object is
  * deleted, the client leaves, or the server shuts down.
  */
-export async function logHandler(rc: ResourceContext): Promise<void> {
-  const options = logOptions(rc.query, rc.resource.subresources.log!);
-  const reader = await rc.storages.log!.open(keyOf(rc), options);
+export async function logHandler(rc: ResourceContext, rest: LogStreamer): Promise<void> {
+  const options = logOptions(rc.query, rest.streamParameter);
+  const reader = await rest.open(keyOf(rc), options);
   const stop = (): void => reader.stop();
   rc.shutdown.addEventListener('abort', stop, { once: true });
   if (rc.shutdown.aborted) stop();

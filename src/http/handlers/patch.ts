@@ -4,12 +4,13 @@ import { goFormat, sortedGoJson } from '../../machinery/go-text.js';
 import { deepCopy, isPlainObject, type KubeObject } from '../../machinery/meta/object.js';
 import { applyPatchType, patchTypes, type PatchType } from '../../machinery/patch/patch.js';
 import { logRequestBody } from '../filters/audit-context.js';
-import { decodeBody, mediaType } from '../response/negotiation.js';
-import { addWarnings } from '../response/respond.js';
-import { admit, recordAndAdmit, validations } from './admission.js';
+import { decodeBody, mediaType } from '../request/decode-body.js';
+import { addWarnings } from './respond.js';
+import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { checkObjectKey } from './check-object-key.js';
 import { readWrite } from './decode-object.js';
-import type { PatchedValue, RequestScope } from '../request-scope.js';
+import type { Updater } from '../../registry/endpoint-rest.js';
+import type { PatchedValue, RequestScope } from '../../registry/request-scope.js';
 import { patched } from './patcher.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 import { FieldPath, fieldPath, forbidden, invalid as invalidField, required } from '../../machinery/field-errors.js';
@@ -32,7 +33,7 @@ function patchTypeErrors(rc: ResourceContext, apply: boolean): FieldError[] {
  * with no lock held (again, should another write win the race), decoded like a body
  * (pruned, defaulted), admitted, and stored; an apply to the main resource may create (201).
  */
-export async function patchHandler(rc: ResourceContext): Promise<void> {
+export async function patchHandler(rc: ResourceContext, rest: Updater): Promise<void> {
   const contentType = mediaType(rc.ctx.get('Content-Type'));
   const accepted = rc.scope.patchContentTypes;
   if (!accepted.includes(contentType)) throw unsupportedMediaType(accepted);
@@ -51,31 +52,33 @@ export async function patchHandler(rc: ResourceContext): Promise<void> {
   const key = keyOf(rc);
   // As kube's patcher: the patched object's namespace and name are the URL's, or the patch is a 400 (before validation's 422).
   const checked = (object: KubeObject): KubeObject => checkObjectKey(object, key.namespace, key.name);
+  const admission = mutatingAdmission(rc, options.dryRun);
   let objInfo: (live: KubeObject | undefined) => Promise<KubeObject>;
   if (apply) {
     if (!isPlainObject(value)) throw invalid('Patch', 'meta.k8s.io', '', [invalidField(FieldPath.root, value, 'the apply patch must be an object')]);
     scope.fieldManager.checkApplied(value);
     const sentName = value.metadata?.name;
-    if (sentName && sentName !== rc.request.name)
-      throw badRequest(`the name of the object (${sentName}) does not match the name on the URL (${rc.request.name})`);
-    const applied: KubeObject = { ...value, metadata: { ...value.metadata, name: rc.request.name } };
+    if (sentName && sentName !== rc.name) throw badRequest(`the name of the object (${sentName}) does not match the name on the URL (${rc.name})`);
+    const applied: KubeObject = { ...value, metadata: { ...value.metadata, name: rc.name } };
     const fieldManager = rc.query.get('fieldManager')!;
     const force = forceParam(rc) ?? false;
-    objInfo = (live) => admit(rc, checked(decoded(scope.fieldManager.apply(live, applied, fieldManager, force))), live, options.dryRun);
+    // The apply's merge is the field manager's step: it records the Apply entry, then admission runs.
+    objInfo = updatedObjectInfo((live) => checked(decoded(scope.fieldManager.apply(live, applied, fieldManager, force))), admission);
   } else {
     const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
-    objInfo = (live) => {
+    const patchedObject = (live: KubeObject | undefined): KubeObject => {
       // The patched object shares the patch's values, which decoding would change for the next attempt: it gets a copy.
       const object = deepCopy(patched(live!, type, value, scope.schema, scope.resolve, options.fieldValidation));
       // Quoted before decoding changes it: kube's 422 quotes the patched object (a strategic merge patch, the patch).
       const quoted = type === 'strategic' ? goFormat(value) : sortedGoJson(object);
-      // As kube's patchers: the patched object is decoded and recorded by the field manager, then admitted.
-      return recordAndAdmit(rc, live, checked(decoded(object, { quoted })), manager, options.dryRun);
+      return checked(decoded(object, { quoted }));
     };
+    // As kube's patchers: the patched object is decoded and recorded by the field manager, then admitted.
+    objInfo = updatedObjectInfo(patchedObject, managedFieldsUpdate(rc, manager), admission);
   }
   const { createValidation, updateValidation } = validations(rc, options.dryRun);
   // The apply's result carries its own managedFields; every other patch is recorded as an Update.
-  const { object, created } = await scope.rest.update(key, objInfo, createValidation, updateValidation, apply && scope.subresource === undefined, {
+  const { object, created } = await rest.update(key, objInfo, createValidation, updateValidation, apply && scope.subresource === undefined, {
     dryRun: options.dryRun,
     manager: apply ? undefined : manager,
   });

@@ -5,25 +5,27 @@ import type { Context } from 'koa';
 import type { ApiResource } from '../../apis/api-resource.js';
 import type { KubeObject } from '../../machinery/meta/object.js';
 import type { Admission, RequestUser } from '../../registry/admission.js';
-import type { ResourceStorages } from '../../registry/registry.js';
+import type { EndpointREST } from '../../registry/endpoint-rest.js';
+import type { RequestScope } from '../../registry/request-scope.js';
 import type { ObjectKey } from '../../registry/store.js';
 import type { OutputTarget } from '../response/negotiation.js';
 import type { Query } from '../request/query.js';
 import type { Representation } from '../response/representation.js';
-import type { RequestScope } from '../request-scope.js';
-import type { ResourceRequest } from '../request/request-info.js';
-import { respond } from '../response/respond.js';
+import { respond } from './respond.js';
 import type { WatchEventMetrics } from '../filters/metrics.js';
 
-/** A resource request resolved to its scope and storages. */
+/** A resource request resolved to its endpoint's scope and REST object. */
 export interface ResourceContext {
   readonly ctx: Context;
-  readonly request: ResourceRequest;
+  /** The namespace the path names; undefined for cluster-scoped resources and for lists across all namespaces. */
+  readonly namespace?: string;
+  /** The object the path names; undefined for a collection. */
+  readonly name?: string;
   readonly resource: ApiResource;
-  /** The endpoint in the request's version: decoding, conversion, field manager, REST object. */
+  /** The endpoint in the request's version: decoding, field-label conversion, field manager. */
   readonly scope: RequestScope;
-  /** The resource's store and subresource REST objects, in the storage version. */
-  readonly storages: ResourceStorages;
+  /** The endpoint's REST object, which speaks the request's version (the router picked the handler by what it implements). */
+  readonly rest: EndpointREST;
   readonly admission: Admission;
   /** The authenticated user, when the request has one. */
   readonly user?: RequestUser;
@@ -43,12 +45,12 @@ export interface ResourceContext {
 
 /** The namespace of the request's objects ('' for cluster-scoped resources). */
 export function namespaceOf(rc: ResourceContext): string {
-  return rc.resource.namespaced ? (rc.request.namespace ?? '') : '';
+  return rc.resource.namespaced ? (rc.namespace ?? '') : '';
 }
 
 /** The object a request names. */
 export function keyOf(rc: ResourceContext): ObjectKey {
-  return { namespace: namespaceOf(rc), name: rc.request.name! };
+  return { namespace: namespaceOf(rc), name: rc.name! };
 }
 
 /** Answers with one object in the negotiated representation. */

@@ -1,13 +1,13 @@
 /** PUT of one object, its status, or its Scale. */
-import type { KubeObject } from '../../machinery/meta/object.js';
-import { addWarnings } from '../response/respond.js';
-import { recordAndAdmit, validations } from './admission.js';
+import type { Updater } from '../../registry/endpoint-rest.js';
+import { addWarnings } from './respond.js';
+import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { checkObjectKey } from './check-object-key.js';
 import { decodeObject } from './decode-object.js';
 import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
 
 /** Answers `update`; a stale `metadata.resourceVersion`, or a `metadata.uid` not the object's, is a 409. */
-export async function updateHandler(rc: ResourceContext): Promise<void> {
+export async function updateHandler(rc: ResourceContext, rest: Updater): Promise<void> {
   const decoded = await decodeObject(rc, 'UpdateOptions');
   const { warnings, options, manager } = decoded;
   const key = keyOf(rc);
@@ -17,8 +17,8 @@ export async function updateHandler(rc: ResourceContext): Promise<void> {
   // As kube's DefaultUpdatedObjectInfo: the uid the body carries is a precondition of the write.
   const uid = body.metadata?.uid;
   // The body is recorded by the field manager against each object read, then admitted (kube's transformers).
-  const objInfo = (live: KubeObject | undefined) => recordAndAdmit(rc, live, body, manager, options.dryRun);
-  const { object } = await rc.scope.rest.update(key, objInfo, createValidation, updateValidation, false, {
+  const objInfo = updatedObjectInfo(() => body, managedFieldsUpdate(rc, manager), mutatingAdmission(rc, options.dryRun));
+  const { object } = await rest.update(key, objInfo, createValidation, updateValidation, false, {
     dryRun: options.dryRun,
     manager,
     ...(uid ? { preconditions: { uid } } : {}),

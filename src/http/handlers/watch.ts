@@ -5,7 +5,8 @@ import { isStatusError } from '../../machinery/status.js';
 import { allowWatchBookmarksParam, listOptions } from '../request/list-options.js';
 import { serializerOf } from '../serializers/serializers.js';
 import { WatchEncoder, type Frame } from '../streaming/watch-encoder.js';
-import { WatchStream } from '../streaming/watch-stream.js';
+import { ResponseStream } from '../streaming/response-stream.js';
+import type { Watcher } from '../../registry/endpoint-rest.js';
 import type { ResourceContext } from './resource-context.js';
 
 // kube-apiserver's default: a random timeout in [minRequestTimeout, 2 × minRequestTimeout], 1800 s.
@@ -15,23 +16,23 @@ const minRequestTimeoutSeconds = 1800;
 const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
 
 /** Answers `watch`: the stream ends at `timeoutSeconds`, when the client leaves, or at shutdown. */
-export async function watchHandler(rc: ResourceContext): Promise<void> {
-  const options = listOptions(rc.query, rc.scope, true, rc.request.name);
+export async function watchHandler(rc: ResourceContext, rest: Watcher): Promise<void> {
+  const options = listOptions(rc.query, rc.scope, true, rc.name);
   const timeoutSeconds = options.timeoutSeconds ?? minRequestTimeoutSeconds + randomInt(minRequestTimeoutSeconds);
   const bookmarks = allowWatchBookmarksParam(rc.query);
-  const encoder = new WatchEncoder(rc.scope, rc.representation, serializerOf(rc.output.format));
+  const encoder = new WatchEncoder(rc.scope.apiVersion, rc.representation, serializerOf(rc.output.format));
   // Starting the watch before answering lets a 410 or 400 go out as a plain Status.
-  const { initial, initialEventsEnd, watcher } = await rc.storages.store.watch(rc.request.namespace, {
+  const { initial, initialEventsEnd, watcher } = await rest.watch(rc.namespace, {
     ...options,
     bookmarkIntervalMs: bookmarks ? rc.bookmarkIntervalMs : undefined,
   });
   rc.ctx.respond = false;
-  const stream = new WatchStream(rc.ctx.res, encoder.mediaType);
-  stream.open();
+  const stream = new ResponseStream(rc.ctx.res);
+  stream.open(encoder.mediaType);
   /** Sends a frame; false when the client did not take it in time and the watch must end. */
   const send = (frame: Frame): Promise<boolean> => {
     rc.watchEvents.record(rc.resource.group, rc.scope.version, rc.scope.kind, typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength);
-    return stream.send(frame, rc.unresponsiveWatcherTimeoutMs);
+    return stream.write(frame, rc.unresponsiveWatcherTimeoutMs);
   };
   // Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer timeout would fire at once.
   const timer = setTimeout(() => watcher.stop(), Math.min(timeoutSeconds * 1000, 2 ** 31 - 1));
@@ -51,7 +52,7 @@ export async function watchHandler(rc: ResourceContext): Promise<void> {
       if (!(await send(frame))) return;
     }
   } catch (error) {
-    await stream.send(encoder.error(isStatusError(error) ? error.status : internal('the watch failed').status), rc.unresponsiveWatcherTimeoutMs);
+    await stream.write(encoder.error(isStatusError(error) ? error.status : internal('the watch failed').status), rc.unresponsiveWatcherTimeoutMs);
   } finally {
     clearTimeout(timer);
     rc.shutdown.removeEventListener('abort', stop);

@@ -7,13 +7,14 @@
  */
 import type { KubeObject } from '../../machinery/meta/object.js';
 import type { ListOptions } from '../../registry/request-options.js';
+import type { Lister } from '../../registry/endpoint-rest.js';
 import type { ListPage } from '../../registry/store.js';
 import { addAuditAnnotations } from '../filters/audit-context.js';
-import { respond } from '../response/respond.js';
+import { respond } from './respond.js';
 import { jsonListEncoder } from '../serializers/json-serializer.js';
 import type { ListEncoder } from '../serializers/serializer.js';
 import { serializerOf } from '../serializers/serializers.js';
-import { ListStream } from '../streaming/list-stream.js';
+import { ResponseStream } from '../streaming/response-stream.js';
 import type { ResourceContext } from './resource-context.js';
 
 /** How many objects a whole list reads and writes at a time. */
@@ -39,24 +40,24 @@ export async function answerWholeStoredJson(rc: ResourceContext, chunks: AsyncGe
  * there the items are encoded twice: once to measure them, then again as the snapshot
  * is read a second time, at the first chunk's resourceVersion exactly.
  */
-export async function answerWholeList(rc: ResourceContext, selection: ListOptions, chunks: AsyncGenerator<ListPage>): Promise<void> {
+export async function answerWholeList(rc: ResourceContext, rest: Lister, selection: ListOptions, chunks: AsyncGenerator<ListPage<KubeObject>>): Promise<void> {
   const first = await firstChunk(chunks);
   const listMeta = { resourceVersion: first.resourceVersion };
   const parts = rc.representation.listParts(listMeta);
-  const encode = (items: readonly KubeObject[]) => parts.items(items.map(rc.scope.fromStorage));
+  const encode = (items: readonly KubeObject[]) => parts.items(items);
   const second = await chunks.next();
   if (second.done) {
-    respond(rc.ctx, 200, rc.representation.list(first.items.map(rc.scope.fromStorage), listMeta), rc.output.format);
+    respond(rc.ctx, 200, rc.representation.list(first.items, listMeta), rc.output.format);
     return;
   }
   addAuditAnnotations(rc.ctx, auditTruncated);
   const encoder = serializerOf(rc.output.format).listEncoder(parts.envelope, parts.key);
-  const rest = prepended(second.value, chunks);
-  if (!encoder.needsItemsLength) return streamChunks(rc, encoder, first, rest, encode);
+  const remaining = prepended(second.value, chunks);
+  if (!encoder.needsItemsLength) return streamChunks(rc, encoder, first, remaining, encode);
   let itemsLength = byteLength(encoder.items(encode(first.items), true));
-  for await (const chunk of rest) itemsLength += byteLength(encoder.items(encode(chunk.items), false));
+  for await (const chunk of remaining) itemsLength += byteLength(encoder.items(encode(chunk.items), false));
   const snapshot = { ...selection, limit: undefined, continue: undefined, resourceVersion: first.resourceVersion, resourceVersionMatch: 'Exact' as const };
-  const again = rc.storages.store.listInChunks(rc.request.namespace, snapshot, listChunk);
+  const again = rest.listInChunks(rc.namespace, snapshot, listChunk);
   await streamChunks(rc, encoder, await firstChunk(again), again, encode, itemsLength);
 }
 
@@ -74,7 +75,13 @@ async function* prepended<Item>(first: ListPage<Item>, chunks: AsyncGenerator<Li
   yield* chunks;
 }
 
-/** Writes `first` and the chunks after it as one list, each chunk's items made the list's by `encode`. */
+/**
+ * Writes `first` and the chunks after it as one list, each chunk's items made the list's by
+ * `encode`: the list's envelope, then its items as they come, then its end, in the
+ * serializer's own encoding (`ListEncoder`). The response is the document an unpaged list
+ * answers, but the server holds one chunk of it at a time. A failure cuts the response: a
+ * list that could not be read to its end must not look complete.
+ */
 async function streamChunks<Item>(
   rc: ResourceContext,
   encoder: ListEncoder,
@@ -84,12 +91,20 @@ async function streamChunks<Item>(
   itemsLength?: number,
 ): Promise<void> {
   rc.ctx.respond = false;
-  const stream = new ListStream(rc.ctx.res, encoder);
+  const stream = new ResponseStream(rc.ctx.res);
+  let firstItems = true;
+  const writeItems = async (items: readonly unknown[]): Promise<void> => {
+    if (items.length === 0) return;
+    await stream.write(encoder.items(items, firstItems));
+    firstItems = false;
+  };
   try {
-    await stream.open(serializerOf(rc.output.format).mediaType, itemsLength);
-    await stream.write(encode(first.items));
-    for await (const chunk of rest) await stream.write(encode(chunk.items));
-    await stream.end();
+    stream.open(serializerOf(rc.output.format).mediaType);
+    await stream.write(encoder.head(itemsLength));
+    await writeItems(encode(first.items));
+    for await (const chunk of rest) await writeItems(encode(chunk.items));
+    await stream.write(encoder.tail);
+    stream.end();
   } catch (error) {
     stream.abort();
     throw error;

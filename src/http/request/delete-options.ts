@@ -7,7 +7,7 @@ import { badRequest, invalid, type FieldError } from '../../machinery/errors.js'
 import { isPlainObject } from '../../machinery/meta/object.js';
 import { checkWireType, typeMetaFields, type WireType } from '../../machinery/decoding/wire-types.js';
 import type { DeleteOptions, PropagationPolicy } from '../../registry/request-options.js';
-import { decodeBody, mediaType, writeMediaTypes } from '../response/negotiation.js';
+import { decodeBody, mediaType, writeMediaTypes } from './decode-body.js';
 import { booleanParam, signedIntegerParam, type Query } from './query.js';
 import { fieldPath, invalid as invalidField, notSupported } from '../../machinery/field-errors.js';
 import { validateDryRun } from '../../machinery/meta/options-validation.js';

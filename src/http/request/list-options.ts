@@ -6,7 +6,7 @@ import { invalid, type FieldError } from '../../machinery/errors.js';
 import type { FieldSelector } from '../../machinery/selectors/field-selector.js';
 import type { ListOptions, ResourceVersionMatch, WatchOptions } from '../../registry/request-options.js';
 import { booleanParam, fieldSelectorParam, integerParam, labelSelectorParam, resourceVersionParam, signedIntegerParam, type Query } from './query.js';
-import type { RequestScope } from '../request-scope.js';
+import type { RequestScope } from '../../registry/request-scope.js';
 import { fieldPath, forbidden, notSupported } from '../../machinery/field-errors.js';
 
 const match = fieldPath('resourceVersionMatch');

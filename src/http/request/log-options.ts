@@ -3,14 +3,13 @@
  * a malformed value is a 400; values that decode but are out of range are left to
  * the registry's validation (422).
  */
-import type { LogSubresource } from '../../apis/api-resource.js';
 import type { LogOptions } from '../../registry/request-options.js';
 import { booleanParam, signedIntegerParam, timeParam, type Query } from './query.js';
 
 /** Decodes `follow`, `tailLines`, `sinceSeconds`, `sinceTime`, `timestamps`, `limitBytes` and the stream parameter (`step`). */
-export function logOptions(query: Query, log: LogSubresource): LogOptions {
+export function logOptions(query: Query, streamParameter: string): LogOptions {
   return {
-    stream: query.get(log.streamParameter) || undefined,
+    stream: query.get(streamParameter) || undefined,
     follow: booleanParam(query, 'follow') ?? false,
     tailLines: signedIntegerParam(query, 'tailLines'),
     sinceSeconds: signedIntegerParam(query, 'sinceSeconds'),

@@ -1,13 +1,12 @@
 /**
  * Decoding of the query parameters kube's API takes.
  */
-import { badRequest, fieldErrorsText, invalid, type FieldError } from '../../machinery/errors.js';
+import { badRequest, fieldErrorsText } from '../../machinery/errors.js';
+import type { IncludeObject } from '../../machinery/types/table.js';
 import { fieldPath, goQuote, invalid as invalidField } from '../../machinery/field-errors.js';
-import { validateDryRun, validateFieldManager, validateFieldValidation } from '../../machinery/meta/options-validation.js';
 import { parseFieldSelector, type FieldSelector } from '../../machinery/selectors/field-selector.js';
 import { parseLabelSelector, type LabelSelector } from '../../machinery/selectors/label-selector.js';
 import { SelectorParseError } from '../../machinery/selectors/selector-parse-error.js';
-import type { FieldValidation, WriteOptions } from '../../registry/request-options.js';
 
 /** The query of a request, as URLSearchParams. */
 export type Query = URLSearchParams;
@@ -122,26 +121,13 @@ export function resourceVersionParam(query: Query): string {
   return rv;
 }
 
-/** Which options a write verb takes: the kind kube names in a 422 about them. */
-export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+const includeObjectValues: readonly IncludeObject[] = ['Metadata', 'None', 'Object'];
 
-const fieldValidations: Readonly<Record<string, FieldValidation>> = { '': 'Warn', Warn: 'Warn', Strict: 'Strict', Ignore: 'Ignore' };
-
-/**
- * The options of create, update and patch, checked as kube's Validate{Create,Update,Patch}Options
- * in its order (`leading` first: the patch type's own errors); 422 on `<kind>.meta.k8s.io`.
- */
-export function writeOptions(query: Query, kind: WriteOptionsKind, leading: readonly FieldError[] = []): WriteOptions {
-  const fieldManager = query.get('fieldManager') ?? '';
-  const dryRun = query.getAll('dryRun');
-  const validation = query.get('fieldValidation') ?? '';
-  const errors = [
-    ...leading,
-    ...validateFieldManager(fieldManager, fieldPath('fieldManager')),
-    ...validateDryRun(dryRun, fieldPath('dryRun')),
-    ...validateFieldValidation(validation, fieldPath('fieldValidation')),
-  ];
-  if (errors.length) throw invalid(kind, 'meta.k8s.io', '', errors);
-  // An empty fieldManager is none: the write is recorded under the User-Agent, as in kube.
-  return { dryRun: dryRun.length > 0, fieldManager: fieldManager || undefined, fieldValidation: fieldValidations[validation] };
+/** Parses `includeObject` (Table rows' objects); Metadata by default. */
+export function includeObjectParam(query: Query): IncludeObject {
+  const value = query.get('includeObject') ?? '';
+  if (value === '') return 'Metadata';
+  const found = includeObjectValues.find((v) => v === value);
+  if (!found) throw badRequest(`includeObject: Unsupported value: "${value}": supported values: "Metadata", "None", "Object"`);
+  return found;
 }

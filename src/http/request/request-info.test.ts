@@ -3,47 +3,14 @@
  * running (watches and logs).
  */
 import { describe, expect, it } from 'vitest';
+import { cairnGroup } from '../../apis/cairn/register.js';
+import { endpointTable } from '../../registry/endpoints.js';
 import { isStatusError } from '../../machinery/status.js';
-import { isLongRunning, newRequestInfo, parseResourcePath, type RequestInfo } from './request-info.js';
+import { isLongRunning, newRequestInfo, subresourceNamesOf, type RequestInfo } from './request-info.js';
 
-const parse = (method: string, path: string) => parseResourcePath('cairn.dev', 'v1', path.split('/'), method, false);
-
-describe('parseResourcePath', () => {
-  it.each([
-    ['GET', 'namespaces/ns/pipelines/p/log', 'get', 'log'],
-    ['GET', 'namespaces/ns/pipelines/p/logs', 'get', 'log'],
-    ['POST', 'namespaces/ns/pipelines/p/log', 'create', 'log'],
-    // The alias is authorized under the subresource's name: `create pipelines/log`.
-    ['POST', 'namespaces/ns/pipelines/p/logs', 'create', 'log'],
-    ['PATCH', 'namespaces/ns/pipelines/p/status', 'patch', 'status'],
-    ['GET', 'namespaces/ns/pipelines/p', 'get', undefined],
-  ])('%s %s is %s on subresource %s', (method, path, verb, subresource) => {
-    expect(parse(method, path)).toEqual({ group: 'cairn.dev', version: 'v1', namespace: 'ns', resource: 'pipelines', name: 'p', subresource, verb });
-  });
-
-  it.each([
-    ['GET', 'watch/namespaces/ns/pipelines', { verb: 'watch', namespace: 'ns', name: undefined }],
-    ['GET', 'watch/runnerclasses/std', { verb: 'watch', namespace: undefined, name: 'std' }],
-    ['DELETE', 'namespaces/ns/pipelines', { verb: 'deletecollection', namespace: 'ns', name: undefined }],
-    ['GET', 'pipelines', { verb: 'list', namespace: undefined, name: undefined }],
-  ])('%s %s', (method, path, expected) => {
-    expect(parse(method, path)).toMatchObject(expected);
-  });
-
-  it.each([
-    ['POST', 'watch/namespaces/ns/pipelines'],
-    ['GET', 'namespaces/ns/pipelines/p/status/extra'],
-    ['GET', 'proxy/pipelines/p'],
-  ])('serves nothing at %s %s', (method, path) => {
-    expect(parse(method, path)).toBeUndefined();
-  });
-
-  it('refuses a name that cannot be a path segment with a 400', () => {
-    expect(() => parse('GET', 'namespaces/ns/pipelines/..')).toThrow(expect.objectContaining({ code: 400 }));
-  });
-});
-
-const info = (method: string, path: string, query = ''): RequestInfo => newRequestInfo(method, path, new URLSearchParams(query));
+/** The names of the subresources Cairn serves (`logs` is `log`, which is long-running). */
+const served = subresourceNamesOf(endpointTable([cairnGroup]));
+const info = (method: string, path: string, query = ''): RequestInfo => newRequestInfo(method, path, new URLSearchParams(query), served);
 
 describe('newRequestInfo', () => {
   // The cases of k8s.io/apiserver's requestinfo_test.go, moved into a group.
@@ -114,6 +81,7 @@ describe('newRequestInfo', () => {
       subresource: '',
       name: '',
       parts: [],
+      longRunning: false,
     });
   });
 
@@ -133,7 +101,6 @@ describe('newRequestInfo', () => {
 
 describe('isLongRunning', () => {
   const pipelines = '/apis/cairn.dev/v1/namespaces/ns/pipelines';
-  const info = (method: string, path: string, query = '') => newRequestInfo(method, path, new URLSearchParams(query));
 
   it('holds watches and the log subresource, as kube’s check holds the watch verb and pods/log', () => {
     expect(isLongRunning(info('GET', pipelines, 'watch=true'))).toBe(true);

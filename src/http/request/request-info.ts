@@ -7,6 +7,7 @@ import { badRequest } from '../../machinery/errors.js';
 import { parseFieldSelector } from '../../machinery/selectors/field-selector.js';
 import { validatePathSegmentName } from '../../machinery/meta/names.js';
 import { SelectorParseError } from '../../machinery/selectors/selector-parse-error.js';
+import type { EndpointTable } from '../../registry/endpoints.js';
 import { isWatch, type Query } from './query.js';
 
 /**
@@ -32,19 +33,27 @@ export interface RequestInfo {
   readonly name: string;
   /** The %-decoded path segments from the resource on: resource, name, subresource, and whatever follows. */
   readonly parts: readonly string[];
+  /** Whether kube's `BasicLongRunningRequestCheck` holds it long-running (see {@link isLongRunning}). */
+  readonly longRunning: boolean;
 }
 
-/** A request for a resource, as the resource routes need it (absent parts undefined). */
-export interface ResourceRequest {
-  readonly group: string;
-  readonly version: string;
-  /** Undefined for cluster-scoped resources and for lists across all namespaces. */
-  readonly namespace?: string;
-  readonly resource: string;
-  readonly name?: string;
-  readonly subresource?: string;
-  /** get, list, watch, create, update, patch, delete, deletecollection */
-  readonly verb: string;
+/**
+ * What RequestInfo reads of the served subresources, as kube configures its
+ * RequestInfoFactory and long-running check: the second names some are served under
+ * (`logs` is `log`: one name for authorization, `create pipelines/log`, and routing), and
+ * those whose requests are long-running (a log, which streams, as `pods/log`).
+ */
+export interface SubresourceNames {
+  readonly aliases: ReadonlyMap<string, string>;
+  readonly longRunning: ReadonlySet<string>;
+}
+
+/** The names of the subresources `endpoints` serve. */
+export function subresourceNamesOf(endpoints: EndpointTable): SubresourceNames {
+  return {
+    aliases: new Map(endpoints.all.flatMap((e) => e.aliases.map((alias) => [alias, e.subresource] as const))),
+    longRunning: new Set(endpoints.all.filter((e) => e.streams).map((e) => e.subresource)),
+  };
 }
 
 /** Prefixes under which paths name resources; the groupless one carries no group segment. */
@@ -54,12 +63,6 @@ const grouplessApiPrefixes: ReadonlySet<string> = new Set(['api']);
 const specialVerbs: ReadonlySet<string> = new Set(['proxy', 'watch']);
 /** Subresources of a namespace itself (`/namespaces/ns/status`), not resources inside it. */
 const namespaceSubresources: ReadonlySet<string> = new Set(['status', 'finalize']);
-
-/**
- * Subresources served under a second name. `logs` is `log`, for clients that use the
- * plural: one name for authorization (`create pipelines/log`) and routing.
- */
-const subresourceAliases: Readonly<Record<string, string>> = { logs: 'log' };
 
 /** A %-decoded path segment; 400 for a broken escape, as Go's URL parser refuses it. */
 function decodeSegment(segment: string): string {
@@ -135,20 +138,16 @@ function selectedName(query: Query): string {
   }
 }
 
-function canonicalSubresource(name: string | undefined): string {
-  return name === undefined ? '' : (subresourceAliases[name] ?? name);
-}
-
-/** What kube's `BasicLongRunningRequestCheck` counts as long-running: watches, and logs (as `pods/log`). */
+/** What kube's `BasicLongRunningRequestCheck` counts as long-running: watches, and the subresources that stream (as `pods/log`), whatever the verb. */
 export function isLongRunning(info: RequestInfo | undefined): boolean {
-  return info?.isResourceRequest === true && (info.verb === 'watch' || info.subresource === 'log' || info.subresource === 'logs');
+  return info?.longRunning === true;
 }
 
 /**
  * Computes the RequestInfo of a request; 400 when its path cannot be read (a broken
  * %-escape, a bare `/watch`).
  */
-export function newRequestInfo(method: string, path: string, query: Query): RequestInfo {
+export function newRequestInfo(method: string, path: string, query: Query, subresources: SubresourceNames): RequestInfo {
   // As kube's splitPath: leading and trailing slashes do not make segments.
   const trimmed = path.replace(/^\/+|\/+$/g, '');
   const segments = trimmed === '' ? [] : trimmed.split('/').map(decodeSegment);
@@ -164,6 +163,7 @@ export function newRequestInfo(method: string, path: string, query: Query): Requ
     subresource: '',
     name: '',
     parts: [],
+    longRunning: false,
   };
   const [prefix = ''] = segments;
   const groupless = grouplessApiPrefixes.has(prefix);
@@ -174,6 +174,8 @@ export function newRequestInfo(method: string, path: string, query: Query): Requ
   const resourcePath = readResourcePath(method, segments.slice(groupless ? 2 : 3), isWatch(query));
   const { parts, verb } = resourcePath;
   const listing = verb === 'list' || verb === 'watch';
+  // `proxy` passes everything after the name to the proxied object; it has no subresource.
+  const subresource = verb === 'proxy' || parts[2] === undefined ? '' : (subresources.aliases.get(parts[2]) ?? parts[2]);
   return {
     isResourceRequest: true,
     path,
@@ -183,41 +185,9 @@ export function newRequestInfo(method: string, path: string, query: Query): Requ
     apiVersion,
     namespace: resourcePath.namespace,
     resource: parts[0] ?? '',
-    // `proxy` passes everything after the name to the proxied object; it has no subresource.
-    subresource: verb === 'proxy' ? '' : canonicalSubresource(parts[2]),
+    subresource,
     name: parts[1] ?? (listing && !resourcePath.verbInPath ? selectedName(query) : ''),
     parts,
-  };
-}
-
-function checkSegment(kind: string, value: string): string {
-  const problems = validatePathSegmentName(value);
-  if (problems.length) throw badRequest(`${kind} "${value}": ${problems.join(', ')}`);
-  return value;
-}
-
-/**
- * Reads the part of a resource path after the group and version (raw segments) as the
- * resource routes serve it; undefined when it names nothing they serve (a legacy watch
- * by any method but GET, segments past the subresource). 400 for a namespace or name
- * that cannot be a path segment.
- */
-export function parseResourcePath(group: string, version: string, rest: readonly string[], method: string, watch: boolean): ResourceRequest | undefined {
-  const segments = rest.map(decodeSegment);
-  if (segments.length === 0 || segments[0] === '') return undefined;
-  const { verb, namespace, parts, verbInPath } = readResourcePath(method, segments, watch);
-  if (verbInPath && (verb !== 'watch' || (method !== 'GET' && method !== 'HEAD'))) return undefined;
-  const [resource, name, subresource, ...extra] = parts;
-  if (!resource || extra.length) return undefined;
-  if (namespace !== '') checkSegment('namespace', namespace);
-  if (name !== undefined) checkSegment('name', name);
-  return {
-    group,
-    version,
-    namespace: namespace === '' ? undefined : namespace,
-    resource,
-    name,
-    subresource: subresource === undefined ? undefined : canonicalSubresource(subresource),
-    verb,
+    longRunning: verb === 'watch' || subresources.longRunning.has(subresource),
   };
 }

@@ -1,11 +1,10 @@
 /**
- * Content negotiation: which serializer (and representation) a response is written
- * in, and how a request body is read.
+ * Content negotiation: which serializer (and representation) a response is written in.
  */
-import { notAcceptable, unsupportedMediaType } from '../../machinery/errors.js';
+import { notAcceptable } from '../../machinery/errors.js';
 import type { MetaVersion } from '../../machinery/types/partial-object-metadata.js';
 import type { Serializer } from '../serializers/serializer.js';
-import { defaultSerializer, serializerForMediaType, serializerOf, serializers, type SerializerFormat } from '../serializers/serializers.js';
+import { defaultSerializer, serializerOf, serializers, type SerializerFormat } from '../serializers/serializers.js';
 
 /** A media type Cairn writes objects in, by its serializer's short name. */
 export type OutputFormat = SerializerFormat;
@@ -131,25 +130,6 @@ export function negotiateResourceOutput(accept: string | undefined, endpoint: En
     return transform ? { format, transform } : { format };
   }
   throw notAcceptable(unframed ? serializers.filter((s) => s.streamSerializer).map((s) => `${s.mediaType};stream=watch`) : serializers.map((s) => s.mediaType));
-}
-
-/** The media types of writes (create, update). */
-export const writeMediaTypes = serializers.map((s) => s.mediaType);
-
-/** The media type of a request, without parameters. */
-export function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0].trim().toLowerCase();
-}
-
-/**
- * Decodes a body in one of the `accepted` media types with its serializer, within the
- * decoding bounds; 415 for another type, 400 for malformed input. No Content-Type is JSON.
- */
-export function decodeBody(raw: Buffer | string, type: string, accepted: readonly string[]): unknown {
-  const effective = type === '' ? defaultSerializer.mediaType : type;
-  const serializer = accepted.includes(effective) ? serializerForMediaType(effective) : undefined;
-  if (!serializer) throw unsupportedMediaType(accepted);
-  return serializer.decode(raw);
 }
 
 /** Serializes a value in the negotiated format (or with the given serializer). */

@@ -3,23 +3,10 @@
  * a meta.k8s.io Table of the resource's printer columns, or PartialObjectMetadata.
  */
 import type { ApiResource } from '../../apis/api-resource.js';
-import { badRequest } from '../../machinery/errors.js';
 import type { KubeObject, ObjectMeta } from '../../machinery/meta/object.js';
 import { partialObjectMetadata, partialObjectMetadataList, type ListMeta } from '../../machinery/types/partial-object-metadata.js';
 import { toTable, type IncludeObject, type TableColumn } from '../../machinery/types/table.js';
 import type { OutputTarget } from './negotiation.js';
-import type { Query } from '../request/query.js';
-
-const includeObjectValues: readonly IncludeObject[] = ['Metadata', 'None', 'Object'];
-
-/** Parses `includeObject` (Table rows' objects); Metadata by default. */
-export function includeObjectParam(query: Query): IncludeObject {
-  const value = query.get('includeObject') ?? '';
-  if (value === '') return 'Metadata';
-  const found = includeObjectValues.find((v) => v === value);
-  if (!found) throw badRequest(`includeObject: Unsupported value: "${value}": supported values: "Metadata", "None", "Object"`);
-  return found;
-}
 
 /** The representations of one request's objects. */
 export class Representation {
@@ -30,13 +17,22 @@ export class Representation {
   readonly #includeObject: IncludeObject;
   #headersSent = false;
 
-  /** `columns` replace the resource's printer columns (a subresource's own kind). */
-  constructor(resource: ApiResource, version: string, target: OutputTarget, query: Query, columns: readonly TableColumn[] = resource.printerColumns) {
+  /**
+   * `includeObject` is what a Table's rows carry (the request's `includeObject`, read only
+   * for a Table); `columns` replace the resource's printer columns (a subresource's own kind).
+   */
+  constructor(
+    resource: ApiResource,
+    version: string,
+    target: OutputTarget,
+    includeObject: () => IncludeObject,
+    columns: readonly TableColumn[] = resource.printerColumns,
+  ) {
     this.#resource = resource;
     this.#columns = columns;
     this.#apiVersion = `${resource.group}/${version}`;
     this.#target = target;
-    this.#includeObject = target.transform?.as === 'Table' ? includeObjectParam(query) : 'Metadata';
+    this.#includeObject = target.transform?.as === 'Table' ? includeObject() : 'Metadata';
   }
 
   #table(objects: readonly KubeObject[], listMeta: ListMeta, noHeaders = false) {

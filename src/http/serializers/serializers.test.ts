@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { maxNestingDepth } from '../../machinery/decoding/bounded-decoding.js';
-import { decodeBody, encode, negotiateResourceOutput, statusSerializer } from '../response/negotiation.js';
+import { decodeBody } from '../request/decode-body.js';
+import { encode, negotiateResourceOutput, statusSerializer } from '../response/negotiation.js';
 import { jsonSerializer } from './json-serializer.js';
 import { defaultSerializer, serializerForMediaType, serializerOf, serializers } from './serializers.js';
 import { yamlSerializer } from './yaml-serializer.js';

@@ -1,7 +1,8 @@
 /**
- * A long-running response written piece by piece (watch events, log lines): headers
- * flushed at once, backpressure honoured, and the client's departure detected on the
- * response, not the request.
+ * A response written piece by piece (watch events, a whole list's chunks, log lines):
+ * headers flushed at once, backpressure honoured, and the client's departure detected on
+ * the response, not the request. A watch gives each write a drain timeout: a client that
+ * does not take an event in time is cut off, as kube's cacher ends an unresponsive watcher.
  */
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';

@@ -1,12 +1,11 @@
 /**
  * kube's watchEncoder: one watch's events as the frames its stream writes — each object
- * converted to the request's version, put in the negotiated representation, encoded and
- * framed by a serializer that streams.
+ * (in the request's version: the endpoint's REST object converted it) put in the
+ * negotiated representation, encoded and framed by a serializer that streams.
  */
 import type { KubeObject } from '../../machinery/meta/object.js';
 import type { Status } from '../../machinery/status.js';
-import type { RequestScope } from '../request-scope.js';
-import { cacheEncode, type Identifier } from '../response/caching-object.js';
+import { cacheEncode, type Identifier } from '../../machinery/caching-object.js';
 import type { Representation } from '../response/representation.js';
 import type { Serializer, StreamSerializer, WatchEventValue } from '../serializers/serializer.js';
 
@@ -28,23 +27,19 @@ const utf8 = new TextEncoder();
 
 /** Encodes the events of one watch. */
 export class WatchEncoder {
-  readonly #fromStorage: (object: KubeObject) => KubeObject;
   readonly #representation: Representation;
   readonly #stream: StreamSerializer;
-  readonly #conversion: Identifier;
   /** Per event type, what names this watch's frames among all watchers'; none when the representation is this watch's own (Table). */
   readonly #frames: Readonly<Record<ObjectEventType, Identifier>> | undefined;
 
-  /** `serializer` must stream: negotiation offers watches no other. */
-  constructor(scope: Pick<RequestScope, 'apiVersion' | 'fromStorage'>, representation: Representation, serializer: Serializer) {
+  /** Encodes objects of `apiVersion`; `serializer` must stream: negotiation offers watches no other. */
+  constructor(apiVersion: string, representation: Representation, serializer: Serializer) {
     if (!serializer.streamSerializer) throw new Error(`${serializer.mediaType} cannot carry a watch stream`);
-    this.#fromStorage = scope.fromStorage;
     this.#representation = representation;
     this.#stream = serializer.streamSerializer;
-    this.#conversion = `convert ${scope.apiVersion}`;
     const shown = representation.watchIdentifier;
     // The type is part of the name: a selector turns one change into MODIFIED for some watchers and ADDED or DELETED for others.
-    const frame = (type: ObjectEventType) => `watch ${type} ${scope.apiVersion} ${shown} ${serializer.mediaType}`;
+    const frame = (type: ObjectEventType) => `watch ${type} ${apiVersion} ${shown} ${serializer.mediaType}`;
     this.#frames = shown === undefined ? undefined : { ADDED: frame('ADDED'), MODIFIED: frame('MODIFIED'), DELETED: frame('DELETED') };
   }
 
@@ -55,19 +50,19 @@ export class WatchEncoder {
 
   /** An object's event made for this watch alone: the objects of its initial list are no other watch's. */
   objectEvent(type: ObjectEventType, object: KubeObject): Frame {
-    return this.#frame({ type, object: this.#representation.watchObject(this.#fromStorage(object)) });
+    return this.#frame({ type, object: this.#representation.watchObject(object) });
   }
 
   /**
-   * An object's event from storage's watch, whose object other watches may be handed
-   * too: the conversion is made once per version, and the frame once per event type,
-   * version, representation and media type (`caching-object.ts`). A Table shares the
-   * conversion only.
+   * An object's event from storage's watch, whose object (converted once per version, by
+   * the REST object) other watches may be handed too: the frame is made once per event
+   * type, version, representation and media type (`caching-object.ts`). A Table is this
+   * watch's own.
    */
   sharedObjectEvent(type: ObjectEventType, object: KubeObject): Frame {
-    if (this.#frames === undefined) return this.#frame({ type, object: this.#representation.watchObject(this.#sharedConversion(object)) });
+    if (this.#frames === undefined) return this.#frame({ type, object: this.#representation.watchObject(object) });
     return cacheEncode(object, this.#frames[type], (o) => {
-      const frame = this.#frame({ type, object: this.#representation.watchObject(this.#sharedConversion(o)) });
+      const frame = this.#frame({ type, object: this.#representation.watchObject(o) });
       return typeof frame === 'string' ? utf8.encode(frame) : frame;
     });
   }
@@ -80,10 +75,6 @@ export class WatchEncoder {
   /** An ERROR event carrying `status`. */
   error(status: Status): Frame {
     return this.#frame({ type: 'ERROR', object: status });
-  }
-
-  #sharedConversion(object: KubeObject): KubeObject {
-    return cacheEncode(object, this.#conversion, this.#fromStorage);
   }
 
   #frame(event: WireEvent): Frame {

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'koa';
 import { logResponseObject } from '../filters/audit-context.js';
-import { encode, type OutputFormat } from './negotiation.js';
+import { encode, type OutputFormat } from '../response/negotiation.js';
 import type { Serializer } from '../serializers/serializer.js';
 
 /** Writes `value` with `status` in `format` (a negotiated format's name, or its serializer); the audit event records it. */

@@ -3,18 +3,18 @@
  * kube's `RequestScope` holds it: the kind it speaks, how a body of that version is
  * decoded (identity checked, nulls unset, unknown fields pruned, defaults applied —
  * the store's validation then changes nothing), conversion to and from the storage
- * version, field-label conversion, the field manager, and the REST object to call.
+ * version, field-label conversion and the field manager. The registry builds one per
+ * endpoint at startup, beside the endpoint's REST object (`endpoints.ts`).
  */
-import { servedVersion, storageVersionOf, type ApiResource, type ResourceVersion } from '../apis/api-resource.js';
+import { storageVersionOf, type ApiResource, type ResourceVersion, type Strategy } from '../apis/api-resource.js';
 import { badRequest, invalid, patchInvalid } from '../machinery/errors.js';
 import { dropNulls, unknownFields, type JsonSchema, type SchemaResolver } from '../machinery/json-schema.js';
 import { isPlainObject, type KubeObject } from '../machinery/meta/object.js';
 import { scaleSchemaName, scaleTypeError } from '../machinery/types/scale.js';
 import { defaultTableColumns, type TableColumn } from '../machinery/types/table.js';
-import type { FieldValidation, GetOptions } from '../registry/request-options.js';
-import type { ResourceStorages } from '../registry/registry.js';
-import type { SchemaValidator } from '../registry/schema-validator.js';
-import type { ObjectKey, Store, StoreWriteOptions, ValidateObject, ValidateObjectUpdate } from '../registry/store.js';
+import type { FieldValidation } from './request-options.js';
+import type { SchemaValidator } from './schema-validator.js';
+import type { VersionConversion } from './endpoint-rest.js';
 import { listFields } from '../machinery/meta/metadata-fields.js';
 import type { VersionConverter } from '../machinery/managed-fields/managed-fields.js';
 import { FieldManager } from './field-manager.js';
@@ -30,35 +30,6 @@ export interface DecodedObject {
 /** A value a patch made, and how kube's 422 about it quotes it (the patched object, or the patch). */
 export interface PatchedValue {
   readonly quoted: string;
-}
-
-/** Options of a write through an endpoint. */
-export interface EndpointWriteOptions extends StoreWriteOptions {
-  /**
-   * The manager of a write that is not an apply, for an endpoint whose objects carry no
-   * managedFields: a Scale's records the write on the object the Scale is mapped onto.
-   * Other endpoints ignore it: the handler recorded the write (`RequestScope.recordUpdate`).
-   */
-  readonly manager?: string;
-}
-
-/**
- * kube's rest.Creater, rest.Getter and rest.Updater over the kind an endpoint speaks
- * (the object in the request's version, or a Scale): handlers read and write every
- * endpoint the same way; conversion to the storage version happens inside.
- */
-export interface EndpointREST {
-  get(key: ObjectKey, options?: GetOptions): Promise<KubeObject>;
-  /** Only the main endpoint creates. */
-  create?(namespace: string, object: KubeObject, createValidation: ValidateObject, options: EndpointWriteOptions): Promise<KubeObject>;
-  update(
-    key: ObjectKey,
-    objInfo: (current: KubeObject | undefined) => unknown,
-    createValidation: ValidateObject,
-    updateValidation: ValidateObjectUpdate,
-    forceAllowCreate: boolean,
-    options: EndpointWriteOptions,
-  ): Promise<{ readonly object: KubeObject; readonly created: boolean }>;
 }
 
 /** One endpoint in one version. */
@@ -78,14 +49,13 @@ export interface RequestScope {
   /** The schema of the endpoint's objects in the request's version, for patches. */
   readonly schema: JsonSchema;
   readonly resolve: SchemaResolver;
-  readonly rest: EndpointREST;
   readonly fieldManager: FieldManager;
   /**
    * kube's `scope.FieldManager.UpdateNoErrors`, which handlers run on the object a write
    * that is not an apply made, before mutating admission: `object` with managedFields
    * recording that `manager` made it of `live` (undefined on create). A Scale carries no
    * managedFields: it is returned as it is, and its endpoint records the write on the
-   * object (see {@link EndpointWriteOptions.manager}).
+   * object (see `EndpointWriteOptions.manager`).
    */
   readonly recordUpdate: (live: KubeObject | undefined, object: KubeObject, manager: string) => KubeObject;
   /**
@@ -96,10 +66,6 @@ export interface RequestScope {
    * quoting `patched.quoted`.
    */
   readonly decode: (value: unknown, fieldValidation: FieldValidation, duplicateFields: readonly string[], patched?: PatchedValue) => DecodedObject;
-  /** Converts an object of the request's version to the storage version. */
-  readonly toStorage: (object: KubeObject) => KubeObject;
-  /** Converts an object of the storage version to the request's version. */
-  readonly fromStorage: (object: KubeObject) => KubeObject;
   /** The storage version's name of a field selector label of this version; undefined when the label is not one. */
   readonly fieldLabel: (label: string) => string | undefined;
 }
@@ -165,59 +131,11 @@ function without(object: KubeObject, fields: readonly string[]): KubeObject {
   return copy;
 }
 
-/** How a store is spoken to in one version. */
-interface VersionedStore {
-  readonly store: Store;
-  readonly toStorage: (object: KubeObject) => KubeObject;
-  readonly fromStorage: (object: KubeObject) => KubeObject;
-  /** Validates an object of the request's version before it is converted; 422 in that version's paths. */
-  readonly validate: (object: KubeObject) => void;
-  /** The request version's path of a field the storage version's validation names. */
-  readonly fieldPath?: (storagePath: string) => string;
-}
-
-/** A store spoken to in one version: objects validated and converted on the way in and out. */
-function versionedREST({ store, toStorage, fromStorage, validate, fieldPath }: VersionedStore): EndpointREST {
-  const inStorage = (object: KubeObject): KubeObject => {
-    validate(object);
-    return toStorage(object);
-  };
-  return {
-    get: async (key, options) => fromStorage(await store.get(key, options)),
-    async create(namespace, object, createValidation, options) {
-      return fromStorage(await store.create(namespace, inStorage(object), createValidation, { ...options, fieldPath }));
-    },
-    async update(key, objInfo, createValidation, updateValidation, forceAllowCreate, options) {
-      const outcome = await store.update(
-        key,
-        async (current) => {
-          const live = current && fromStorage(current);
-          return inStorage((await objInfo(live)) as KubeObject);
-        },
-        createValidation,
-        updateValidation,
-        forceAllowCreate,
-        { ...options, fieldPath },
-      );
-      return { object: fromStorage(outcome.object), created: outcome.created };
-    },
-  };
-}
-
-/** The scope of `resource`'s main endpoint (or `/status`) in `version`. */
-function objectScope(
-  resource: ApiResource,
-  served: ResourceVersion,
-  storages: ResourceStorages,
-  validator: SchemaValidator,
-  subresource?: 'status',
-): RequestScope {
+/** How objects of `served` are checked and converted on their way to and from the storage version. */
+export function versionConversion(resource: ApiResource, served: ResourceVersion, validator: SchemaValidator, strategy: Strategy): VersionConversion {
   const apiVersion = `${resource.group}/${served.version}`;
-  const store = subresource === 'status' ? storages.status! : storages.store;
-  const schema = validator.schema(served.schemaName);
-  const selectable = new Set(['metadata.name', ...(resource.namespaced ? ['metadata.namespace'] : []), ...resource.selectableFields, ...listFields]);
   const storage = storageVersionOf(resource);
-  const fromStorage = served.fromStorage ?? identity;
+  const resetFields = strategy.resetFields()[apiVersion] ?? [];
   // Defaults run in the request's version when decoding, and again on the hub after conversion.
   const toStorage = served.toStorage
     ? (object: KubeObject): KubeObject => {
@@ -226,9 +144,6 @@ function objectScope(
         return converted;
       }
     : identity;
-  const resetFields = store.strategy.resetFields()[apiVersion] ?? [];
-  const converter = versionConverter(resource, served, validator);
-  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, kind: resource.kind, subresource, resetFields, converter });
   // The store validates the storage version; another version's schema is checked before conversion, so its 422 names
   // the fields the client sent. Fields the endpoint resets are left out: the stored ones replace them.
   const validate =
@@ -238,6 +153,23 @@ function objectScope(
           const errors = validator.validate(served.schemaName, without(object, resetFields));
           if (errors.length) throw invalid(resource.kind, resource.group, object.metadata?.name ?? '', errors);
         };
+  return { apiVersion, toStorage, fromStorage: served.fromStorage ?? identity, validate, fieldPath: served.fieldPath };
+}
+
+/** The scope of `resource`'s main endpoint (or another that speaks its kind, `subresource`) in `served`, writing through `strategy`. */
+export function objectScope(
+  resource: ApiResource,
+  served: ResourceVersion,
+  validator: SchemaValidator,
+  strategy: Strategy,
+  subresource?: string,
+): RequestScope {
+  const apiVersion = `${resource.group}/${served.version}`;
+  const schema = validator.schema(served.schemaName);
+  const selectable = new Set(['metadata.name', ...(resource.namespaced ? ['metadata.namespace'] : []), ...resource.selectableFields, ...listFields]);
+  const resetFields = strategy.resetFields()[apiVersion] ?? [];
+  const converter = versionConverter(resource, served, validator);
+  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, kind: resource.kind, subresource, resetFields, converter });
   return {
     resource,
     version: served.version,
@@ -248,7 +180,6 @@ function objectScope(
     tableColumns: served.printerColumns ?? resource.printerColumns,
     schema,
     resolve: validator.resolve,
-    rest: versionedREST({ store, toStorage, fromStorage, validate, fieldPath: served.fieldPath }),
     fieldManager,
     recordUpdate: (live, object, manager) => fieldManager.update(live, object, manager),
     decode(value, fieldValidation, duplicateFields, patched) {
@@ -263,8 +194,6 @@ function objectScope(
       served.defaults?.(object);
       return { object, warnings: fieldValidation === 'Warn' ? problems : [] };
     },
-    toStorage,
-    fromStorage,
     fieldLabel: (label) => {
       const converted = served.fieldLabel ? served.fieldLabel(label) : label;
       return converted !== undefined && selectable.has(converted) ? converted : undefined;
@@ -272,11 +201,10 @@ function objectScope(
   };
 }
 
-/** The scope of `/scale`: autoscaling/v1 Scale whatever the version, ownership recorded on the object. */
-function scaleScope(resource: ApiResource, version: string, storages: ResourceStorages, validator: SchemaValidator): RequestScope {
+/** The scope of `/scale` (`subresource`): autoscaling/v1 Scale whatever the version, ownership recorded on the object. */
+export function scaleScope(resource: ApiResource, version: string, validator: SchemaValidator, subresource: string): RequestScope {
   const storage = storageVersionOf(resource);
   const apiVersion = `${resource.group}/${storage.version}`;
-  const scale = storages.scale!;
   // A Scale write is recorded on the object, where only replicas change: status and metadata stay as stored. It is
   // recorded once the Scale (admitted by then) is mapped onto the object: a Scale has no managedFields to record in first.
   const fieldManager = new FieldManager({
@@ -284,14 +212,14 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
     resolve: validator.resolve,
     apiVersion,
     kind: resource.kind,
-    subresource: 'scale',
+    subresource,
     resetFields: ['status', 'metadata'],
     converter: versionConverter(resource, storage, validator),
   });
   return {
     resource,
     version,
-    subresource: 'scale',
+    subresource,
     apiVersion: 'autoscaling/v1',
     kind: 'Scale',
     // A Scale takes patches, not applied configurations.
@@ -299,14 +227,6 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
     tableColumns: defaultTableColumns,
     schema: validator.schema(scaleSchemaName),
     resolve: validator.resolve,
-    rest: {
-      get: (key, options) => scale.get(key, options),
-      async update(key, objInfo, _createValidation, updateValidation, _forceAllowCreate, options) {
-        const record = (object: KubeObject, current: KubeObject) =>
-          options.manager === undefined ? object : fieldManager.update(current, object, options.manager);
-        return { object: await scale.update(key, objInfo, record, updateValidation, options), created: false };
-      },
-    },
     fieldManager,
     recordUpdate: (_live, scale) => scale,
     // What a Scale may hold is checked where it is mapped onto the object (machinery/scale.ts); a patched Scale's types
@@ -316,56 +236,6 @@ function scaleScope(resource: ApiResource, version: string, storages: ResourceSt
       if (patched && typeError) throw patchInvalid(patched.quoted, typeError);
       return { object: value as KubeObject, warnings: [] };
     },
-    toStorage: identity,
-    fromStorage: identity,
     fieldLabel: () => undefined,
   };
-}
-
-/** The scopes made so far, per registry's storages of a resource: a scope holds nothing of one request. */
-const scopes = new WeakMap<ResourceStorages, Map<string, RequestScope>>();
-
-/**
- * The scope of a request for `resource`'s `subresource` (or main endpoint) in `version`;
- * undefined when not served. Made once per endpoint and version, then shared by every
- * request to it, as kube's installer makes one RequestScope per route.
- */
-export function requestScope(
-  resource: ApiResource,
-  version: string,
-  subresource: string | undefined,
-  storages: ResourceStorages,
-  validator: SchemaValidator,
-): RequestScope | undefined {
-  let made = scopes.get(storages);
-  if (!made) scopes.set(storages, (made = new Map<string, RequestScope>()));
-  // Only served endpoints are kept: what a client names otherwise is unbounded.
-  const key = `${version}/${subresource ?? ''}`;
-  const known = made.get(key);
-  if (known) return known;
-  const scope = newRequestScope(resource, version, subresource, storages, validator);
-  if (scope) made.set(key, scope);
-  return scope;
-}
-
-function newRequestScope(
-  resource: ApiResource,
-  version: string,
-  subresource: string | undefined,
-  storages: ResourceStorages,
-  validator: SchemaValidator,
-): RequestScope | undefined {
-  const served = servedVersion(resource, version);
-  if (!served) return undefined;
-  switch (subresource) {
-    case undefined:
-    case 'log':
-      return objectScope(resource, served, storages, validator);
-    case 'status':
-      return storages.status && objectScope(resource, served, storages, validator, 'status');
-    case 'scale':
-      return storages.scale && scaleScope(resource, version, storages, validator);
-    default:
-      return undefined;
-  }
 }

@@ -13,7 +13,7 @@ import { badRequest } from '../machinery/errors.js';
 import { formatGroupVersionKind, groupVersionKindOf } from '../machinery/meta/group-version-kind.js';
 import type { JsonSchema, SchemaResolver } from '../machinery/json-schema.js';
 import { isPlainObject, type KubeObject } from '../machinery/meta/object.js';
-import { now } from '../registry/store.js';
+import { now } from '../machinery/meta/time.js';
 
 /** Where a field manager records ownership. */
 export interface FieldManagerOptions {
