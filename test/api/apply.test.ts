@@ -3,7 +3,9 @@
  * manager and operation, conflicts, force, and the options kube validates.
  */
 import { describe, expect, it } from 'vitest';
-import { backends, pipeline, sharedTestServer } from '../support/test-server.js';
+import { cairnGroup } from '../../src/apis/cairn/register.js';
+import { inProcessApp } from '../support/in-process-app.js';
+import { pipeline } from '../support/test-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/apply/pipelines';
 const applyType = { 'Content-Type': 'application/apply-patch+yaml' };
@@ -21,8 +23,8 @@ interface ManagedFieldsEntry {
 const entry = (object: { metadata: { managedFields?: ManagedFieldsEntry[] } }, manager: string, operation = 'Apply') =>
   object.metadata.managedFields?.find((m) => m.manager === manager && m.operation === operation);
 
-describe.each(backends)('apply and strategic merge on %s', (backend) => {
-  const server = sharedTestServer({ backend });
+describe('apply and strategic merge', () => {
+  const server = inProcessApp([cairnGroup]);
 
   it('applies: creates with 201, then merges, conflicts with another manager, and yields to force', async () => {
     const config = pipeline('applied', { replicas: 2 });

@@ -1,18 +1,18 @@
 /**
- * The API end to end over TLS, on both backends: CRUD, validation and the Status
+ * The API in process: CRUD, validation and the Status
  * errors kube-apiserver would answer with.
  */
 import { describe, expect, it } from 'vitest';
 import { cairnGroup } from '../../src/apis/cairn/register.js';
 import { inProcessApp } from '../support/in-process-app.js';
-import { backends, pipeline, sharedTestServer } from '../support/test-server.js';
+import { pipeline } from '../support/test-server.js';
 import { failureStatus } from '../support/status-error.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
 const runnerClasses = '/apis/cairn.dev/v1/runnerclasses';
 
-describe.each(backends)('CRUD on %s', (backend) => {
-  const server = sharedTestServer({ backend });
+describe('CRUD', () => {
+  const server = inProcessApp([cairnGroup]);
 
   it('creates a Pipeline with system metadata and defaults', async () => {
     const res = await server().request('POST', pipelines, { body: pipeline('create-me', {}, { team: 'data' }) });

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { cairnGroup } from '../../src/apis/cairn/register.js';
 import { inProcessApp } from '../support/in-process-app.js';
-import { backends, pipeline, sharedTestServer } from '../support/test-server.js';
+import { pipeline } from '../support/test-server.js';
 import { openWatch } from '../support/watch-client.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/deletes/pipelines';
@@ -38,8 +38,8 @@ const preconditionFailed = (name: string, why: string) => ({
   code: 409,
 });
 
-describe.each(backends)('deletion on %s', (backend) => {
-  const server = sharedTestServer({ backend });
+describe('deletion', () => {
+  const server = inProcessApp([cairnGroup]);
 
   const create = async (name: string, metadata: Record<string, unknown> = {}, labels?: Record<string, string>) => {
     const manifest = pipeline(name, {}, labels);

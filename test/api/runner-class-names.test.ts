@@ -11,8 +11,10 @@ import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
 import { createCairnClient, loadKubeconfig, unwrap } from '../../src/client/index.js';
+import { cairnGroup } from '../../src/apis/cairn/register.js';
+import { inProcessApp } from '../support/in-process-app.js';
 import { kubectlAvailable, runKubectl, versionedKubectl, type RunResult } from '../support/kubectl.js';
-import { backends, pipeline, runnerClass, sharedTestServer } from '../support/test-server.js';
+import { pipeline, runnerClass, sharedTestServer } from '../support/test-server.js';
 
 const runnerClasses = '/apis/cairn.dev/v1/runnerclasses';
 const pipelines = (version = 'v1') => `/apis/cairn.dev/${version}/namespaces/names/pipelines`;
@@ -23,8 +25,8 @@ interface Cause {
   readonly message: string;
 }
 
-describe.each(backends)('RunnerClass names on %s', (backend) => {
-  const server = sharedTestServer({ backend });
+describe('RunnerClass names', () => {
+  const server = inProcessApp([cairnGroup]);
 
   /** The causes of the 422 a create of `body` at `path` gets. */
   const refusal = async (path: string, body: unknown): Promise<Cause[]> => {
@@ -111,6 +113,10 @@ describe.each(backends)('RunnerClass names on %s', (backend) => {
     const alpha = { apiVersion: 'cairn.dev/v1alpha1', kind: 'Pipeline', metadata: { name: 'alpha' }, spec: { runnerClass: '..', steps: [] } };
     expect(await refusal(pipelines('v1alpha1'), alpha)).toEqual([{ field: 'spec.runnerClass', message: `Invalid value: "..": may not be '..'` }]);
   });
+});
+
+describe('RunnerClass names through real clients', () => {
+  const server = sharedTestServer({ backend: 'pglite' });
 
   it('the typed client and @kubernetes/client-node escape such names in URLs: get, patch, delete', async () => {
     const client = createCairnClient(await loadKubeconfig(server().kubeconfigPath));
@@ -148,51 +154,49 @@ describe.each(backends)('RunnerClass names on %s', (backend) => {
       client.close();
     }
   });
-});
 
-describe.runIf(kubectlAvailable)('kubectl with RunnerClasses named gpu:large and "Team A" (needs kubectl on PATH)', () => {
-  const server = sharedTestServer({ backend: 'pglite' });
+  describe.runIf(kubectlAvailable)('kubectl with RunnerClasses named gpu:large and "Team A" (needs kubectl on PATH)', () => {
+    describe.concurrent.each([27, 33].map((minor) => ({ minor })))('kubectl.1.$minor', ({ minor }) => {
+      const binary = versionedKubectl(minor);
+      let home = '';
 
-  describe.concurrent.each([27, 33].map((minor) => ({ minor })))('kubectl.1.$minor', ({ minor }) => {
-    const binary = versionedKubectl(minor);
-    let home = '';
+      beforeAll(async () => {
+        accessSync(binary, constants.X_OK);
+        home = await mkdtemp(join(tmpdir(), `cairn-runnerclass-names-${minor}-`));
+      });
 
-    beforeAll(async () => {
-      accessSync(binary, constants.X_OK);
-      home = await mkdtemp(join(tmpdir(), `cairn-runnerclass-names-${minor}-`));
-    });
+      afterAll(async () => {
+        if (home !== '') await rm(home, { recursive: true, force: true });
+      });
 
-    afterAll(async () => {
-      if (home !== '') await rm(home, { recursive: true, force: true });
-    });
+      const kubectlOk = async (expect: ExpectStatic, ...args: string[]): Promise<RunResult> => {
+        const result = await runKubectl(binary, args, { ...process.env, KUBECONFIG: server().kubeconfigPath, HOME: home });
+        expect(result.code, `kubectl.1.${minor} ${args.join(' ')}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(0);
+        return result;
+      };
 
-    const kubectlOk = async (expect: ExpectStatic, ...args: string[]): Promise<RunResult> => {
-      const result = await runKubectl(binary, args, { ...process.env, KUBECONFIG: server().kubeconfigPath, HOME: home });
-      expect(result.code, `kubectl.1.${minor} ${args.join(' ')}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(0);
-      return result;
-    };
+      it.for(['gpu:large', 'Team A'])('creates, gets, describes, patches, labels and deletes runnerclass %j', async (base, { expect }) => {
+        const name = `${base} ${minor}`;
+        const file = join(home, `${base.replace(/\W/g, '-')}.json`);
+        await writeFile(file, JSON.stringify(runnerClass(name, { maxReplicas: 2 })));
+        expect((await kubectlOk(expect, 'create', '-f', file)).stdout.trim()).toBe(`runnerclass.cairn.dev/${name} created`);
 
-    it.for(['gpu:large', 'Team A'])('creates, gets, describes, patches, labels and deletes runnerclass %j', async (base, { expect }) => {
-      const name = `${base} ${minor}`;
-      const file = join(home, `${base.replace(/\W/g, '-')}.json`);
-      await writeFile(file, JSON.stringify(runnerClass(name, { maxReplicas: 2 })));
-      expect((await kubectlOk(expect, 'create', '-f', file)).stdout.trim()).toBe(`runnerclass.cairn.dev/${name} created`);
+        const [header, row] = (await kubectlOk(expect, 'get', 'runnerclass', name)).stdout.split('\n');
+        expect(header).toMatch(/^NAME\s/);
+        expect(row.startsWith(`${name} `)).toBe(true);
+        expect((await kubectlOk(expect, 'get', 'runnerclass', name, '-o', 'jsonpath={.metadata.name}')).stdout).toBe(name);
+        expect((await kubectlOk(expect, 'describe', 'runnerclass', name)).stdout).toMatch(new RegExp(`^Name:\\s+${name}$`, 'm'));
 
-      const [header, row] = (await kubectlOk(expect, 'get', 'runnerclass', name)).stdout.split('\n');
-      expect(header).toMatch(/^NAME\s/);
-      expect(row.startsWith(`${name} `)).toBe(true);
-      expect((await kubectlOk(expect, 'get', 'runnerclass', name, '-o', 'jsonpath={.metadata.name}')).stdout).toBe(name);
-      expect((await kubectlOk(expect, 'describe', 'runnerclass', name)).stdout).toMatch(new RegExp(`^Name:\\s+${name}$`, 'm'));
+        const patched = await kubectlOk(expect, 'patch', 'runnerclass', name, '--type=merge', '-p', '{"spec":{"maxReplicas":5}}');
+        expect(patched.stdout.trim()).toBe(`runnerclass.cairn.dev/${name} patched`);
+        expect((await kubectlOk(expect, 'label', 'runnerclass', name, 'tier=gpu')).stdout.trim()).toBe(`runnerclass.cairn.dev/${name} labeled`);
+        const read = JSON.parse((await kubectlOk(expect, 'get', 'runnerclass', name, '-o', 'json')).stdout);
+        expect(read.spec.maxReplicas).toBe(5);
+        expect(read.metadata.labels).toEqual({ tier: 'gpu' });
 
-      const patched = await kubectlOk(expect, 'patch', 'runnerclass', name, '--type=merge', '-p', '{"spec":{"maxReplicas":5}}');
-      expect(patched.stdout.trim()).toBe(`runnerclass.cairn.dev/${name} patched`);
-      expect((await kubectlOk(expect, 'label', 'runnerclass', name, 'tier=gpu')).stdout.trim()).toBe(`runnerclass.cairn.dev/${name} labeled`);
-      const read = JSON.parse((await kubectlOk(expect, 'get', 'runnerclass', name, '-o', 'json')).stdout);
-      expect(read.spec.maxReplicas).toBe(5);
-      expect(read.metadata.labels).toEqual({ tier: 'gpu' });
-
-      expect((await kubectlOk(expect, 'delete', 'runnerclass', name)).stdout.trim()).toBe(`runnerclass.cairn.dev "${name}" deleted`);
-      expect((await server().request('GET', `${runnerClasses}/${encodeURIComponent(name)}`)).status).toBe(404);
+        expect((await kubectlOk(expect, 'delete', 'runnerclass', name)).stdout.trim()).toBe(`runnerclass.cairn.dev "${name}" deleted`);
+        expect((await server().request('GET', `${runnerClasses}/${encodeURIComponent(name)}`)).status).toBe(404);
+      });
     });
   });
 });

@@ -3,13 +3,15 @@
  * `/status` change only `.status`, writes through the main resource leave it alone.
  */
 import { describe, expect, it } from 'vitest';
-import { backends, pipeline, sharedTestServer } from '../support/test-server.js';
+import { cairnGroup } from '../../src/apis/cairn/register.js';
+import { inProcessApp } from '../support/in-process-app.js';
+import { pipeline } from '../support/test-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/status/pipelines';
 const merge = { 'Content-Type': 'application/merge-patch+json' };
 
-describe.each(backends)('status subresource on %s', (backend) => {
-  const server = sharedTestServer({ backend });
+describe('status subresource', () => {
+  const server = inProcessApp([cairnGroup]);
 
   it('ignores status on create and on writes to the main resource', async () => {
     const created = await server().request('POST', pipelines, { body: { ...pipeline('main'), status: { phase: 'Running' } } });

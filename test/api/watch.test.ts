@@ -1,41 +1,39 @@
 /**
- * Watch over the API on both backends: kube-apiserver's resourceVersion semantics,
- * selectors, timeoutSeconds, 410 Gone past the retention window, and resuming after
- * a server restart.
+ * Watch over the API, in process: kube-apiserver's resourceVersion semantics,
+ * selectors and timeoutSeconds. (410 Gone past the retention window and resuming after a
+ * restart are storage's: test/storage/watch-history.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, pipeline, startTestServer, type TestResponse, type TestServer } from '../support/test-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cairnGroup } from '../../src/apis/cairn/register.js';
+import { inProcessApp } from '../support/in-process-app.js';
+import { pipeline } from '../support/test-server.js';
 import { openWatch } from '../support/watch-client.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
 
-describe.each(backends)('watch on %s', (backend) => {
-  let server: TestServer;
+describe('watch', () => {
+  const app = inProcessApp([cairnGroup]);
   beforeAll(async () => {
-    server = await startTestServer({ backend });
-    await server.request('POST', pipelines, { body: pipeline('existing', {}, { app: 'a' }) });
-  });
-  afterAll(async () => {
-    await server?.destroy();
+    await app().request('POST', pipelines, { body: pipeline('existing', {}, { app: 'a' }) });
   });
 
   async function currentRv(): Promise<string> {
-    return (await server.request('GET', pipelines)).json.metadata.resourceVersion;
+    return (await app().request('GET', pipelines)).json.metadata.resourceVersion;
   }
 
   it('without resourceVersion: the current objects as ADDED, then changes', async () => {
-    const watch = await openWatch(server, `${pipelines}?watch=true`);
+    const watch = await openWatch(app(), `${pipelines}?watch=true`);
     expect(watch.status).toBe(200);
     const [first] = await watch.waitFor(1);
     expect(first).toMatchObject({ type: 'ADDED', object: { kind: 'Pipeline', apiVersion: 'cairn.dev/v1', metadata: { name: 'existing' } } });
-    await server.request('POST', pipelines, { body: pipeline('w-new') });
+    await app().request('POST', pipelines, { body: pipeline('w-new') });
     const events = await watch.waitFor(2);
     expect(events[1]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'w-new' } } });
     watch.close();
   });
 
   it('with resourceVersion "0": starts from current state too', async () => {
-    const watch = await openWatch(server, `${pipelines}?watch=1&resourceVersion=0`);
+    const watch = await openWatch(app(), `${pipelines}?watch=1&resourceVersion=0`);
     const names = (await watch.waitFor(2)).map((e) => e.object.metadata.name).sort();
     expect(names).toEqual(['existing', 'w-new']);
     watch.close();
@@ -43,14 +41,14 @@ describe.each(backends)('watch on %s', (backend) => {
 
   it('with a specific resourceVersion: exactly the changes after it, in order, including DELETED', async () => {
     const rv = await currentRv();
-    const watch = await openWatch(server, `${pipelines}?watch=true&resourceVersion=${rv}`);
+    const watch = await openWatch(app(), `${pipelines}?watch=true&resourceVersion=${rv}`);
     // Headers arrive at once even though there is nothing to send yet.
     expect(watch.status).toBe(200);
-    const created = (await server.request('POST', pipelines, { body: pipeline('w-spec') })).json;
+    const created = (await app().request('POST', pipelines, { body: pipeline('w-spec') })).json;
     const patched = (
-      await server.request('PATCH', `${pipelines}/w-spec`, { body: { spec: { replicas: 2 } }, headers: { 'Content-Type': 'application/merge-patch+json' } })
+      await app().request('PATCH', `${pipelines}/w-spec`, { body: { spec: { replicas: 2 } }, headers: { 'Content-Type': 'application/merge-patch+json' } })
     ).json;
-    const deleted = (await server.request('DELETE', `${pipelines}/w-spec`)).json;
+    const deleted = (await app().request('DELETE', `${pipelines}/w-spec`)).json;
     const events = await watch.waitFor(3);
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
     expect(events.map((e) => e.object.metadata.resourceVersion)).toEqual([
@@ -64,9 +62,9 @@ describe.each(backends)('watch on %s', (backend) => {
 
   it('filters by label selector on the cluster-wide path', async () => {
     const rv = await currentRv();
-    const watch = await openWatch(server, `/apis/cairn.dev/v1/pipelines?watch=true&resourceVersion=${rv}&labelSelector=app%3Dwanted`);
-    await server.request('POST', pipelines, { body: pipeline('w-unwanted', {}, { app: 'other' }) });
-    await server.request('POST', '/apis/cairn.dev/v1/namespaces/team/pipelines', { body: pipeline('w-wanted', {}, { app: 'wanted' }) });
+    const watch = await openWatch(app(), `/apis/cairn.dev/v1/pipelines?watch=true&resourceVersion=${rv}&labelSelector=app%3Dwanted`);
+    await app().request('POST', pipelines, { body: pipeline('w-unwanted', {}, { app: 'other' }) });
+    await app().request('POST', '/apis/cairn.dev/v1/namespaces/team/pipelines', { body: pipeline('w-wanted', {}, { app: 'wanted' }) });
     const [event] = await watch.waitFor(1);
     expect(event.object.metadata).toMatchObject({ name: 'w-wanted', namespace: 'team' });
     await new Promise((r) => setTimeout(r, 200));
@@ -76,7 +74,7 @@ describe.each(backends)('watch on %s', (backend) => {
 
   it('ends the stream cleanly at timeoutSeconds', async () => {
     const started = Date.now();
-    const watch = await openWatch(server, `${pipelines}?watch=true&resourceVersion=${await currentRv()}&timeoutSeconds=1`);
+    const watch = await openWatch(app(), `${pipelines}?watch=true&resourceVersion=${await currentRv()}&timeoutSeconds=1`);
     await watch.ended;
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(900);
@@ -85,8 +83,8 @@ describe.each(backends)('watch on %s', (backend) => {
   });
 
   it('watches cluster-scoped resources', async () => {
-    const watch = await openWatch(server, `/apis/cairn.dev/v1/runnerclasses?watch=true&resourceVersion=${await currentRv()}`);
-    await server.request('POST', '/apis/cairn.dev/v1/runnerclasses', {
+    const watch = await openWatch(app(), `/apis/cairn.dev/v1/runnerclasses?watch=true&resourceVersion=${await currentRv()}`);
+    await app().request('POST', '/apis/cairn.dev/v1/runnerclasses', {
       body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name: 'fast' }, spec: { image: 'x' } },
     });
     const [event] = await watch.waitFor(1);
@@ -95,39 +93,8 @@ describe.each(backends)('watch on %s', (backend) => {
   });
 
   it('rejects a malformed resourceVersion with 400', async () => {
-    const res = await server.request('GET', `${pipelines}?watch=true&resourceVersion=abc`);
+    const res = await app().request('GET', `${pipelines}?watch=true&resourceVersion=abc`);
     expect(res.status).toBe(400);
     expect(res.json.kind).toBe('Status');
-  });
-});
-
-describe.each(backends)('watch history on %s', (backend) => {
-  it('gives 410 Expired past the retention window and resumes inside it after a restart', async () => {
-    let server = await startTestServer({ backend, args: ['--event-retention', '3600'] });
-    const { dataDir, databaseUrl } = server;
-    try {
-      const before = (await server.request('POST', pipelines, { body: pipeline('h-1') })).json.metadata.resourceVersion;
-      await server.request('POST', pipelines, { body: pipeline('h-2') });
-      await server.close();
-      // The same data, a new process-level server: a watch from inside the window resumes.
-      server = await startTestServer({ backend, dataDir, databaseUrl, args: ['--event-retention', '0', '--compaction-interval', '0.2'] });
-      const resumed = await openWatch(server, `${pipelines}?watch=true&resourceVersion=${before}`);
-      expect(resumed.status).toBe(200);
-      const [event] = await resumed.waitFor(1);
-      expect(event.object.metadata.name).toBe('h-2');
-      resumed.close();
-      // With no retention, compaction soon drops that history: the same watch is now 410.
-      let res: TestResponse | undefined;
-      for (let i = 0; i < 50; i++) {
-        res = await server.request('GET', `${pipelines}?watch=true&resourceVersion=${before}&timeoutSeconds=1`);
-        if (res.status === 410) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(res?.status).toBe(410);
-      expect(res?.json).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410 });
-      expect(res?.json.message).toContain('too old resource version');
-    } finally {
-      await server.destroy();
-    }
   });
 });

@@ -7,15 +7,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cairnGroup } from '../../src/apis/cairn/register.js';
 import { inProcessApp } from '../support/in-process-app.js';
-import { backends, pipeline, sharedTestServer } from '../support/test-server.js';
+import { pipeline } from '../support/test-server.js';
 import { openWatch } from '../support/watch-client.js';
 import { failureStatus } from '../support/status-error.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/writes/pipelines';
 const merge = { 'Content-Type': 'application/merge-patch+json' };
 
-describe.each(backends)('write options on %s', (backend) => {
-  const server = sharedTestServer({ backend });
+describe('write options', () => {
+  const server = inProcessApp([cairnGroup]);
 
   it('dry-runs every mutating verb: validated and defaulted, nothing persisted, no event', async () => {
     const held = (await server().request('POST', pipelines, { body: { ...pipeline('held'), metadata: { name: 'held', finalizers: ['example.com/hold'] } } }))

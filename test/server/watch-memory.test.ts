@@ -27,7 +27,7 @@ const margin = 1 * MB;
 /** What the watch cache may hold per event it keeps (the object, its labels and fields, before and after): about 2 KiB here. */
 const cacheBytesPerEvent = 4 * 1024;
 
-describe('watch memory on pglite', () => {
+describe('watch memory', () => {
   let server: InspectedServer;
   let created = 0;
 
