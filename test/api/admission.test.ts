@@ -5,7 +5,9 @@
  * Forbidden naming the field in the request's version; a Pipeline being deleted passes.
  */
 import { describe, expect, it } from 'vitest';
-import { pipeline, sharedTestServer } from '../support/test-server.js';
+import { cairnGroup } from '../../src/apis/cairn/register.js';
+import { inProcessApp } from '../support/in-process-app.js';
+import { pipeline } from '../support/test-server.js';
 
 const ns = 'admission';
 const v1 = `/apis/cairn.dev/v1/namespaces/${ns}/pipelines`;
@@ -36,7 +38,7 @@ function forbidden(name: string, why: string) {
 const overSmall = (n: number) => `Invalid value: ${n}: must be less than or equal to 2, the maxReplicas of RunnerClass "small"`;
 
 describe('cairn.dev admission', () => {
-  const server = sharedTestServer({ backend: 'pglite' });
+  const server = inProcessApp([cairnGroup]);
   const request = (...args: Parameters<ReturnType<typeof server>['request']>) => server().request(...args);
 
   it('seeds the standard RunnerClass at startup, which Pipelines may name', async () => {

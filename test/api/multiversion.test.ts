@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { specAnnotation } from '../../src/apis/cairn/v1alpha1/conversion.js';
-import { runnerClass, sharedTestServer } from '../support/test-server.js';
+import { cairnGroup } from '../../src/apis/cairn/register.js';
+import { inProcessApp } from '../support/in-process-app.js';
+import { runnerClass } from '../support/test-server.js';
 import { openWatch } from '../support/watch-client.js';
 
 const versions = ['v1', 'v1beta1', 'v1alpha1'] as const;
@@ -35,7 +37,7 @@ const replicasOf = (version: Version, object: any): unknown => (version === 'v1a
 const replicasPath = (version: Version) => (version === 'v1alpha1' ? '/spec/parallelism' : '/spec/replicas');
 
 describe('three served versions', () => {
-  const server = sharedTestServer({ backend: 'pglite' });
+  const server = inProcessApp([cairnGroup]);
   const stored = async (name: string) => (await server().request('GET', `${collection('v1')}/${name}`)).json;
 
   describe.each(versions)('every verb in %s', (version) => {

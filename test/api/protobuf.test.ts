@@ -4,10 +4,12 @@
  * every served version, bodies of creates and updates in protobuf, and kube's
  * refusals (a protobuf patch is a 415, a Table has no protobuf).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cairnGroup } from '../../src/apis/cairn/register.js';
 import { protobufMagic } from '../../src/machinery/protobuf/protobuf-scheme.js';
 import { openProtobufWatch, protobuf, requestBytes, scheme } from '../support/protobuf-client.js';
-import { pipeline, startTestServer, type TestServer } from '../support/test-server.js';
+import { inProcessApp } from '../support/in-process-app.js';
+import { pipeline } from '../support/test-server.js';
 
 // Reads look at `wire`, which only beforeAll writes to; writes go to `wire-writes`.
 const pipelinesOf = (version: string, namespace = 'wire') => `/apis/cairn.dev/${version}/namespaces/${namespace}/pipelines`;
@@ -15,28 +17,24 @@ const writesOf = (version: string) => pipelinesOf(version, 'wire-writes');
 const partial = (as: string) => `${protobuf};as=${as};g=meta.k8s.io;v=v1`;
 
 describe('Protocol Buffers', () => {
-  let server: TestServer;
-  const getBytes = (path: string, accept = protobuf) => requestBytes(server, 'GET', path, { headers: { Accept: accept } });
+  const app = inProcessApp([cairnGroup], { watchBookmarkIntervalMs: 200 });
+  const getBytes = (path: string, accept = protobuf) => requestBytes(app(), 'GET', path, { headers: { Accept: accept } });
   /** GETs `path` in protobuf and in JSON; both must answer 200. */
   const both = async (path: string, accept = protobuf) => {
     const binary = await getBytes(path, accept);
     expect(binary.status, binary.body.toString()).toBe(200);
     expect(binary.headers['content-type']).toBe(protobuf);
     expect(binary.body.subarray(0, 4)).toEqual(protobufMagic);
-    const json = await server.request('GET', path, { headers: { Accept: accept.replace(protobuf, 'application/json') } });
+    const json = await app().request('GET', path, { headers: { Accept: accept.replace(protobuf, 'application/json') } });
     expect(json.status).toBe(200);
     return { decoded: scheme.decode(binary.body), json: json.json };
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ backend: 'pglite', args: ['--watch-bookmark-interval', '0.2'] });
     for (const name of ['alpha', 'beta']) {
-      const created = await server.request('POST', pipelinesOf('v1'), { body: pipeline(name, { replicas: 2 }, { app: 'wire' }) });
+      const created = await app().request('POST', pipelinesOf('v1'), { body: pipeline(name, { replicas: 2 }, { app: 'wire' }) });
       expect(created.status, created.text).toBe(201);
     }
-  });
-  afterAll(async () => {
-    await server?.destroy();
   });
 
   describe.each(['v1', 'v1beta1', 'v1alpha1'])('in %s', (version) => {
@@ -64,7 +62,7 @@ describe('Protocol Buffers', () => {
     });
 
     it('writes no Table in protobuf: the next acceptable range answers, or 406', async () => {
-      const fallback = await server.request('GET', pipelinesOf(version), {
+      const fallback = await app().request('GET', pipelinesOf(version), {
         headers: { Accept: `${partial('Table')},application/json;as=Table;g=meta.k8s.io;v=v1` },
       });
       expect(fallback.status).toBe(200);
@@ -80,7 +78,7 @@ describe('Protocol Buffers', () => {
       const manifest = { ...pipeline(name, {}, { made: 'protobuf' }), apiVersion: `cairn.dev/${version}` };
       if (version === 'v1alpha1') manifest.spec = { runnerClass: 'standard', steps: [{ name: 'fetch', run: 'echo hi' }] } as never;
       const headers = { 'Content-Type': protobuf, Accept: protobuf };
-      const created = await requestBytes(server, 'POST', writesOf(version), { body: scheme.encode(manifest), headers });
+      const created = await requestBytes(app(), 'POST', writesOf(version), { body: scheme.encode(manifest), headers });
       expect(created.status, created.body.toString()).toBe(201);
       const object = scheme.decode(created.body) as any;
       expect(object).toMatchObject({ apiVersion: `cairn.dev/${version}`, kind: 'Pipeline', metadata: { name, labels: { made: 'protobuf' }, generation: 1 } });
@@ -88,26 +86,26 @@ describe('Protocol Buffers', () => {
       expect(object.metadata.managedFields[0]).toMatchObject({ operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: expect.any(Object) });
 
       const changed = { ...object, metadata: { ...object.metadata, labels: { made: 'again' } } };
-      const updated = await requestBytes(server, 'PUT', `${writesOf(version)}/${name}`, { body: scheme.encode(changed), headers });
+      const updated = await requestBytes(app(), 'PUT', `${writesOf(version)}/${name}`, { body: scheme.encode(changed), headers });
       expect(updated.status, updated.body.toString()).toBe(200);
       expect(scheme.decode(updated.body)).toMatchObject({ metadata: { name, labels: { made: 'again' } } });
-      const json = await server.request('GET', `${writesOf(version)}/${name}`);
+      const json = await app().request('GET', `${writesOf(version)}/${name}`);
       expect(json.json.metadata.labels).toEqual({ made: 'again' });
     });
 
     it('watches in protobuf: ADDED, MODIFIED, DELETED and BOOKMARK frames', async () => {
       const name = `watched-${version}`;
-      const watch = await openProtobufWatch(server, `${writesOf(version)}?watch=true&allowWatchBookmarks=true&fieldSelector=metadata.name%3D${name}`);
+      const watch = await openProtobufWatch(app(), `${writesOf(version)}?watch=true&allowWatchBookmarks=true&fieldSelector=metadata.name%3D${name}`);
       try {
         expect(watch.status).toBe(200);
         expect(watch.contentType).toBe(`${protobuf};stream=watch`);
-        expect((await server.request('POST', writesOf('v1'), { body: pipeline(name) })).status).toBe(201);
-        const scaled = await server.request('PATCH', `${writesOf('v1')}/${name}`, {
+        expect((await app().request('POST', writesOf('v1'), { body: pipeline(name) })).status).toBe(201);
+        const scaled = await app().request('PATCH', `${writesOf('v1')}/${name}`, {
           body: { spec: { replicas: 5 } },
           headers: { 'Content-Type': 'application/merge-patch+json' },
         });
         expect(scaled.status).toBe(200);
-        expect((await server.request('DELETE', `${writesOf('v1')}/${name}`)).status).toBe(200);
+        expect((await app().request('DELETE', `${writesOf('v1')}/${name}`)).status).toBe(200);
         const seen = () => watch.events.filter((e) => e.type !== 'BOOKMARK').map((e) => e.type);
         const bookmarks = () => watch.events.filter((e) => e.type === 'BOOKMARK');
         await watch.waitFor(3);
@@ -135,7 +133,7 @@ describe('Protocol Buffers', () => {
     });
 
     it('watches PartialObjectMetadata in protobuf', async () => {
-      const watch = await openProtobufWatch(server, `${pipelinesOf(version)}?watch=true&fieldSelector=metadata.name%3Dalpha`, partial('PartialObjectMetadata'));
+      const watch = await openProtobufWatch(app(), `${pipelinesOf(version)}?watch=true&fieldSelector=metadata.name%3Dalpha`, partial('PartialObjectMetadata'));
       try {
         const [added] = await watch.waitFor(1);
         expect(added).toMatchObject({ type: 'ADDED', object: { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'alpha' } } });
@@ -168,13 +166,13 @@ describe('Protocol Buffers', () => {
   });
 
   it('refuses a protobuf patch with 415, and a malformed protobuf body with 400', async () => {
-    const patch = await requestBytes(server, 'PATCH', `${pipelinesOf('v1')}/alpha`, {
+    const patch = await requestBytes(app(), 'PATCH', `${pipelinesOf('v1')}/alpha`, {
       body: scheme.encode(pipeline('alpha')),
       headers: { 'Content-Type': protobuf, Accept: protobuf },
     });
     expect(patch.status).toBe(415);
     expect(scheme.decode(patch.body)).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType', code: 415 });
-    const malformed = await requestBytes(server, 'POST', pipelinesOf('v1'), {
+    const malformed = await requestBytes(app(), 'POST', pipelinesOf('v1'), {
       body: Buffer.from('{"kind":"Pipeline"}'),
       headers: { 'Content-Type': protobuf },
     });
@@ -183,21 +181,21 @@ describe('Protocol Buffers', () => {
   });
 
   it('updates the Scale from a protobuf body', async () => {
-    expect((await server.request('POST', writesOf('v1'), { body: pipeline('scaled') })).status).toBe(201);
+    expect((await app().request('POST', writesOf('v1'), { body: pipeline('scaled') })).status).toBe(201);
     const path = `${writesOf('v1')}/scaled/scale`;
     const scale = scheme.decode((await getBytes(path)).body) as any;
     const body = scheme.encode({ ...scale, spec: { replicas: 4 } });
-    const updated = await requestBytes(server, 'PUT', path, { body, headers: { 'Content-Type': protobuf, Accept: protobuf } });
+    const updated = await requestBytes(app(), 'PUT', path, { body, headers: { 'Content-Type': protobuf, Accept: protobuf } });
     expect(updated.status, updated.body.toString()).toBe(200);
     expect(scheme.decode(updated.body)).toMatchObject({ kind: 'Scale', spec: { replicas: 4 } });
   });
 
   it('takes DeleteOptions in protobuf', async () => {
-    expect((await server.request('POST', writesOf('v1'), { body: pipeline('doomed') })).status).toBe(201);
+    expect((await app().request('POST', writesOf('v1'), { body: pipeline('doomed') })).status).toBe(201);
     const body = scheme.encode({ apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions', dryRun: ['All'] });
-    const deleted = await requestBytes(server, 'DELETE', `${writesOf('v1')}/doomed`, { body, headers: { 'Content-Type': protobuf, Accept: protobuf } });
+    const deleted = await requestBytes(app(), 'DELETE', `${writesOf('v1')}/doomed`, { body, headers: { 'Content-Type': protobuf, Accept: protobuf } });
     expect(deleted.status, deleted.body.toString()).toBe(200);
-    expect((await server.request('GET', `${writesOf('v1')}/doomed`)).status).toBe(200);
+    expect((await app().request('GET', `${writesOf('v1')}/doomed`)).status).toBe(200);
   });
 
   it('serves legacy discovery in protobuf', async () => {
@@ -218,11 +216,11 @@ describe('Protocol Buffers', () => {
     const binary = await getBytes('/apis', `${protobuf};${as},application/json;${as}`);
     expect(binary.status).toBe(200);
     expect(binary.headers['content-type']).toBe(`${protobuf};${as}`);
-    const json = await server.request('GET', '/apis', { headers: { Accept: `application/json;${as}` } });
+    const json = await app().request('GET', '/apis', { headers: { Accept: `application/json;${as}` } });
     expect(scheme.decode(binary.body)).toEqual(json.json);
     expect(json.json.items[0].versions[0].resources.length).toBeGreaterThan(0);
     expect(binary.headers.etag).not.toBe(json.headers.etag);
-    const cached = await requestBytes(server, 'GET', '/apis', { headers: { Accept: `${protobuf};${as}`, 'If-None-Match': String(binary.headers.etag) } });
+    const cached = await requestBytes(app(), 'GET', '/apis', { headers: { Accept: `${protobuf};${as}`, 'If-None-Match': String(binary.headers.etag) } });
     expect(cached.status).toBe(304);
   });
 });
