@@ -4,7 +4,7 @@
  * authenticator that takes every request as one user (the TLS authenticators have
  * their own end-to-end tests).
  */
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, type Server } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import type { ApiGroup } from '../../src/apis/api-resource.js';
@@ -17,6 +17,7 @@ import type { Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
+import { refreshStatistics } from '../../src/storage/table-statistics.js';
 import { requestServer, type RequestOptions, type ServerEndpoint, type TestResponse } from './test-server.js';
 
 /** An app serving `groups` and how to call it. */
@@ -42,8 +43,9 @@ const admin: Authenticator = { authenticate: () => ({ name: 'test-admin', groups
 
 /**
  * Starts the app for the enclosing `describe` block and stops it after; `options` override
- * the app's defaults. As a standalone server, the groups' own admission plugins run and the
- * registry's default objects (the `standard` RunnerClass) exist before the first request.
+ * the app's defaults. As a standalone server on embedded PGlite: the store is the database's
+ * only writer, the groups' own admission plugins run, and the registry's default objects
+ * (the `standard` RunnerClass) exist before the first request.
  */
 export function inProcessApp(groups: readonly ApiGroup[], options: InProcessAppOptions = {}): () => InProcessApp {
   let app: InProcessApp | undefined;
@@ -51,7 +53,9 @@ export function inProcessApp(groups: readonly ApiGroup[], options: InProcessAppO
   beforeAll(async () => {
     const database = await PGliteDatabase.open();
     await migrateToLatest(database);
-    const store = await SqlObjectStore.open(database);
+    await refreshStatistics(database);
+    // As a server on embedded PGlite opens it: the database is this process's alone, so its own writes are all there is to wait for.
+    const store = await SqlObjectStore.open(database, { exclusiveWriter: true });
     const registry = new Registry(groups, store);
     await registry.bootstrap();
     const shutdown = new AbortController();
@@ -71,9 +75,12 @@ export function inProcessApp(groups: readonly ApiGroup[], options: InProcessAppO
     const server: Server = createServer(koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const endpoint: ServerEndpoint = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
-    app = { ...endpoint, registry, database, store, request: (method, path, options = {}) => requestServer(endpoint, method, path, options) };
+    // Connections kept alive, as a client's are: a connection per request costs more than many requests do.
+    const agent = new Agent({ keepAlive: true });
+    app = { ...endpoint, registry, database, store, request: (method, path, options = {}) => requestServer(endpoint, method, path, { agent, ...options }) };
     close = async () => {
       shutdown.abort();
+      agent.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await store.close();

@@ -35,8 +35,8 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
   /** Another client certificate, or null for none. */
   readonly clientCert?: { certPem: string; keyPem: string } | null;
-  /** A keep-alive agent to reuse connections; a fresh connection per request otherwise. */
-  readonly agent?: https.Agent;
+  /** A keep-alive agent to reuse connections (an https.Agent for a real server); a fresh connection per request otherwise. */
+  readonly agent?: http.Agent;
 }
 
 /** What a request needs of a server: its URL and, over HTTPS, its TLS material (the in-process app serves plain HTTP). */
