@@ -4,9 +4,14 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** The server's layers, top to bottom. */
-const layers = ['server', 'http', 'auth', 'registry', 'apis', 'storage', 'machinery'];
-/** Beside the server: the typed client and the sample controller, clients of the API. */
-const beside = { client: ['machinery'], controller: ['client', 'machinery'] };
+const layers = ['server', 'http', 'audit', 'auth', 'registry', 'apis', 'storage', 'machinery'];
+/**
+ * Beside the server: the client layer of any Kubernetes API server (kubeconfig, transport,
+ * informer) at machinery's level, and on it the typed client and the sample controller.
+ */
+const beside = { kubeclient: ['machinery'], client: ['kubeclient', 'machinery'], controller: ['client', 'kubeclient', 'machinery'] };
+/** The server's layers that talk to the main API server through the client layer (the server itself may import anything). */
+const kubeclientUsers = ['http', 'auth', 'registry'];
 const folders = [...layers, 'openapi', ...Object.keys(beside)];
 
 /** The folders a file in `layer` may not import from. */
@@ -14,12 +19,12 @@ function forbiddenFor(layer) {
   if (layer in beside) return folders.filter((f) => f !== layer && !beside[layer].includes(f));
   const below = layers.slice(layers.indexOf(layer) + 1);
   // openapi/ builds documents from the groups: between http and registry.
-  const allowed = new Set([layer, ...below, ...(layer === 'http' ? ['openapi'] : [])]);
+  const allowed = new Set([layer, ...below, ...(layer === 'http' ? ['openapi'] : []), ...(kubeclientUsers.includes(layer) ? ['kubeclient'] : [])]);
   return folders.filter((f) => !allowed.has(f));
 }
 
 const layering = [...layers.filter((l) => l !== 'server'), 'openapi', ...Object.keys(beside)].map((layer) => {
-  const forbidden = layer === 'openapi' ? ['server', 'http', 'auth', 'client', 'controller'] : forbiddenFor(layer);
+  const forbidden = layer === 'openapi' ? ['server', 'http', 'audit', 'auth', 'client', 'controller', 'kubeclient'] : forbiddenFor(layer);
   return {
     files: [`src/${layer}/**/*.ts`],
     ignores: ['**/*.test.ts'],

@@ -7,8 +7,9 @@
  */
 import type { ApiGroup } from './api-resource.js';
 import { kubeKinds } from '../machinery/protobuf/kube-messages.js';
-import { ProtobufScheme, type ProtobufKind } from '../machinery/protobuf/protobuf-scheme.js';
-import { kindMessages, type FieldNumbers, type MessageDefinition } from '../machinery/protobuf/schema-messages.js';
+import type { MessageDefinition, ProtobufKind } from '../machinery/protobuf/messages.js';
+import { ProtobufScheme } from '../machinery/protobuf/protobuf-scheme.js';
+import { kindMessages, type FieldNumbers } from '../machinery/protobuf/schema-messages.js';
 
 /** The messages of a group's kinds and lists, and the field numbers they use. */
 export function groupMessages(group: ApiGroup, committed: FieldNumbers): { messages: MessageDefinition[]; numbers: FieldNumbers } {

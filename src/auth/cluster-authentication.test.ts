@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePki, type Pki } from '../server/pki.js';
 import { ClusterAuthentication, parseClusterAuthentication, type ClusterAuthenticationInfo } from './cluster-authentication.js';
-import type { KubeApiResponse, KubeWatchEvent } from './kube-api-client.js';
+import type { RestResponse } from '../kubeclient/rest-client.js';
+import type { RawWatchEvent } from '../kubeclient/watch-events.js';
 
 describe('kube-system/extension-apiserver-authentication', () => {
   let dir: string;
@@ -54,7 +55,7 @@ describe('kube-system/extension-apiserver-authentication', () => {
     expect(() => parseClusterAuthentication({ 'client-ca-file': 'nonsense' })).toThrow(/no certificate/);
   });
 
-  it('rebuilds on a watched change, not when the same CAs come back with CRLF, and re-reads after a watch ends', async () => {
+  it('rebuilds on a watched change, not when the same CAs come back with CRLF, watches on after a watch ends, re-reads after 410 Gone', async () => {
     const configMap = (names: string[], rv: string, crlf = false) => {
       const d: Record<string, string> = data(names);
       if (crlf) d['requestheader-client-ca-file'] = d['requestheader-client-ca-file'].replaceAll('\n', '\r\n');
@@ -63,40 +64,53 @@ describe('kube-system/extension-apiserver-authentication', () => {
     const changes: ClusterAuthenticationInfo[] = [];
     const watches: string[] = [];
     let reads = 0;
-    let events: KubeWatchEvent[][] = [
+    let events: RawWatchEvent[][] = [
       [
         { type: 'MODIFIED', object: configMap(['a'], '2', true) },
         { type: 'MODIFIED', object: configMap(['a', 'b'], '3') },
       ],
+      [{ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 3 (15)' } }],
       [],
     ];
+    const errors: Error[] = [];
     const client = {
-      request: async (): Promise<KubeApiResponse> => ({ status: 200, body: configMap(['a'], String(++reads * 10)) }),
-      watch: async (path: string, onEvent: (event: KubeWatchEvent) => void, signal: AbortSignal) => {
+      request: async (): Promise<RestResponse> => ({ status: 200, body: configMap(['a'], String(++reads * 10)) }),
+      watch: async function* (path: string, signal: AbortSignal) {
         watches.push(path);
         const batch = events.shift();
-        for (const event of batch ?? []) onEvent(event);
+        yield* batch ?? [];
         // The last batch stays open until the source stops; the ones before end, as a watch that timed out.
         if (events.length === 0) await new Promise((resolve) => signal.addEventListener('abort', resolve));
       },
     };
-    const trust = new ClusterAuthentication({ client, requestHeader: true, onChange: (info) => changes.push(info), retryMs: 1 });
+    const trust = new ClusterAuthentication({
+      client,
+      requestHeader: true,
+      onChange: (info) => changes.push(info),
+      onError: (error) => errors.push(error),
+      retryMs: 1,
+    });
     expect(await trust.start()).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(changes.map((c) => c.requestHeader?.allowedNames)).toEqual([['a'], ['a', 'b'], ['a']]);
     expect(trust.clientCaPems()).toEqual([lf(pki.clientCaPem), lf(pki.servingCaPem)]);
     expect(watches[0]).toContain('resourceVersion=10');
     expect(watches[0]).toContain('fieldSelector=metadata.name%3Dextension-apiserver-authentication');
-    // The first watch ended: the ConfigMap was read again and watched from there.
-    expect(watches[1]).toContain('resourceVersion=20');
+    // The first watch ended: watched again from the last change seen; that was too old: read again, silently, and watched from there.
+    expect(watches[1]).toContain('resourceVersion=3');
+    expect(watches[2]).toContain('resourceVersion=20');
+    expect(errors).toEqual([]);
     await trust.stop();
     events = [];
   });
 
   it('leaves the front proxy to the flags when asked to', async () => {
     const client = {
-      request: async (): Promise<KubeApiResponse> => ({ status: 200, body: { data: data([]) } }),
-      watch: (_path: string, _onEvent: unknown, signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())),
+      request: async (): Promise<RestResponse> => ({ status: 200, body: { data: data([]) } }),
+      watch: async function* (_path: string, signal: AbortSignal): AsyncGenerator<RawWatchEvent> {
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        yield* [];
+      },
     };
     const trust = new ClusterAuthentication({ client, requestHeader: false });
     await trust.start();

@@ -6,13 +6,14 @@
  * `client-ca-file` and `requestheader-*` settings in the ConfigMap
  * `kube-system/extension-apiserver-authentication`; this source reads it through
  * `--authentication-kubeconfig`, builds an x509 and a request-header authenticator from
- * it, and rebuilds them when the ConfigMap changes. It watches the ConfigMap and lists
- * it again whenever a watch ends, at the latest every `resyncMs` (kube re-reads it every
- * minute and on every watch event).
+ * it, and rebuilds them when the ConfigMap changes. An Informer reads the ConfigMap and
+ * watches it, each watch stream at most `resyncMs` long and reopened from the last
+ * resourceVersion seen (bookmarks included); it reads the ConfigMap again when the server
+ * no longer has that resourceVersion (410) or a watch fails.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { Informer } from '../kubeclient/informer.js';
+import { restListWatch, type RestClient } from '../kubeclient/rest-client.js';
 import { parseCertificates } from './certificate-verifier.js';
-import type { KubeApiClient, KubeWatchEvent } from './kube-api-client.js';
 import { RequestHeaderAuthenticator, type RequestHeaderAuthenticatorOptions } from './request-header-authenticator.js';
 import type { AuthenticationRequest, Authenticator, RequestHeaders, UserInfo } from './user-info.js';
 import { X509Authenticator } from './x509-authenticator.js';
@@ -68,14 +69,14 @@ export function parseClusterAuthentication(data: Readonly<Record<string, string>
 
 /** Options of {@link ClusterAuthentication}. */
 export interface ClusterAuthenticationOptions {
-  readonly client: Pick<KubeApiClient, 'request' | 'watch'>;
+  readonly client: Pick<RestClient, 'request' | 'watch'>;
   /** Whether the front-proxy settings come from the ConfigMap (no `--requestheader-client-ca-file` given). */
   readonly requestHeader: boolean;
   /** Called after the trust changed, e.g. to give the listener the new CAs. */
   readonly onChange?: (info: ClusterAuthenticationInfo) => void;
   /** Told why a read or watch failed; the source keeps the last good settings and retries. */
   readonly onError?: (error: Error) => void;
-  /** The longest a watch runs before the ConfigMap is read again; 60 s by default. */
+  /** The longest each watch stream runs (its `timeoutSeconds`) before it is reopened; 60 s by default. */
   readonly resyncMs?: number;
   /** The wait after a failed read or watch; 1 s by default. */
   readonly retryMs?: number;
@@ -91,6 +92,12 @@ interface Current {
 
 const none: Current = { key: '', info: {} };
 
+/** What this source reads of the ConfigMap. */
+interface ConfigMap {
+  readonly metadata?: { readonly name?: string; readonly resourceVersion?: string };
+  readonly data?: Readonly<Record<string, string>>;
+}
+
 /**
  * The cluster's trust, kept current. {@link authenticators} stay the same objects for the
  * server's lifetime and ask whatever the ConfigMap says at the time of each request.
@@ -103,7 +110,7 @@ export class ClusterAuthentication {
   readonly #options: ClusterAuthenticationOptions;
   readonly #stopped = new AbortController();
   #current: Current = none;
-  #loop: Promise<void> | undefined;
+  #running: Promise<void> | undefined;
 
   /** The front-proxy authenticator, then the x509 one, in kube's order. */
   readonly authenticators: readonly Authenticator[];
@@ -131,82 +138,71 @@ export class ClusterAuthentication {
   }
 
   /**
-   * Reads the ConfigMap once, then keeps watching it until {@link stop}. When the first
-   * read fails, it is told to `onError` and retried in the background, as kube-apiserver
-   * goes on without the configuration; returns whether it was read.
+   * Reads the ConfigMap, then keeps watching it until {@link stop}. When the first read
+   * fails, it is told to `onError` and retried in the background, as kube-apiserver goes
+   * on without the configuration; returns whether it was read.
    */
   async start(): Promise<boolean> {
-    let resourceVersion: string | undefined;
-    let read = true;
-    try {
-      resourceVersion = await this.#read();
-    } catch (error) {
-      this.#options.onError?.(error as Error);
-      read = false;
-    }
-    this.#loop = this.#watchLoop(resourceVersion);
+    let firstFailure: (() => void) | undefined;
+    const failed = new Promise<void>((resolve) => (firstFailure = resolve));
+    const resyncSeconds = Math.max(1, Math.round((this.#options.resyncMs ?? 60_000) / 1000));
+    const collection = authenticationConfigMapPath.slice(0, authenticationConfigMapPath.lastIndexOf('/'));
+    const configMaps = restListWatch<ConfigMap>(this.#options.client, {
+      listPath: authenticationConfigMapPath,
+      itemsOf: (body) => {
+        const configMap = (body ?? {}) as ConfigMap;
+        return { items: [configMap], resourceVersion: configMap.metadata?.resourceVersion ?? '' };
+      },
+      watchPath: (resourceVersion) => {
+        const query = new URLSearchParams({
+          watch: '1',
+          allowWatchBookmarks: 'true',
+          fieldSelector: 'metadata.name=extension-apiserver-authentication',
+          timeoutSeconds: String(resyncSeconds),
+        });
+        if (resourceVersion !== '') query.set('resourceVersion', resourceVersion);
+        return `${collection}?${query.toString()}`;
+      },
+      what: 'the authentication ConfigMap',
+    });
+    const informer = new Informer(configMaps, {
+      retryDelayMs: this.#options.retryMs ?? 1000,
+      onError: (error) => {
+        this.#options.onError?.(error as Error);
+        firstFailure?.();
+      },
+    });
+    // A deletion keeps the last settings, as kube's dynamic CA content does.
+    informer.onChange((_previous, current) => {
+      if (current !== undefined) this.#apply(current);
+    });
+    this.#running = informer.run(this.#stopped.signal);
+    const read = await Promise.race([informer.synced.then(() => true), failed.then(() => false)]);
+    firstFailure = undefined;
     return read;
   }
 
   /** Stops watching. */
   async stop(): Promise<void> {
     this.#stopped.abort();
-    await this.#loop;
-  }
-
-  /** GETs the ConfigMap and applies it; returns its resourceVersion. */
-  async #read(): Promise<string | undefined> {
-    const answer = await this.#options.client.request('GET', authenticationConfigMapPath, undefined, { timeoutMs: 10_000, signal: this.#stopped.signal });
-    if (answer.status !== 200) throw new Error(`GET ${authenticationConfigMapPath}: HTTP ${answer.status}`);
-    return this.#apply(answer.body);
+    await this.#running;
   }
 
   /** Rebuilds the authenticators when the ConfigMap's settings differ from those in force. */
-  #apply(object: unknown): string | undefined {
-    const configMap = (object ?? {}) as { metadata?: { resourceVersion?: string }; data?: Record<string, string> };
+  #apply(configMap: ConfigMap): void {
     const info = parseClusterAuthentication(configMap.data ?? {});
     const useful: ClusterAuthenticationInfo = {
       ...(info.clientCaPem !== undefined ? { clientCaPem: info.clientCaPem } : {}),
       ...(this.#options.requestHeader && info.requestHeader !== undefined ? { requestHeader: info.requestHeader } : {}),
     };
     const key = JSON.stringify(useful);
-    if (key !== this.#current.key) {
-      this.#current = {
-        key,
-        info: useful,
-        ...(useful.requestHeader !== undefined ? { requestHeader: new RequestHeaderAuthenticator(useful.requestHeader) } : {}),
-        ...(useful.clientCaPem !== undefined ? { x509: new X509Authenticator({ clientCaPems: [useful.clientCaPem] }) } : {}),
-      };
-      this.#options.onChange?.(useful);
-    }
-    return configMap.metadata?.resourceVersion;
-  }
-
-  async #watchLoop(resourceVersion: string | undefined): Promise<void> {
-    const signal = this.#stopped.signal;
-    const resyncSeconds = Math.max(1, Math.round((this.#options.resyncMs ?? 60_000) / 1000));
-    const query = new URLSearchParams({ watch: '1', fieldSelector: 'metadata.name=extension-apiserver-authentication', timeoutSeconds: String(resyncSeconds) });
-    const collection = authenticationConfigMapPath.slice(0, authenticationConfigMapPath.lastIndexOf('/'));
-    while (!signal.aborted) {
-      try {
-        if (resourceVersion === undefined) resourceVersion = await this.#read();
-        if (signal.aborted) break;
-        if (resourceVersion !== undefined) query.set('resourceVersion', resourceVersion);
-        else query.delete('resourceVersion');
-        await this.#options.client.watch(`${collection}?${query.toString()}`, (event) => this.#onEvent(event), signal);
-        // The watch ran its time (or the server ended it): read the ConfigMap again, as a resync.
-        resourceVersion = undefined;
-      } catch (error) {
-        resourceVersion = undefined;
-        if (signal.aborted) break;
-        this.#options.onError?.(error as Error);
-        await sleep(this.#options.retryMs ?? 1000, undefined, { signal }).catch(() => undefined);
-      }
-    }
-  }
-
-  #onEvent(event: KubeWatchEvent): void {
-    if (event.type === 'ADDED' || event.type === 'MODIFIED') this.#apply(event.object);
-    else if (event.type === 'ERROR') throw new Error(`watch of the authentication ConfigMap: ${JSON.stringify(event.object)}`);
+    if (key === this.#current.key) return;
+    this.#current = {
+      key,
+      info: useful,
+      ...(useful.requestHeader !== undefined ? { requestHeader: new RequestHeaderAuthenticator(useful.requestHeader) } : {}),
+      ...(useful.clientCaPem !== undefined ? { x509: new X509Authenticator({ clientCaPems: [useful.clientCaPem] }) } : {}),
+    };
+    this.#options.onChange?.(useful);
   }
 }

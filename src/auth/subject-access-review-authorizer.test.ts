@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes } from './authorizer.js';
 import { delegatingAuthorizer } from './delegating-authorizer.js';
-import type { KubeApiResponse } from './kube-api-client.js';
+import type { RestResponse } from '../kubeclient/rest-client.js';
 import { subjectAccessReviewSpec, SubjectAccessReviewAuthorizer } from './subject-access-review-authorizer.js';
 
 const jane = { name: 'jane', uid: 'u-1', groups: ['devs', 'system:authenticated'], extra: { scopes: ['a'] } };
@@ -39,7 +39,7 @@ function reviewer(status: () => Record<string, unknown> | Error) {
   const specs: unknown[] = [];
   return {
     specs,
-    request: async (_method: string, _path: string, body?: unknown): Promise<KubeApiResponse> => {
+    request: async (_method: string, _path: string, body?: unknown): Promise<RestResponse> => {
       specs.push((body as { spec: unknown }).spec);
       const answer = status();
       if (answer instanceof Error) throw answer;

@@ -8,13 +8,13 @@
  */
 import { internal } from '../machinery/errors.js';
 import { allow, deny, noOpinion, type Authorization, type AuthorizationAttributes, type Authorizer } from './authorizer.js';
-import type { KubeApiClient } from './kube-api-client.js';
+import type { RestClient } from '../kubeclient/rest-client.js';
 import { TtlCache } from './ttl-cache.js';
 
 /** How the authorizer asks and remembers. */
 export interface SubjectAccessReviewAuthorizerOptions {
   /** A client of the main API server (`--authorization-kubeconfig`). */
-  readonly client: Pick<KubeApiClient, 'request'>;
+  readonly client: Pick<RestClient, 'request'>;
   /** How long an allowed verdict is remembered (kube's default 10 s). */
   readonly authorizedTtlMs: number;
   /** How long any other verdict is remembered (kube's default 10 s). */

@@ -9,15 +9,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ensurePki } from '../server/pki.js';
-import { KubeApiClient, type KubeApiResponse } from './kube-api-client.js';
+import { RestClient, type RestResponse } from '../kubeclient/rest-client.js';
 import { TokenReviewAuthenticator } from './token-review-authenticator.js';
 
 /** A client whose answers the test decides, counting the reviews it was sent. */
-function scripted(answer: (token: string) => KubeApiResponse | Error) {
+function scripted(answer: (token: string) => RestResponse | Error) {
   const reviews: string[] = [];
   return {
     reviews,
-    request: async (_method: string, _path: string, body?: unknown): Promise<KubeApiResponse> => {
+    request: async (_method: string, _path: string, body?: unknown): Promise<RestResponse> => {
       const token = (body as { spec: { token: string } }).spec.token;
       reviews.push(token);
       const result = answer(token);
@@ -27,7 +27,7 @@ function scripted(answer: (token: string) => KubeApiResponse | Error) {
   };
 }
 
-const authenticated = (username: string): KubeApiResponse => ({
+const authenticated = (username: string): RestResponse => ({
   status: 201,
   body: {
     status: {
@@ -101,7 +101,7 @@ describe('TokenReviewAuthenticator', () => {
     });
 
     it('gives up after its timeout with 401, sending the token of the kubeconfig’s tokenFile', async () => {
-      const client = await KubeApiClient.fromKubeconfig(join(dir, 'kubeconfig'));
+      const client = await RestClient.fromKubeconfig(join(dir, 'kubeconfig'));
       try {
         const authenticator = new TokenReviewAuthenticator({ client, cacheTtlMs: 60_000, timeoutMs: 200 });
         const started = Date.now();

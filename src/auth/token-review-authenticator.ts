@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { unauthorized } from '../machinery/errors.js';
-import type { KubeApiClient } from './kube-api-client.js';
+import type { RestClient } from '../kubeclient/rest-client.js';
 import type { TokenAuthenticator } from './bearer-token-authenticator.js';
 import { TtlCache } from './ttl-cache.js';
 import { withAuthenticatedGroup, type UserInfo } from './user-info.js';
@@ -17,7 +17,7 @@ import { withAuthenticatedGroup, type UserInfo } from './user-info.js';
 /** How the authenticator asks and remembers. */
 export interface TokenReviewAuthenticatorOptions {
   /** A client of the main API server (`--authentication-kubeconfig`). */
-  readonly client: Pick<KubeApiClient, 'request'>;
+  readonly client: Pick<RestClient, 'request'>;
   /** How long an answer is remembered (kube's default 10 s). */
   readonly cacheTtlMs: number;
   /** How long a review may take (kube's `TokenAccessReviewTimeout`, 10 s). */

@@ -6,9 +6,9 @@
  * patch type, the status and scale subresources, and the streamed log subresource.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import { httpsFetch } from './https-fetch.js';
+import { httpsFetch } from '../kubeclient/https-fetch.js';
 import type { Scale } from './kinds.js';
-import type { ClusterAccess } from './kubeconfig.js';
+import type { ClusterAccess } from '../kubeclient/kubeconfig.js';
 import { listAndWatch, type ListAndWatchEvent, type ListAndWatchOptions } from './list-and-watch.js';
 import { listPages, type ListPage, type ListPagesOptions, type ListPath } from './list-pages.js';
 import { listWatch, type ListWatchOptions, type ListWatchPath } from './list-watch.js';
@@ -17,7 +17,8 @@ import type { ObjectOf, paths } from './paths.js';
 import { appendLog, readLog, type LogAppend, type LogOptions } from './pipeline-log.js';
 import type { PipelineName, PipelineRequestOptions } from './pipeline-name.js';
 import { getScale, getStatus, patchStatus, replaceScale, replaceStatus, scale, type StatusOf, type StatusPath, type StatusRequest } from './subresources.js';
-import { watch, type WatchedObject, type WatchEvent, type WatchOptions, type WatchPath } from './watch.js';
+import type { WatchEvent } from '../kubeclient/list-watch.js';
+import { watch, type WatchedObject, type WatchOptions, type WatchPath } from './watch.js';
 
 /** A client of one Cairn server. */
 export interface CairnClient {
@@ -68,13 +69,13 @@ export interface CairnClient {
 export function createCairnClient(access: ClusterAccess): CairnClient {
   const fetch = httpsFetch(access);
   const api = createClient<paths>({ baseUrl: access.server, fetch });
-  const client: CairnClient = Object.freeze({
+  return Object.freeze({
     api,
     namespace: access.namespace,
     listPages: <P extends ListPath>(path: P, options?: ListPagesOptions<P>) => listPages(api, path, options),
     watch: <P extends WatchPath>(path: P, options?: WatchOptions<P>) => watch(api, path, options),
     listAndWatch: <P extends ListWatchPath>(path: P, options?: ListWatchOptions<P> & ListAndWatchOptions) =>
-      listAndWatch(listWatch(client, path, options), options),
+      listAndWatch(listWatch(api, path, options), options),
     patch: <P extends PatchPath>(path: P, request: PatchRequest<P>) => patch(api, path, request),
     getStatus: <P extends StatusPath>(path: P, request: StatusRequest<P>) => getStatus(api, path, request),
     replaceStatus: <P extends StatusPath>(path: P, request: StatusRequest<P> & { readonly body: ObjectOf<P> }) => replaceStatus(api, path, request),
@@ -86,5 +87,4 @@ export function createCairnClient(access: ClusterAccess): CairnClient {
     readLog: (pipeline: PipelineName, options?: LogOptions) => readLog(api, pipeline, options),
     close: () => fetch.close(),
   });
-  return client;
 }

@@ -13,17 +13,18 @@
  *   console.log(event.type, event.object.status?.phase);
  * }
  */
-export { ApiError, isConflict, isNotFound, ResourceExpiredError, type Status } from './api-error.js';
+export { ApiError, isConflict, isNotFound, ResourceExpiredError, type Status } from '../kubeclient/api-error.js';
 export { createCairnClient, type CairnClient } from './cairn-client.js';
 export type { components, operations } from './generated/cairn-dev-v1.js';
-export { Informer, keyOf, type ChangeHandler, type InformerOptions, type ListWatch } from './informer.js';
+export { Informer, keyOf, type ChangeHandler, type InformerOptions } from '../kubeclient/informer.js';
+export type { ListWatch, WatchEvent } from '../kubeclient/list-watch.js';
 export type * from './kinds.js';
 export type * as v1beta1 from './kinds-v1beta1.js';
 export type * as v1alpha1 from './kinds-v1alpha1.js';
 export { listAndWatch, type ListAndWatchEvent, type ListAndWatchOptions } from './list-and-watch.js';
 export type { ListPage, ListPagesOptions, ListPath } from './list-pages.js';
 export { DEFAULT_LIST_PAGE_SIZE, listWatch, type ListWatchOptions, type ListWatchPath } from './list-watch.js';
-export { loadKubeconfig, type ClusterAccess } from './kubeconfig.js';
+export { loadKubeconfig, type ClusterAccess } from '../kubeclient/kubeconfig.js';
 export type { ApplyConfiguration, JsonPatchOperation, MergePatch, PatchedObject, PatchPath, PatchRequest, PatchType, StrategicMergePatch } from './patch.js';
 export type { ObjectOf, PathParameters, paths } from './paths.js';
 export type { LogAppend, LogOptions } from './pipeline-log.js';
@@ -31,4 +32,4 @@ export type { PipelineName, PipelineRequestOptions } from './pipeline-name.js';
 export type { StatusOf, StatusPath, StatusRequest } from './subresources.js';
 export { unwrap } from './unwrap.js';
 export { versions, type Version } from './versions.js';
-export type { WatchedObject, WatchEvent, WatchOptions, WatchPath } from './watch.js';
+export type { WatchedObject, WatchOptions, WatchPath } from './watch.js';

@@ -14,9 +14,9 @@
  * path is wrong, the user may not list) ends the iteration with its ApiError; other
  * failures are retried after `retryDelayMs`, as the informer does.
  */
-import { ApiError } from './api-error.js';
-import { Informer, type ListWatch } from './informer.js';
-import type { WatchEvent } from './watch.js';
+import { ApiError } from '../kubeclient/api-error.js';
+import { Informer } from '../kubeclient/informer.js';
+import type { ListWatch, WatchEvent } from '../kubeclient/list-watch.js';
 
 /** A change, or SYNCED: every object of the first list has been yielded (the caller's copy is complete). */
 export type ListAndWatchEvent<T> = WatchEvent<T> | { readonly type: 'SYNCED' };
@@ -36,7 +36,7 @@ export interface ListAndWatchOptions {
  * caller leaves the loop.
  *
  * @example
- * for await (const event of listAndWatch(listWatch(client, '/apis/cairn.dev/v1/pipelines'))) {
+ * for await (const event of listAndWatch(listWatch(client.api, '/apis/cairn.dev/v1/pipelines'))) {
  *   if (event.type === 'SYNCED') console.log('all pipelines listed');
  *   else console.log(event.type, event.object.metadata?.name);
  * }

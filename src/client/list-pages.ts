@@ -1,11 +1,10 @@
 /**
- * A list in pages, as client-go's pager reads one: `GET …?limit=N`, then again with the
- * `continue` token of each page until a page has none. Every page is served from the
- * first page's snapshot (its resourceVersion), so together they are one consistent list;
- * a token that outlived the server's history ends the iteration with a
- * ResourceExpiredError (410), and the caller lists again.
+ * A list of one of the typed client's collections in pages (`GET …?limit=N`, then
+ * `&continue=…`), read by kubeclient's pager: one consistent snapshot a page at a time,
+ * a ResourceExpiredError (410) when a token outlived the server's history.
  */
 import type { Client } from 'openapi-fetch';
+import { pager } from '../kubeclient/pager.js';
 import type { paths, UntypedCall } from './paths.js';
 import { unwrap } from './unwrap.js';
 
@@ -39,12 +38,9 @@ export interface ListPagesOptions<P extends ListPath> {
  */
 export async function* listPages<P extends ListPath>(api: Client<paths>, path: P, options: ListPagesOptions<P> = {}): AsyncGenerator<ListPage<P>> {
   const { limit, labelSelector, fieldSelector, signal } = options;
-  let token: string | undefined;
-  do {
-    signal?.throwIfAborted();
+  const listPage = async (token: string | undefined): Promise<ListPage<P>> => {
     const query = { limit, continue: token, labelSelector, fieldSelector };
-    const page = (await unwrap((api.GET as unknown as UntypedCall)(path, { params: { path: options.path, query }, signal }))) as ListPage<P>;
-    yield page;
-    token = page.metadata?.continue || undefined;
-  } while (token !== undefined);
+    return (await unwrap((api.GET as unknown as UntypedCall)(path, { params: { path: options.path, query }, signal }))) as ListPage<P>;
+  };
+  yield* pager(listPage, (page) => page.metadata?.continue || undefined, signal);
 }

@@ -3,11 +3,11 @@
  * `Informer` or `listAndWatch`: the list read in pages of bounded size (one snapshot), the watch from
  * its resourceVersion.
  */
-import type { CairnClient } from './cairn-client.js';
-import type { ListWatch } from './informer.js';
-import type { ListPath } from './list-pages.js';
+import type { Client } from 'openapi-fetch';
+import type { ListWatch } from '../kubeclient/list-watch.js';
+import { listPages, type ListPath } from './list-pages.js';
 import type { paths } from './paths.js';
-import type { WatchedObject, WatchPath } from './watch.js';
+import { watch, type WatchedObject, type WatchPath } from './watch.js';
 
 /**
  * The page size of an informer's list, client-go's pager's default: a collection of any
@@ -34,15 +34,15 @@ export interface ListWatchOptions<P extends ListWatchPath> {
  * List and watch of `path`.
  *
  * @example
- * const pipelines = new Informer(listWatch(client, '/apis/cairn.dev/v1/pipelines', { labelSelector: 'team=data' }));
+ * const pipelines = new Informer(listWatch(client.api, '/apis/cairn.dev/v1/pipelines', { labelSelector: 'team=data' }));
  */
-export function listWatch<P extends ListWatchPath>(client: CairnClient, path: P, options: ListWatchOptions<P> = {}): ListWatch<WatchedObject<P>> {
+export function listWatch<P extends ListWatchPath>(api: Client<paths>, path: P, options: ListWatchOptions<P> = {}): ListWatch<WatchedObject<P>> {
   const { path: parameters, labelSelector, fieldSelector, limit = DEFAULT_LIST_PAGE_SIZE, watchTimeoutSeconds } = options;
   return {
     async list(signal) {
       const items: WatchedObject<P>[] = [];
       let resourceVersion = '';
-      for await (const page of client.listPages(path, { path: parameters, labelSelector, fieldSelector, limit, signal })) {
+      for await (const page of listPages(api, path, { path: parameters, labelSelector, fieldSelector, limit, signal })) {
         // Every page is of the first page's snapshot and carries its resourceVersion.
         resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
         items.push(...(page.items as WatchedObject<P>[]));
@@ -50,6 +50,6 @@ export function listWatch<P extends ListWatchPath>(client: CairnClient, path: P,
       return { items, resourceVersion };
     },
     watch: (resourceVersion, signal) =>
-      client.watch(path, { path: parameters, labelSelector, fieldSelector, resourceVersion, timeoutSeconds: watchTimeoutSeconds, signal }),
+      watch(api, path, { path: parameters, labelSelector, fieldSelector, resourceVersion, timeoutSeconds: watchTimeoutSeconds, signal }),
   };
 }

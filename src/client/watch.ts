@@ -1,16 +1,14 @@
 /**
- * Watching a collection like client-go's RetryWatcher: events are read from the
- * newline-delimited JSON stream of `GET …?watch=true`, and when the server ends the
- * stream (its `timeoutSeconds`, a restart) or the connection fails, the watch reopens
- * from the last resourceVersion it saw, BOOKMARK events included, so the caller sees
- * every change once and in order. A resourceVersion the server no longer has ends
- * the watch with a ResourceExpiredError: the caller lists again and watches from there.
+ * Watching a collection of the typed client's paths: kubeclient's `retryWatch` (client-go's
+ * RetryWatcher: it reopens the stream from the last resourceVersion seen, bookmarks
+ * included, and ends with a ResourceExpiredError when the server no longer has it) over
+ * streams opened through openapi-fetch.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'openapi-fetch';
-import { ApiError, apiError } from './api-error.js';
+import { apiError } from '../kubeclient/api-error.js';
+import type { WatchEvent } from '../kubeclient/list-watch.js';
+import { retryWatch } from '../kubeclient/retry-watch.js';
 import type { paths, UntypedCall } from './paths.js';
-import { lines } from './lines.js';
 
 /** The paths of collections that can be watched (their GET takes `watch`). */
 export type WatchPath = {
@@ -19,12 +17,6 @@ export type WatchPath = {
 
 /** The objects a watch of `P` delivers: the items of its list. */
 export type WatchedObject<P extends WatchPath> = paths[P]['get']['responses'][200]['content']['application/json']['items'][number];
-
-/** A change to a watched object. BOOKMARK and ERROR events are handled inside the watch. */
-export interface WatchEvent<T> {
-  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  readonly object: T;
-}
 
 /** What to watch, and from where. */
 export interface WatchOptions<P extends WatchPath> {
@@ -42,14 +34,6 @@ export interface WatchOptions<P extends WatchPath> {
   /** Ends the watch (the iteration then finishes without an error). */
   readonly signal?: AbortSignal;
 }
-
-/** Retries after a failed connection wait this long, doubling up to `maxRetryDelayMs`. */
-const retryDelayMs = 250;
-const maxRetryDelayMs = 8000;
-/** A stream ended sooner than this with no event in it made no progress: reopening waits as after a failure. */
-const emptyStreamMs = 1000;
-
-type RawEvent = { readonly type: string; readonly object: { readonly metadata?: { readonly resourceVersion?: string } } };
 
 /**
  * Watches `path` until `options.signal` aborts; throws a ResourceExpiredError on
@@ -70,42 +54,12 @@ export function watch<P extends WatchPath>(api: Client<paths>, path: P, options:
  * representation of each event's object, e.g.
  * `application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1` for metadata only.
  */
-export async function* watchPath<T>(
+export function watchPath<T>(
   api: Client<paths>,
   path: string,
   options: Omit<WatchOptions<WatchPath>, 'path'> & { readonly accept?: string; readonly path?: object } = {},
 ): AsyncGenerator<WatchEvent<T>> {
-  const { signal } = options;
-  let resourceVersion = options.resourceVersion;
-  let failures = 0;
-  while (!signal?.aborted) {
-    const opened = Date.now();
-    let received = false;
-    try {
-      const body = await open(api, path, options, resourceVersion);
-      for await (const line of lines(body, signal)) {
-        if (!line.trim()) continue;
-        const event = JSON.parse(line) as RawEvent;
-        if (event.type === 'ERROR') throw apiError(500, event.object);
-        resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
-        received = true;
-        if (event.type !== 'BOOKMARK') yield event as WatchEvent<T>;
-      }
-      if (received || Date.now() - opened >= emptyStreamMs) {
-        failures = 0;
-        continue;
-      }
-    } catch (error) {
-      if (signal?.aborted) return;
-      if (!retriable(error)) throw error;
-      if (received) failures = 0;
-    }
-    try {
-      await sleep(Math.min(maxRetryDelayMs, retryDelayMs * 2 ** failures++), undefined, { signal });
-    } catch {
-      return;
-    }
-  }
+  return retryWatch<T>((resourceVersion) => open(api, path, options, resourceVersion), options.resourceVersion, options.signal);
 }
 
 /** Opens one stream of the watch. */
@@ -131,10 +85,4 @@ async function open(
   });
   if (!response.ok || !data) throw apiError(response.status, error);
   return data;
-}
-
-/** A failed connection, a server error or throttling is worth retrying; any other refusal is not. */
-function retriable(error: unknown): boolean {
-  if (!(error instanceof ApiError)) return !(error instanceof SyntaxError);
-  return error.code >= 500 || error.code === 429;
 }

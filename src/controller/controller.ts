@@ -11,7 +11,7 @@
  */
 import { once } from 'node:events';
 import type { CairnClient } from '../client/cairn-client.js';
-import { Informer, keyOf } from '../client/informer.js';
+import { Informer, keyOf } from '../kubeclient/informer.js';
 import { listWatch } from '../client/list-watch.js';
 import { PipelineController } from './pipeline-controller.js';
 import { RunnerClassController, runnerClassesOf } from './runner-class-controller.js';
@@ -57,9 +57,9 @@ export function startController(client: CairnClient, options: ControllerOptions 
   const logger = options.logger ?? silent;
   const stopping = new AbortController();
   const informerOptions = { onError: (error: unknown) => logger.warn({ err: error }, 'list or watch failed; listing again') };
-  const pipelines = new Informer(listWatch(client, '/apis/cairn.dev/v1/pipelines', { watchTimeoutSeconds: options.watchTimeoutSeconds }), informerOptions);
+  const pipelines = new Informer(listWatch(client.api, '/apis/cairn.dev/v1/pipelines', { watchTimeoutSeconds: options.watchTimeoutSeconds }), informerOptions);
   const runnerClasses = new Informer(
-    listWatch(client, '/apis/cairn.dev/v1/runnerclasses', { watchTimeoutSeconds: options.watchTimeoutSeconds }),
+    listWatch(client.api, '/apis/cairn.dev/v1/runnerclasses', { watchTimeoutSeconds: options.watchTimeoutSeconds }),
     informerOptions,
   );
   const pipelineQueue = new WorkQueue<string>({ intervalMs: tickMs });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../client/api-error.js';
+import { ApiError } from '../kubeclient/api-error.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 
 const conflict = () => new ApiError({ kind: 'Status', code: 409, reason: 'Conflict', message: 'the object has been modified' });

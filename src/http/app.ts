@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Logger } from 'pino';
 import type { ApiGroup } from '../apis/api-resource.js';
-import { auditNothing, noAudit, type AuditBackend, type AuditPolicyRuleEvaluator } from '../auth/audit.js';
+import { auditNothing, noAudit, type AuditBackend, type AuditPolicyRuleEvaluator } from '../audit/audit.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { pathNotFound } from '../machinery/errors.js';

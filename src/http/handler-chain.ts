@@ -5,7 +5,7 @@
  */
 import type { DefaultContext, DefaultState, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { AuditBackend, AuditPolicyRuleEvaluator } from '../auth/audit.js';
+import type { AuditBackend, AuditPolicyRuleEvaluator } from '../audit/audit.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { Authenticator } from '../auth/user-info.js';
 import { errorMiddleware } from './filters/error-middleware.js';

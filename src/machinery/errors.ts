@@ -2,8 +2,11 @@
  * The catalogue of every API error, each building the `metav1.Status` kube-apiserver
  * would answer with. Messages follow apimachinery's `k8s.io/apimachinery/pkg/api/errors`.
  */
-import { fieldPath, invalid as invalidField } from './field-errors.js';
+import { fieldPath, invalid as invalidField, type FieldError } from './field-errors.js';
 import { failureStatus, StatusError, type StatusCause } from './status.js';
+
+// The Status errors' callers name field errors here, beside the errors that carry them.
+export type { FieldError };
 
 /** Names the resource an error concerns: `pipelines.cairn.dev "ingest"`. */
 export interface GroupResource {
@@ -90,16 +93,6 @@ export function updatePreconditionFailed(gr: GroupResource, name: string, storag
 
 /** The message kube uses for a stale resourceVersion. */
 export const optimisticLockMessage = 'the object has been modified; please apply your changes to the latest version and try again';
-
-/** One field error, as `field.Error` renders it. */
-export interface FieldError {
-  /** `spec.steps[2].name` */
-  readonly field: string;
-  /** `FieldValueRequired`, `FieldValueInvalid`, `FieldValueNotSupported`, `FieldValueTooLong`, … */
-  readonly reason: string;
-  /** The detail, e.g. `Required value` or `Invalid value: "x": must be …`. */
-  readonly message: string;
-}
 
 /**
  * Field errors as kube's `ErrorList.ToAggregate().Error()` prints them, inside messages:

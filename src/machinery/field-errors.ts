@@ -8,7 +8,15 @@
  * errors.push(invalid(path, -1, 'must be greater than or equal to 0'));
  * // { field: 'spec.replicas', reason: 'FieldValueInvalid', message: 'Invalid value: -1: must be greater than or equal to 0' }
  */
-import type { FieldError } from './errors.js';
+/** One field error, as `field.Error` renders it. */
+export interface FieldError {
+  /** `spec.steps[2].name` */
+  readonly field: string;
+  /** `FieldValueRequired`, `FieldValueInvalid`, `FieldValueNotSupported`, `FieldValueTooLong`, … */
+  readonly reason: string;
+  /** The detail, e.g. `Required value` or `Invalid value: "x": must be …`. */
+  readonly message: string;
+}
 
 /** A path to a field, immutable: every step returns a new path. */
 export class FieldPath {

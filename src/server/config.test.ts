@@ -1,3 +1,7 @@
+/**
+ * The command line as the options modules read it: every flag's default, environment
+ * variable and validation message as kube's flags have them, and a usage that lists them.
+ */
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from './config.js';
@@ -263,5 +267,29 @@ describe('parseConfig: request limits and TLS', () => {
     );
     // Insecure, and gone from OpenSSL 3.
     expect(() => parseConfig(['--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA'], {})).toThrow(/Cipher suite TLS_RSA_WITH_RC4_128_SHA is not available/);
+  });
+});
+
+describe('the usage', () => {
+  it('lists the flags and environment variables of every concern', () => {
+    let usage = '';
+    try {
+      parseConfig(['--help'], {});
+    } catch (error) {
+      usage = (error as Error).message;
+    }
+    const flags = [
+      ['port', 'tls-cert-file', 'watch-bookmark-interval'],
+      ['data-dir', 'watch-cache-max-age'],
+      ['no-controller', 'garbage-collector'],
+      ['admission-webhook-config-file'],
+      ['requestheader-extra-headers-prefix', 'client-ca-file'],
+      ['authorization-always-allow-paths', 'authorization-policy-file'],
+      ['audit-log-format'],
+      ['log-level'],
+    ].flat();
+    for (const flag of flags) expect(usage).toMatch(new RegExp(`\\[--${flag}[ \\]]`));
+    for (const name of ['PORT', 'DATA_DIR', 'WATCH_CACHE_SIZE', 'TLS_SANS', 'SHUTDOWN_DELAY_SECONDS', 'LOG_LEVEL', 'KUBERNETES_SERVICE_HOST'])
+      expect(usage).toContain(name);
   });
 });

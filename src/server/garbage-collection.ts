@@ -1,6 +1,5 @@
 /**
- * The garbage collector in a server process: whether it runs at all
- * (`--garbage-collector`), on which replica (the one holding the collector's session
+ * The garbage collector in a server process: on which replica (the one holding the collector's session
  * lock on PostgreSQL; an embedded PGlite has one process only), the client it uses
  * (the admin kubeconfig over HTTPS, as the sample controller), and its metrics under
  * the names kube's collector uses where kube has one.
@@ -9,18 +8,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { createCairnClient } from '../client/cairn-client.js';
-import { loadKubeconfig } from '../client/kubeconfig.js';
+import { loadKubeconfig } from '../kubeclient/kubeconfig.js';
 import { startGarbageCollector, type RunningGarbageCollector } from '../controller/garbage-collector/garbage-collector.js';
 import { garbageCollectorLockKey, trySessionLock, type SessionLock } from '../storage/session-lock.js';
-import type { ServerConfig } from './config.js';
 
 /** How often a replica without the lock tries to take it (kube's leader-election retry period). */
 const lockRetryMs = 2000;
-
-/** Whether `--garbage-collector` runs the collector: `auto` does unless a main API server (and its kube-controller-manager) is there. */
-export function garbageCollectorEnabled(mode: ServerConfig['garbageCollector'], delegated: boolean): boolean {
-  return mode === 'on' || (mode === 'auto' && !delegated);
-}
 
 /** The collector's part of a server. */
 export interface GarbageCollection {

@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import type { ApiGroup } from '../apis/api-resource.js';
 import { groupMessages } from '../apis/protobuf.js';
-import { packageOf, renderProto } from '../machinery/protobuf/schema-messages.js';
+import { packageOf } from '../machinery/protobuf/messages.js';
+import { renderProto } from '../machinery/protobuf/schema-messages.js';
 import { filesIn, writeGeneratedFiles } from './generated-files.js';
 
 /** The folder of the `.proto` files, relative to the repository. */

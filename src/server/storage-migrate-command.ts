@@ -13,7 +13,7 @@ import { resourceStorage, storageName, storageVersioningOf } from '../registry/r
 import { migrateToLatest } from '../storage/migrate.js';
 import { SqlObjectStore } from '../storage/sql-object-store.js';
 import { migrateStorageVersion } from '../storage/storage-version-migration.js';
-import { databaseLocation, type DatabaseLocation } from './config.js';
+import { databaseLocation, type DatabaseLocation } from './options/storage.js';
 import { migrationProgress } from './migration-progress.js';
 import { openDatabase } from './open-database.js';
 import { servedGroups } from './server.js';

@@ -18,7 +18,7 @@ import { ObjectCache } from './object-cache.js';
 import { loadObjects } from './object-rows.js';
 import { SqlResourceStorage } from './sql-resource-storage.js';
 import { classifyDatabaseError, StorageError } from './storage-error.js';
-import { cacheReadWaits } from './cache-read-waits.js';
+import { noStorageMetrics, type StorageRecorder } from './metrics.js';
 import { ResourceReadStats, type StoreStats } from './store-stats.js';
 import { VersionDecoder } from './version-decoder.js';
 import { WatchCache } from './watch-cache.js';
@@ -63,6 +63,8 @@ export interface SqlObjectStoreOptions {
   readonly objectCacheRetryMs?: number;
   /** The most events one compaction transaction deletes; default 1,000. */
   readonly compactionBatchSize?: number;
+  /** Where the store records its group commits and its reads' waits for the cache; nowhere by default. */
+  readonly metrics?: StorageRecorder;
 }
 
 /**
@@ -89,14 +91,12 @@ interface SyncWaiter {
   readonly reject: (error: unknown) => void;
 }
 
-/** The store opened on each database, for the metrics of the process that serves it. */
-const stores = new WeakMap<Database, SqlObjectStore>();
-
 /** An ObjectStore backed by SQL tables and an event log. */
 export class SqlObjectStore implements ObjectStore {
   readonly #database: Database;
   readonly #cache: WatchCache;
   readonly #options: SqlObjectStoreOptions;
+  readonly #metrics: StorageRecorder;
   readonly #storages = new Map<string, ResourceStorage>();
   readonly #sqlStorages = new Set<SqlResourceStorage>();
   readonly #eventsNotify: CoalescedNotify;
@@ -128,19 +128,15 @@ export class SqlObjectStore implements ObjectStore {
     this.#compacted = compacted;
     this.#codePointOrder = codePointOrder;
     this.#options = options;
+    this.#metrics = options.metrics ?? noStorageMetrics;
     const onError = (error: unknown): void => options.onBackgroundError?.(error);
     this.#eventsNotify = new CoalescedNotify(database, eventsChannel, onError, this.#id);
     this.#logsNotify = new CoalescedNotify(database, logsChannel, onError, this.#id);
-    this.#writes = new WriteBatcher({ database, onCommit: (batch) => this.#afterCommit(batch) });
+    this.#writes = new WriteBatcher({ database, metrics: this.#metrics, onCommit: (batch) => this.#afterCommit(batch) });
     cache.onAppend((events) => {
       for (const event of events) this.#objects.get(event.resource)?.apply(event);
       this.#settleSyncs();
     });
-  }
-
-  /** The store open on `database` in this process, if any: what `/metrics` reports on. */
-  static of(database: Database): SqlObjectStore | undefined {
-    return stores.get(database);
   }
 
   /** Opens the store on a migrated database and starts following the event log. */
@@ -157,7 +153,6 @@ export class SqlObjectStore implements ObjectStore {
       codePointOrder,
       options,
     );
-    stores.set(database, store);
     // This process's own writes reach its cache at commit: only the other replicas' wake-ups mean anything.
     store.#unlisten.push(await database.listen(eventsChannel, (from) => from !== store.#id && store.#poll()));
     store.#unlisten.push(await database.listen(logsChannel, (from) => from !== store.#id && store.#logWakeups.wakeAll()));
@@ -261,7 +256,6 @@ export class SqlObjectStore implements ObjectStore {
     for (const storage of this.#sqlStorages) storage.stopWatchers();
     this.#cache.close();
     this.#failSyncs(new StorageError('Unavailable', 'the object store is closed'));
-    if (stores.get(this.#database) === this) stores.delete(this.#database);
   }
 
   /**
@@ -295,7 +289,7 @@ export class SqlObjectStore implements ObjectStore {
   #catchUp(): Promise<void> {
     if (this.#closed) return Promise.reject(new StorageError('Unavailable', 'the object store is closed'));
     if (this.#options.exclusiveWriter && !this.#polling && this.#retryTimer === undefined) {
-      cacheReadWaits.observe(0);
+      this.#metrics.cacheReadWait(0);
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
@@ -334,7 +328,7 @@ export class SqlObjectStore implements ObjectStore {
   #endSync(waiter: SyncWaiter): void {
     clearTimeout(waiter.timer);
     this.#syncs.delete(waiter);
-    cacheReadWaits.observe((performance.now() - waiter.started) / 1000);
+    this.#metrics.cacheReadWait((performance.now() - waiter.started) / 1000);
   }
 
   /** Fails the waiting reads (the log could not be read, or the store closed). */

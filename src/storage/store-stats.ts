@@ -1,9 +1,8 @@
 /**
- * What an object store counts and holds, as plain numbers for `/metrics` (the
- * metrics library stays above storage): the watch cache, and each resource's cached
- * objects and the reads they served. (How long reads waited for the cache, and the
- * sizes of write batches, are process-wide histograms: cache-read-waits.ts,
- * write-batch-sizes.ts.)
+ * What an object store counts and holds, as plain numbers that `metrics.ts` reads when
+ * scraped: the watch cache, and each resource's cached objects and the reads they
+ * served. (How long reads waited for the cache, and the sizes of write batches, the
+ * store records into the metrics it is given as they happen.)
  */
 
 /** How a consistent read (one that must see every commit made before it) was served. */

@@ -8,7 +8,7 @@ import type { Database, Row } from './database.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import { classifyDatabaseError, isConnectionError, StorageError } from './storage-error.js';
 import { readBatchOutcome, runWriteBatch, type BatchedWrite } from './write-batch-statement.js';
-import { writeBatchSizes } from './write-batch-sizes.js';
+import { noStorageMetrics, type StorageRecorder } from './metrics.js';
 
 /** A write handed to the batcher. */
 export interface SubmittedWrite extends BatchedWrite {
@@ -33,6 +33,8 @@ export interface WriteBatcherOptions {
    * whose outcome is unknown (the connection went while it ran): the log will tell.
    */
   readonly onCommit: (batch: CommittedBatch | undefined) => void;
+  /** Where each batch's size is recorded; nowhere by default. */
+  readonly metrics?: StorageRecorder;
   /** The most writes in one batch; default 256. */
   readonly maxWrites?: number;
   /** The most bytes of objects in one batch (a larger write goes alone); default 8 MiB. */
@@ -55,6 +57,7 @@ const attempts = 3;
 export class WriteBatcher {
   readonly #database: Database;
   readonly #onCommit: WriteBatcherOptions['onCommit'];
+  readonly #metrics: StorageRecorder;
   readonly #maxWrites: number;
   readonly #maxBytes: number;
   #pending: Pending[] = [];
@@ -65,6 +68,7 @@ export class WriteBatcher {
   constructor(options: WriteBatcherOptions) {
     this.#database = options.database;
     this.#onCommit = options.onCommit;
+    this.#metrics = options.metrics ?? noStorageMetrics;
     this.#maxWrites = options.maxWrites ?? 256;
     this.#maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
   }
@@ -120,7 +124,7 @@ export class WriteBatcher {
 
   /** Runs one batch and settles its writes. */
   async #commit(batch: readonly Pending[], attempt = 1): Promise<void> {
-    writeBatchSizes.observe(batch.length);
+    this.#metrics.writeBatch(batch.length);
     let rows: readonly Row[];
     try {
       rows = await runWriteBatch(

@@ -214,6 +214,42 @@ describe('the garbage collector', () => {
       return depths.attemptToDelete === 0 && depths.attemptToOrphan === 0;
     });
   });
+
+  it('lists again at once when a watch cannot resume (410 Gone), and runs a catch-up pass for what it may have missed', async () => {
+    const expiring = createCairnClient(await loadKubeconfig(server().kubeconfigPath));
+    let expire = false;
+    expiring.api.use({
+      async onResponse({ request, response }) {
+        if (!expire || new URL(request.url).searchParams.get('watch') !== 'true' || !new URL(request.url).pathname.endsWith('/pipelines')) return undefined;
+        // The next watch of Pipelines to open (each lasts a second) finds its resourceVersion gone, once.
+        expire = false;
+        await response.body?.cancel();
+        return Response.json(
+          { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired', message: 'too old resource version' },
+          { status: 410 },
+        );
+      },
+    });
+    const warnings: string[] = [];
+    // A relist after a minute's delay would time the test out.
+    const collecting = startGarbageCollector(expiring, {
+      watchTimeoutSeconds: 1,
+      retryDelayMs: 60_000,
+      logger: { info: () => undefined, warn: (_d, message) => warnings.push(message) },
+    });
+    try {
+      await collecting.synced;
+      expect(collecting.catchUps()).toBe(1);
+      expire = true;
+      await eventually('a catch-up pass after the relist', 10_000, async () => collecting.catchUps() === 2);
+      expect(expire).toBe(false);
+      // 410 is routine: nothing is logged.
+      expect(warnings).toEqual([]);
+    } finally {
+      await collecting.stop();
+      expiring.close();
+    }
+  });
 });
 
 describe('the garbage collector’s lists, in pages of two', () => {

@@ -8,8 +8,8 @@ import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { cairnGroup } from '../../src/apis/cairn/register.js';
 import { protobufScheme } from '../../src/apis/protobuf.js';
-import type { AuditEvent } from '../../src/auth/audit.js';
-import { auditPolicyRuleEvaluator } from '../../src/auth/audit-policy.js';
+import type { AuditEvent } from '../../src/audit/audit.js';
+import { auditPolicyRuleEvaluator } from '../../src/audit/policy.js';
 import { inProcessApp } from '../support/in-process-app.js';
 import { requestBytes } from '../support/protobuf-client.js';
 

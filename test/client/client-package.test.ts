@@ -64,7 +64,7 @@ for await (const event of client.listAndWatch('/apis/cairn.dev/v1beta1/namespace
   if (event.type === 'SYNCED') break;
 }
 
-const pipelines = new Informer(listWatch(client, '/apis/cairn.dev/v1/pipelines'));
+const pipelines = new Informer(listWatch(client.api, '/apis/cairn.dev/v1/pipelines'));
 const stop = new AbortController();
 const running = pipelines.run(stop.signal);
 await pipelines.synced;
@@ -140,12 +140,12 @@ describe('the client package (npm pack, installed into another project)', () => 
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  it('packs the built client and the manifest, without sources, tests, benches or data', () => {
+  it('packs the built client (with the kubeclient layer under it) and the manifest, without sources, tests, benches or data', () => {
     expect(files).toContain('dist/src/client/index.js');
     expect(files).toContain('dist/src/client/index.d.ts');
     for (const version of ['v1', 'v1beta1', 'v1alpha1']) expect(files).toContain(`dist/src/client/generated/cairn-dev-${version}.d.ts`);
     expect(files).toContain('package.json');
-    const shipped = files.filter((path) => !/^dist\/src\/client\/.*\.(js|d\.ts)$/.test(path));
+    const shipped = files.filter((path) => !/^dist\/src\/(client|kubeclient)\/.*\.(js|d\.ts)$/.test(path));
     expect(shipped.sort()).toEqual(['README.md', 'package.json']);
     expect(files.filter((path) => /generate-|\.test\./.test(path))).toEqual([]);
   });

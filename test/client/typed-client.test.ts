@@ -397,7 +397,7 @@ describe('a watch from an expired resourceVersion', () => {
     try {
       await create('quiet', 'q-1');
       // The real list and watch, its lists counted: each stream ends after 1 s and reopens from the last resourceVersion it saw.
-      const source = listWatch(client, pipelinesPath, { path: { namespace: 'quiet' }, watchTimeoutSeconds: 1 });
+      const source = listWatch(client.api, pipelinesPath, { path: { namespace: 'quiet' }, watchTimeoutSeconds: 1 });
       let lists = 0;
       const counted: typeof source = {
         ...source,

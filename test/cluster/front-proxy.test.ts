@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditBackend, AuditEvent } from '../../src/auth/audit.js';
+import type { AuditBackend, AuditEvent } from '../../src/audit/audit.js';
 import type { UserInfo } from '../../src/auth/user-info.js';
 import { parseConfig } from '../../src/server/config.js';
 import { ensurePki, issueClientCertificate, type IssuedCertificate } from '../../src/server/pki.js';

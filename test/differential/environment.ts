@@ -41,6 +41,8 @@ export interface DifferentialEnvironment {
   send(request: Sent): Promise<Answer>;
   /** Creates a namespace, labelled for the webhook when `webhook`. */
   createNamespace(name: string, webhook: boolean): Promise<void>;
+  /** Labels an existing namespace for the webhook, and waits until both servers call it there. */
+  turnWebhookOn(namespace: string): Promise<void>;
   /** The servers' last log lines, for a failure message. */
   logTail(): Promise<string>;
   stop(): Promise<void>;
@@ -54,6 +56,26 @@ function mutate(request: ReviewRequest): Record<string, unknown> {
       ? { op: 'add', path: '/metadata/labels', value: { [webhookLabel.key]: webhookLabel.value } }
       : { op: 'add', path: `/metadata/labels/${webhookLabel.key}`, value: webhookLabel.value };
   return { allowed: true, ...jsonPatch([operation]) };
+}
+
+/**
+ * Waits until both servers call the webhook for Pipelines in `namespace`. Each learns of
+ * the configuration (kube-apiserver of the CRD and of the namespace's labels too) through
+ * informers, on its own time: a dry-run create shows when it has.
+ */
+async function waitForWebhook(send: DifferentialEnvironment['send'], namespace: string): Promise<void> {
+  for (const group of [pipelines.group, crdGroup]) {
+    const probe: Sent = {
+      method: 'POST',
+      path: `/apis/${group}/v1/namespaces/${namespace}/pipelines?dryRun=All`,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ apiVersion: `${group}/v1`, kind: 'Pipeline', metadata: { name: 'probe' }, spec: { runnerClassName: 'standard' } }),
+    };
+    await eventually(`${group} Pipelines in ${namespace} mutated by the webhook`, READY_MS, async () => {
+      const answer = await send(probe);
+      return answer.status === 201 && answer.json?.metadata?.labels?.[webhookLabel.key] === webhookLabel.value;
+    });
+  }
 }
 
 /** POSTs `object` to `path` and throws unless it was created. */
@@ -109,26 +131,22 @@ export async function startDifferentialEnvironment(binaries: GoPrograms): Promis
     });
     const createNamespace = async (name: string, labelled: boolean): Promise<void> =>
       created(send, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, ...(labelled ? { labels: webhookNamespaceLabel } : {}) } });
-    // Both servers learn of the configuration (and kube of the CRD) through informers: a dry-run create shows when each has.
     await createNamespace('webhook-ready', true);
-    for (const group of [pipelines.group, crdGroup]) {
-      const probe: Sent = {
-        method: 'POST',
-        path: `/apis/${group}/v1/namespaces/webhook-ready/pipelines?dryRun=All`,
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ apiVersion: `${group}/v1`, kind: 'Pipeline', metadata: { name: 'probe' }, spec: { runnerClassName: 'standard' } }),
-      };
-      await eventually(`${group} Pipelines mutated by the webhook`, READY_MS, async () => {
-        const answer = await send(probe);
-        return answer.status === 201 && answer.json?.metadata?.labels?.[webhookLabel.key] === webhookLabel.value;
-      });
-    }
+    await waitForWebhook(send, 'webhook-ready');
+    const turnWebhookOn = async (namespace: string): Promise<void> => {
+      const path = `/api/v1/namespaces/${namespace}`;
+      const body = JSON.stringify({ metadata: { labels: webhookNamespaceLabel } });
+      const answer = await send({ method: 'PATCH', path, headers: { 'Content-Type': 'application/merge-patch+json' }, body });
+      if (answer.status !== 200) throw new Error(`PATCH ${path}: ${answer.status} ${answer.body.toString('utf8')}`);
+      await waitForWebhook(send, namespace);
+    };
     const running = { cairn, webhook };
     return {
       plane,
       ...running,
       send,
       createNamespace,
+      turnWebhookOn,
       logTail: async () => `${await plane.logTail()}\n${running.cairn.logTail()}`,
       stop,
     };

@@ -4,12 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/storage/database.js';
+import type { StorageRecorder } from '../../src/storage/metrics.js';
 import type { ObjectStore, ResourceStorage, StorageKey } from '../../src/storage/interfaces.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { PostgresDatabase } from '../../src/storage/postgres-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
-import { writeBatchSizes } from '../../src/storage/write-batch-sizes.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { CountingDatabase } from './counting-database.js';
 import { collect, expectStorageError, fieldsOf, Gate, key, object, within } from './conformance-support.js';
@@ -24,14 +24,18 @@ function barrier(parties: number): () => Promise<void> {
   };
 }
 
+/** Where {@link batchesDuring} collects the sizes the store records. */
+let recorded: number[] | undefined;
+const metrics: StorageRecorder = { writeBatch: (size) => recorded?.push(size), cacheReadWait: () => undefined };
+
 /** The sizes of the write batches committed while `work` runs. */
 async function batchesDuring(work: () => Promise<unknown>): Promise<number[]> {
   const sizes: number[] = [];
-  const stop = writeBatchSizes.onObserve((size) => sizes.push(size));
+  recorded = sizes;
   try {
     await work();
   } finally {
-    stop();
+    recorded = undefined;
   }
   return sizes;
 }
@@ -49,7 +53,7 @@ describe.each(Object.keys(opens))('write batches on %s', (backend) => {
     const inner = await opens[backend]();
     await migrateToLatest(inner);
     database = new CountingDatabase(inner);
-    store = await SqlObjectStore.open(database);
+    store = await SqlObjectStore.open(database, { metrics });
   });
 
   afterAll(async () => {

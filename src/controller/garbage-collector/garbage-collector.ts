@@ -7,8 +7,8 @@
  * kube keeps a graph of every object, this asks the server, with the field selectors
  * every Cairn kind has (`metadata.ownerReferences.uid=U`, `metadata.finalizers=F`,
  * served by indexes), a page at a time. Watch events (one metadata watch per served
- * kind, no cache) say what to look at, as kube's attemptToDelete and attemptToOrphan
- * queues do —
+ * kind, by a Reflector whose sink caches nothing) say what to look at, as kube's
+ * attemptToDelete and attemptToOrphan queues do —
  *
  * - an object with ownerReferences, added or changed, is checked: its owners are read
  *   live; if all are gone or going it is deleted (its own finalizers pick the
@@ -27,7 +27,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
-import { isConflict, isNotFound, ResourceExpiredError } from '../../client/api-error.js';
+import { isConflict, isNotFound } from '../../kubeclient/api-error.js';
+import type { ListWatch } from '../../kubeclient/list-watch.js';
+import { Reflector, type ReflectorSink } from '../../kubeclient/reflector.js';
 import type { CairnClient } from '../../client/cairn-client.js';
 import { foregroundFinalizer, orphanFinalizer } from '../../machinery/meta/finalizers.js';
 import { finalizersField, ownerUidsField } from '../../machinery/meta/metadata-fields.js';
@@ -449,32 +451,29 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
     if (references.length > 0 && !meta.deletionTimestamp) enqueue(attemptToDelete, 'check', location, meta.uid);
   }
 
-  /** The resourceVersion to watch `resource` from: a list of one object's. */
-  const currentResourceVersion = async (resource: ServedResource): Promise<string> =>
-    (await metadata.list(resource, { limit: 1 }, stopping.signal)).resourceVersion;
-
-  /** Watches `resource` from `resourceVersion` on, forever; when the watch cannot resume, from now on, with a catch-up pass. */
-  async function watch(resource: ServedResource, resourceVersion: string): Promise<void> {
-    let from = resourceVersion;
-    while (!stopping.signal.aborted) {
-      try {
-        for await (const event of metadata.watch(resource, from, stopping.signal, options.watchTimeoutSeconds)) {
-          observe(resource, event.type, event.object);
-          from = event.object.metadata?.resourceVersion ?? from;
-        }
-      } catch (error) {
-        if (stopping.signal.aborted) return;
-        if (!(error instanceof ResourceExpiredError))
-          logger.warn({ err: error, resource: resource.resource }, 'garbage collector: watch failed; watching again');
-        await sleep(retryDelayMs, undefined, { signal: stopping.signal }).catch(() => undefined);
-        try {
-          from = await currentResourceVersion(resource);
-          dueCatchUp();
-        } catch {
-          // Tried again at the next turn.
-        }
-      }
-    }
+  /**
+   * Watches `resource` until the collector stops, with a Reflector whose sink keeps
+   * nothing: its list is of one object, for the resourceVersion to watch from alone, and
+   * a list after the first means events were missed (a watch that could not resume), so
+   * a catch-up pass is due. The first list, which the start-up catch-up covers, calls
+   * `listed` instead.
+   */
+  function reflect(resource: ServedResource, listed: () => void): Promise<void> {
+    const listWatch: ListWatch<MetadataObject> = {
+      list: async (signal) => ({ items: [], resourceVersion: (await metadata.list(resource, { limit: 1 }, signal)).resourceVersion }),
+      watch: (resourceVersion, signal) => metadata.watch(resource, resourceVersion, signal, options.watchTimeoutSeconds),
+    };
+    let synced = false;
+    const sink: ReflectorSink<MetadataObject> = {
+      replace() {
+        if (synced) return dueCatchUp();
+        synced = true;
+        listed();
+      },
+      apply: (event) => observe(resource, event.type, event.object),
+    };
+    const onError = (error: unknown) => logger.warn({ err: error, resource: resource.resource }, 'garbage collector: watch failed; watching again');
+    return new Reflector(listWatch, sink, { retryDelayMs, onError }).run(stopping.signal);
   }
 
   /** Checks every object that has owners, and every owner waiting for the collector, a page at a time. */
@@ -525,14 +524,15 @@ export function startGarbageCollector(client: CairnClient, options: GarbageColle
   }
 
   const running = (async (): Promise<Promise<void>[]> => {
-    let from: string[] = [];
     const started = await persist('discovery', async () => {
       served = await metadata.discover(stopping.signal);
-      // Watches start where the catch-up begins, so nothing between the two is missed.
-      from = await Promise.all(served.map(currentResourceVersion));
     });
     if (!started) return [];
-    const watching = served.map((resource, i) => watch(resource, from[i]));
+    const listed = served.map(() => Promise.withResolvers<void>());
+    const watching = served.map((resource, i) => reflect(resource, listed[i].resolve));
+    // Every watch starts from a list taken before the catch-up begins, so nothing between the two is missed.
+    await Promise.race([Promise.all(listed.map(({ promise }) => promise)), new Promise((resolve) => stopping.signal.addEventListener('abort', resolve))]);
+    if (stopping.signal.aborted) return watching;
     const working = [...Array.from({ length: workers }, () => work(attemptToDelete)), ...Array.from({ length: workers }, () => work(attemptToOrphan))];
     if (await persist('catch-up', catchUp)) logger.info({ resources: served.map((r) => `${r.resource}.${r.group}`) }, 'garbage collector synced');
     return [...watching, ...working, catchingUp()];

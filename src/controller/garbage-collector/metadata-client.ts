@@ -7,11 +7,13 @@
  */
 import type { APIGroupList, APIResourceList, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { Client } from 'openapi-fetch';
-import { isNotFound } from '../../client/api-error.js';
+import { isNotFound } from '../../kubeclient/api-error.js';
 import type { CairnClient } from '../../client/cairn-client.js';
 import { unwrap } from '../../client/unwrap.js';
-import { watchPath, type WatchEvent } from '../../client/watch.js';
+import type { WatchEvent } from '../../kubeclient/list-watch.js';
+import { watchPath } from '../../client/watch.js';
 import { DEFAULT_LIST_PAGE_SIZE } from '../../client/list-watch.js';
+import { pager } from '../../kubeclient/pager.js';
 
 /** An object as the metadata client sees it: kube's `PartialObjectMetadata`. */
 export interface MetadataObject {
@@ -140,12 +142,12 @@ export class MetadataClient {
     pageSize = DEFAULT_LIST_PAGE_SIZE,
     signal?: AbortSignal,
   ): AsyncGenerator<readonly MetadataObject[]> {
-    let token: string | undefined;
-    do {
-      const page = await this.list(resource, { fieldSelector, limit: pageSize, continue: token }, signal);
+    for await (const page of pager(
+      (token) => this.list(resource, { fieldSelector, limit: pageSize, continue: token }, signal),
+      (page) => page.continue,
+    )) {
       yield page.items;
-      token = page.continue;
-    } while (token !== undefined);
+    }
   }
 
   /** The changes of `resource`'s metadata after `resourceVersion`, until `signal` aborts; throws ResourceExpiredError on 410. */

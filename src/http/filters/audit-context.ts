@@ -13,7 +13,7 @@ import {
   type AuditResponseStatus,
   type AuditStage,
   type RequestAuditConfig,
-} from '../../auth/audit.js';
+} from '../../audit/audit.js';
 import { isPlainObject } from '../../machinery/meta/object.js';
 
 /** The fixed part of an event: everything known when the request was received. */

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { Context, Next } from 'koa';
-import type { AuditBackend, AuditEvent, AuditPolicyRuleEvaluator, AuditStage } from '../../auth/audit.js';
+import type { AuditBackend, AuditEvent, AuditPolicyRuleEvaluator, AuditStage } from '../../audit/audit.js';
 import { isStatusError } from '../../machinery/status.js';
 import { isLongRunning, type RequestInfo } from '../request/request-info.js';
 import { RequestAudit } from './audit-context.js';

@@ -3,8 +3,8 @@
  * `apiserver_request_total{verb,dry_run,group,version,resource,subresource,scope,component,code}`
  * and the `apiserver_request_duration_seconds` histogram (the same labels but code);
  * `apiserver_current_inflight_requests{request_kind}` and `apiserver_longrunning_requests`;
- * `apiserver_watch_events_total` and `apiserver_watch_events_sizes{group,version,kind}`;
- * `apiserver_storage_objects{resource}`.
+ * `apiserver_watch_events_total` and `apiserver_watch_events_sizes{group,version,kind}`
+ * (storage's, `apiserver_storage_objects` among them, are in the same registry).
  * Each request is counted once its answer is final (the Status of an error, the end of
  * a watch), with kube's verb (`LIST`, `WATCH`, `APPLY`, …) and scope.
  */
@@ -42,9 +42,6 @@ const reportedVerbs: ReadonlySet<string> = new Set([
 
 /** kube's `apiserver_watch_events_sizes` buckets: 1 KiB doubling to 128 KiB. */
 const watchEventSizeBuckets = Array.from({ length: 8 }, (_, i) => 1024 * 2 ** i);
-
-/** Counts of stored objects by resource (`pipelines.cairn.dev`), read when scraped. */
-export type ObjectCounts = () => Promise<ReadonlyMap<string, number>>;
 
 /** Records the events a watch sends, as kube's watch handler does. */
 export interface WatchEventMetrics {
@@ -112,10 +109,9 @@ export class ApiMetrics {
 
   /**
    * `groups`: what the server serves; requests for anything else are counted without
-   * their resource labels. `objectCounts`: where `apiserver_storage_objects` is read
-   * from; not reported without.
+   * their resource labels. Storage registers its own metrics in {@link registry}.
    */
-  constructor(groups: readonly ApiGroup[], objectCounts?: ObjectCounts) {
+  constructor(groups: readonly ApiGroup[]) {
     this.#served = servedKeys(groups);
     collectDefaultMetrics({ register: this.registry });
     const labelNames: RequestLabel[] = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
@@ -152,21 +148,6 @@ export class ApiMetrics {
         sizes.observe({ group, version, kind }, bytes);
       },
     };
-    if (objectCounts) {
-      new Gauge({
-        name: 'apiserver_storage_objects',
-        help: 'Number of stored objects at the time of last check split by kind.',
-        labelNames: ['resource'],
-        registers: [this.registry],
-        async collect() {
-          // While the database cannot answer, the last counts stand rather than failing the whole scrape.
-          const counts = await objectCounts().catch(() => undefined);
-          if (!counts) return;
-          this.reset();
-          for (const [resource, count] of counts) this.set({ resource }, count);
-        },
-      });
-    }
     this.#requests = new Counter({
       name: 'apiserver_request_total',
       help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',

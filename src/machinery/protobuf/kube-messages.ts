@@ -5,7 +5,7 @@
  * declared; a field Cairn never sets may be left out, never renumbered.
  */
 import protobuf from 'protobufjs';
-import type { ProtobufKind } from './protobuf-scheme.js';
+import { metaV1Package, type ProtobufKind } from './messages.js';
 
 const runtime = `
 syntax = "proto2";
@@ -99,9 +99,6 @@ message Scale {
 message ScaleSpec { optional int32 replicas = 1; }
 message ScaleStatus { optional int32 replicas = 1; optional string selector = 2; }
 `;
-
-/** The package of meta.k8s.io/v1's messages. */
-export const metaV1Package = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
 /** Where kube keeps the `.proto` of meta/v1, as a generated `.proto` imports it. */
 export const metaV1ProtoPath = 'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto';

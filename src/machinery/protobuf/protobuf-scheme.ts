@@ -9,22 +9,11 @@ import protobuf from 'protobufjs';
 import { decodeJson } from '../decoding/bounded-decoding.js';
 import { badRequest } from '../errors.js';
 import { isPlainObject } from '../meta/object.js';
-import { kubeMessages, metaV1Package } from './kube-messages.js';
-import { packageOf, type MessageDefinition } from './schema-messages.js';
+import { kubeMessages } from './kube-messages.js';
+import { metaV1Package, packageOf, type MessageDefinition, type ProtobufKind } from './messages.js';
 
 /** The four bytes every enveloped message starts with. */
 export const protobufMagic = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-
-/** A kind the scheme writes and reads, and the message that holds it. */
-export interface ProtobufKind {
-  /** The kind's apiVersion; undefined for meta kinds every group version carries (Status, DeleteOptions). */
-  readonly apiVersion?: string;
-  readonly kind: string;
-  /** Its full message name. */
-  readonly message: string;
-  /** The kind of a list's items, whose JSON form repeats their apiVersion and kind where the message does not. */
-  readonly itemKind?: string;
-}
 
 type Json = Record<string, unknown>;
 

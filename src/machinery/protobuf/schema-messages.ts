@@ -9,26 +9,11 @@
  * number (rendered `reserved`), so an old client still reads every field it knew.
  */
 import { componentRefPrefix, type JsonSchema } from '../json-schema.js';
-import { metaV1Package, metaV1ProtoPath } from './kube-messages.js';
+import { metaV1ProtoPath } from './kube-messages.js';
+import { metaV1Package, type MessageDefinition, type MessageField } from './messages.js';
 
 /** Field numbers by full message name, then by field name. */
 export type FieldNumbers = Readonly<Record<string, Readonly<Record<string, number>>>>;
-
-/** One field of a message. */
-export interface MessageField {
-  readonly name: string;
-  readonly number: number;
-  /** A scalar type (`string`, `int32`…) or a full message name. */
-  readonly type: string;
-  readonly label: 'optional' | 'repeated' | 'map';
-}
-
-/** One message: its full name (`dev.cairn.v1.PipelineSpec`), fields, and the numbers of fields that went away. */
-export interface MessageDefinition {
-  readonly name: string;
-  readonly fields: readonly MessageField[];
-  readonly reserved: readonly { readonly name: string; readonly number: number }[];
-}
 
 const scalars: Readonly<Record<string, string>> = { boolean: 'bool', number: 'double' };
 const time = `${metaV1Package}.Time`;
@@ -141,9 +126,6 @@ export function kindMessages(kinds: readonly KindSchema[], committed: FieldNumbe
   }
   return { messages: builder.messages, numbers: builder.numbers };
 }
-
-/** The package of a full message name. */
-export const packageOf = (message: string): string => message.slice(0, message.lastIndexOf('.'));
 
 const generatedNotice = '// Generated from the OpenAPI schemas by `npm run proto`; do not edit. Field numbers never change: see proto/README.md.';
 

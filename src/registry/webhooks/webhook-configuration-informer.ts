@@ -1,27 +1,24 @@
 /**
  * The main API server's Mutating- and ValidatingWebhookConfigurations, kept current as
- * kube's webhook plugins keep them through informers: each kind is listed, then watched,
- * and listed again whenever a watch ends (at the latest every `resyncMs`) or fails.
- * A configuration the server holds but Cairn cannot use is told to `onError` and left out.
+ * kube's webhook plugins keep them through informers: an Informer per kind lists it,
+ * then watches it, each watch stream at most `resyncMs` long and reopened from the last
+ * resourceVersion seen (bookmarks included), and lists again when the server no longer
+ * has that resourceVersion (410) or a watch fails. A configuration the server holds but
+ * Cairn cannot use is told to `onError` and left out.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { Informer } from '../../kubeclient/informer.js';
+import { restListWatch, type RestClient } from '../../kubeclient/rest-client.js';
 import type { KubeObject } from '../../machinery/meta/object.js';
 import { webhookConfigurations, type WebhookConfigurations } from './webhook-configuration.js';
 
-/** What the informer needs of a client of the main API server (src/auth's KubeApiClient). */
-export interface ListWatchClient {
-  request(method: string, path: string, body?: unknown, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<{ status: number; body: unknown }>;
-  watch(path: string, onEvent: (event: { type: string; object: unknown }) => void, signal: AbortSignal): Promise<void>;
-}
-
 /** Options of {@link WebhookConfigurationInformer}. */
 export interface WebhookConfigurationInformerOptions {
-  readonly client: ListWatchClient;
+  readonly client: Pick<RestClient, 'request' | 'watch'>;
   /** Configurations always in force besides the server's (those of `--admission-webhook-config-file`). */
   readonly local?: readonly KubeObject[];
   /** Told why a list or watch failed, or why a configuration is left out. */
   readonly onError?: (error: Error) => void;
-  /** The longest a watch runs before the kind is listed again; 60 s by default. */
+  /** The longest each watch stream runs (its `timeoutSeconds`) before it is reopened; 60 s by default. */
   readonly resyncMs?: number;
   /** The wait after a failed list or watch; 1 s by default. */
   readonly retryMs?: number;
@@ -37,22 +34,39 @@ const kinds = [
 export class WebhookConfigurationInformer {
   readonly #options: WebhookConfigurationInformerOptions;
   readonly #stopped = new AbortController();
-  /** Per kind, the configurations by name; a kind is absent until its first list. */
-  readonly #objects = new Map<string, Map<string, KubeObject>>();
+  /** Per kind, the informer of its configurations (cached as the server has them, apiVersion and kind added where a list leaves them out). */
+  readonly #informers: { readonly kind: string; readonly informer: Informer<KubeObject> }[];
   #current: WebhookConfigurations;
-  #loops: Promise<void>[] = [];
+  #recomputing = false;
+  #running: Promise<void>[] = [];
   readonly #synced: Promise<void>;
-  #markSynced: () => void = () => {};
 
   constructor(options: WebhookConfigurationInformerOptions) {
     this.#options = options;
     this.#current = webhookConfigurations(options.local ?? []);
-    this.#synced = new Promise((resolve) => (this.#markSynced = resolve));
+    const timeoutSeconds = String(Math.max(1, Math.round((options.resyncMs ?? 60_000) / 1000)));
+    this.#informers = kinds.map(({ kind, plural }) => {
+      const listWatch = restListWatch<KubeObject>(options.client, {
+        listPath: `${group}/${plural}`,
+        itemsOf: (body) => {
+          const list = body as { metadata?: { resourceVersion?: string }; items?: KubeObject[] };
+          return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
+        },
+        watchPath: (resourceVersion) =>
+          `${group}/${plural}?${new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', resourceVersion, timeoutSeconds }).toString()}`,
+        what: `${kind}s`,
+      });
+      const informer = new Informer(listWatch, { retryDelayMs: options.retryMs ?? 1000, onError: (error) => options.onError?.(error as Error) });
+      informer.onChange(() => this.#changed());
+      return { kind, informer };
+    });
+    // Each informer's first list is handed over before its `synced` resolves, and the recomputation it asked for comes first.
+    this.#synced = Promise.all(this.#informers.map(({ informer }) => informer.synced)).then(() => undefined);
   }
 
   /** Starts listing and watching; {@link synced} resolves once both kinds were listed. */
   start(): void {
-    this.#loops = kinds.map(({ kind, plural }) => this.#loop(kind, plural));
+    this.#running = this.#informers.map(({ informer }) => informer.run(this.#stopped.signal));
   }
 
   /** Resolves once both kinds were listed. */
@@ -68,14 +82,26 @@ export class WebhookConfigurationInformer {
   /** Stops watching. */
   async stop(): Promise<void> {
     this.#stopped.abort();
-    await Promise.all(this.#loops);
+    await Promise.all(this.#running);
   }
 
-  /** Recomputes the webhooks in force, leaving out (and telling of) each configuration that is not usable. */
+  /** Recomputes the webhooks in force once for every list or watch event, however many objects it changed. */
   #changed(): void {
+    if (this.#recomputing) return;
+    this.#recomputing = true;
+    queueMicrotask(() => {
+      this.#recomputing = false;
+      this.#recompute();
+    });
+  }
+
+  /** The webhooks in force, leaving out (and telling of) each configuration that is not usable. */
+  #recompute(): void {
     const usable = [...(this.#options.local ?? [])];
-    for (const objects of this.#objects.values()) {
-      for (const object of objects.values()) {
+    for (const { kind, informer } of this.#informers) {
+      for (const cached of informer.list()) {
+        // List items carry no apiVersion and kind.
+        const object = { ...cached, apiVersion: 'admissionregistration.k8s.io/v1', kind };
         try {
           webhookConfigurations([object]);
           usable.push(object);
@@ -85,47 +111,5 @@ export class WebhookConfigurationInformer {
       }
     }
     this.#current = webhookConfigurations(usable);
-    if (this.#objects.size === kinds.length) this.#markSynced();
-  }
-
-  async #list(kind: string, plural: string): Promise<string> {
-    const answer = await this.#options.client.request('GET', `${group}/${plural}`, undefined, { timeoutMs: 10_000, signal: this.#stopped.signal });
-    if (answer.status !== 200) throw new Error(`GET ${group}/${plural}: HTTP ${answer.status}`);
-    const list = answer.body as { metadata?: { resourceVersion?: string }; items?: KubeObject[] };
-    // List items carry no apiVersion and kind.
-    this.#objects.set(
-      kind,
-      new Map((list.items ?? []).map((item) => [item.metadata!.name!, { ...item, apiVersion: 'admissionregistration.k8s.io/v1', kind }])),
-    );
-    this.#changed();
-    return list.metadata?.resourceVersion ?? '';
-  }
-
-  async #loop(kind: string, plural: string): Promise<void> {
-    const signal = this.#stopped.signal;
-    const timeoutSeconds = String(Math.max(1, Math.round((this.#options.resyncMs ?? 60_000) / 1000)));
-    while (!signal.aborted) {
-      try {
-        const resourceVersion = await this.#list(kind, plural);
-        if (signal.aborted) break;
-        const query = new URLSearchParams({ watch: '1', resourceVersion, timeoutSeconds });
-        await this.#options.client.watch(`${group}/${plural}?${query.toString()}`, (event) => this.#onEvent(kind, event), signal);
-      } catch (error) {
-        if (signal.aborted) break;
-        this.#options.onError?.(error as Error);
-        await sleep(this.#options.retryMs ?? 1000, undefined, { signal }).catch(() => undefined);
-      }
-    }
-  }
-
-  #onEvent(kind: string, event: { type: string; object: unknown }): void {
-    const object = event.object as KubeObject;
-    const objects = this.#objects.get(kind)!;
-    if (event.type === 'ADDED' || event.type === 'MODIFIED')
-      objects.set(object.metadata!.name!, { ...object, apiVersion: 'admissionregistration.k8s.io/v1', kind });
-    else if (event.type === 'DELETED') objects.delete(object.metadata!.name!);
-    else if (event.type === 'ERROR') throw new Error(`watch of ${kind}s: ${JSON.stringify(event.object)}`);
-    else return;
-    this.#changed();
   }
 }

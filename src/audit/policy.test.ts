@@ -6,9 +6,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { auditPolicyRuleEvaluator, auditRuleMatches, loadAuditPolicyFile, parseAuditPolicy, type AuditPolicy, type AuditPolicyRule } from './audit-policy.js';
-import type { AuthorizationAttributes } from './authorizer.js';
-import type { UserInfo } from './user-info.js';
+import { auditPolicyRuleEvaluator, auditRuleMatches, loadAuditPolicyFile, parseAuditPolicy, type AuditPolicy, type AuditPolicyRule } from './policy.js';
+import type { AuthorizationAttributes } from '../auth/authorizer.js';
+import type { UserInfo } from '../auth/user-info.js';
 import { nonResourceAttributes, pipelineAttributes } from '../../test/support/authorization-attributes.js';
 
 const jane: UserInfo = { name: 'jane', groups: ['devs', 'system:authenticated'] };

@@ -14,7 +14,7 @@ import type { FieldError } from '../machinery/errors.js';
 import { FieldPath, fieldPath, invalid, notSupported, required, typeInvalid } from '../machinery/field-errors.js';
 import { validateDns1123Subdomain } from '../machinery/meta/names.js';
 import { auditLevels, auditStages, type AuditLevel, type AuditPolicyRuleEvaluator, type AuditStage, type RequestAuditConfig } from './audit.js';
-import type { AuthorizationAttributes } from './authorizer.js';
+import type { AuthorizationAttributes } from '../auth/authorizer.js';
 
 /** The resources of one API group a rule selects (kube's `GroupResources`). */
 export interface AuditGroupResources {

@@ -6,9 +6,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubeApiClient, serviceAccountDir } from './kube-api-client.js';
+import { serviceAccountDir } from './kubeconfig.js';
+import { RestClient } from './rest-client.js';
 
-describe('KubeApiClient.inCluster', () => {
+describe('RestClient.inCluster', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cairn-serviceaccount-'));
@@ -23,14 +24,14 @@ describe('KubeApiClient.inCluster', () => {
 
   it('talks HTTPS to the Service’s host and port, an IPv6 address in brackets', async () => {
     await writeFile(join(dir, 'token'), 'a-token\n');
-    const v4 = KubeApiClient.inCluster({ host: '10.96.0.1', port: '443' }, dir);
-    const v6 = KubeApiClient.inCluster({ host: 'fd00::1', port: '6443' }, dir);
+    const v4 = RestClient.inCluster({ host: '10.96.0.1', port: '443' }, dir);
+    const v6 = RestClient.inCluster({ host: 'fd00::1', port: '6443' }, dir);
     expect([v4.server, v6.server]).toEqual(['https://10.96.0.1:443', 'https://[fd00::1]:6443']);
     v4.close();
     v6.close();
   });
 
   it('fails without a token to read, as client-go does', () => {
-    expect(() => KubeApiClient.inCluster({ host: '10.96.0.1', port: '443' }, dir)).toThrow(/ENOENT.*token/);
+    expect(() => RestClient.inCluster({ host: '10.96.0.1', port: '443' }, dir)).toThrow(/ENOENT.*token/);
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent } from './audit.js';
 import { eventually } from '../../test/support/eventually.js';
-import { AuditEventDroppedError, AuditLogBackend, auditEventV1, type AuditLogSink } from './audit-log.js';
+import { AuditEventDroppedError, AuditLogBackend, auditEventV1, type AuditLogSink } from './log-backend.js';
 import { RotatingLogFile } from './rotating-log-file.js';
 
 const event = (n: number): AuditEvent => ({

@@ -1,6 +1,6 @@
 /**
- * Loading a kubeconfig for the typed client: embedded certificates, or files relative to it,
- * for the context asked for.
+ * Loading a kubeconfig: embedded certificates, or files relative to it, for the context
+ * asked for, and the bearer tokens and TLS settings the delegation kubeconfigs carry.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -59,5 +59,28 @@ describe('loadKubeconfig', () => {
     });
     await expect(loadKubeconfig(path)).rejects.toThrow(/no cluster named "missing"/);
     await expect(loadKubeconfig(path, 'nope')).rejects.toThrow(/no context named "nope"/);
+  });
+
+  it('reads a bearer token or a token file, the TLS server name and skip-verify, as the delegation kubeconfigs give them', async () => {
+    const path = join(dir, 'tokens');
+    const cluster = { server: 'https://10.0.0.1:6443/', 'tls-server-name': 'kubernetes', 'insecure-skip-tls-verify': true };
+    await writeFile(
+      path,
+      stringify({
+        clusters: [{ name: 'c', cluster }],
+        users: [
+          { name: 'inline', user: { token: 'abc', tokenFile: 'ignored' } },
+          { name: 'file', user: { tokenFile: 'sa/token' } },
+        ],
+        contexts: [
+          { name: 'inline', context: { cluster: 'c', user: 'inline' } },
+          { name: 'file', context: { cluster: 'c', user: 'file' } },
+        ],
+        'current-context': 'inline',
+      }),
+    );
+    const common = { server: 'https://10.0.0.1:6443', tlsServerName: 'kubernetes', insecureSkipTlsVerify: true, namespace: 'default' };
+    expect(await loadKubeconfig(path)).toEqual({ ...common, token: 'abc', tokenFile: join(dir, 'ignored') });
+    expect(await loadKubeconfig(path, 'file')).toEqual({ ...common, tokenFile: join(dir, 'sa', 'token') });
   });
 });

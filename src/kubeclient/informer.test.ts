@@ -1,9 +1,9 @@
 /**
- * The typed client's Informer: the cache it keeps across lists, watches, relists on 410 Gone
- * and resyncs, and what its handlers are told.
+ * The Informer over its Reflector (whose test covers the loop): the cache it keeps
+ * across lists, watches, relists and resyncs, and what its handlers are told.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError, ResourceExpiredError } from './api-error.js';
+import { ResourceExpiredError } from './api-error.js';
 import { eventually } from '../../test/support/eventually.js';
 import { Informer, keyOf } from './informer.js';
 import { item, scripted } from '../../test/support/scripted-list-watch.js';
@@ -39,44 +39,24 @@ describe('Informer', () => {
     await running;
   });
 
-  it('lists again at once on 410 Gone and reports what changed while it was not watching', async () => {
+  it('reports what changed while it was not watching after a relist, and watches on from there', async () => {
     const expired = new ResourceExpiredError({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 2 (9)' });
     const { source: listWatch, calls } = scripted([
-      { items: [item('a', '1'), item('b', '2')], resourceVersion: '2', events: [], error: expired },
-      { items: [item('a', '7'), item('c', '8')], resourceVersion: '9', events: [] },
+      { items: [item('a', '1'), item('b', '2'), item('d', '2')], resourceVersion: '2', error: expired },
+      { items: [item('a', '7'), item('c', '8'), item('d', '2')], resourceVersion: '9', events: [{ type: 'DELETED', object: item('c', '10') }] },
     ]);
-    const errors: unknown[] = [];
-    const informer = new Informer(listWatch, { onError: (error) => errors.push(error), retryDelayMs: 60_000 });
+    const informer = new Informer(listWatch);
     const changes: string[] = [];
     informer.onChange((previous, current) =>
       changes.push(`${keyOf((current ?? previous)!)} ${previous?.metadata.resourceVersion ?? '-'}→${current?.metadata.resourceVersion ?? '-'}`),
     );
     const stop = new AbortController();
     const running = informer.run(stop.signal);
-    await until(() => calls.length === 4);
+    await until(() => changes.length === 7);
     expect(calls).toEqual(['list', 'watch 2', 'list', 'watch 9']);
-    expect(changes.slice(2)).toEqual(['default/b 2→-', 'default/a 1→7', 'default/c -→8']);
-    expect(errors).toEqual([]);
-    stop.abort();
-    await running;
-  });
-
-  it('reports other failures and lists again after the retry delay', async () => {
-    const forbidden = new ApiError({ kind: 'Status', code: 403, reason: 'Forbidden', message: 'no' });
-    const { source: listWatch, calls } = scripted([
-      { items: [item('a', '1')], resourceVersion: '1', events: [], error: forbidden },
-      { items: [item('a', '1')], resourceVersion: '1', events: [] },
-    ]);
-    const errors: unknown[] = [];
-    const changes: string[] = [];
-    const informer = new Informer(listWatch, { onError: (error) => errors.push(error), retryDelayMs: 10 });
-    informer.onChange((_, current) => changes.push(current!.metadata.name));
-    const stop = new AbortController();
-    const running = informer.run(stop.signal);
-    await until(() => calls.length === 4);
-    expect(errors).toEqual([forbidden]);
-    // The object did not change: the relist reports nothing.
-    expect(changes).toEqual(['a']);
+    // b deleted, a changed and c added meanwhile; d, unchanged, is not reported again; c's deletion carries it as cached.
+    expect(changes).toEqual(['default/a -→1', 'default/b -→2', 'default/d -→2', 'default/b 2→-', 'default/a 1→7', 'default/c -→8', 'default/c 8→-']);
+    expect(informer.list().map(keyOf).sort()).toEqual(['default/a', 'default/d']);
     stop.abort();
     await running;
   });

@@ -1,14 +1,27 @@
 /**
- * Auditing from the `--audit-*` flags, as k8s.io/apiserver's `AuditOptions.ApplyTo`:
- * the policy file is loaded and validated at startup (a bad one stops the server),
- * and without one nothing is audited, even with a log path.
+ * The policy and backends a server audits with, as k8s.io/apiserver's `AuditOptions.ApplyTo`
+ * builds them: the policy file is loaded and validated at startup (a bad one stops the
+ * server), and without one nothing is audited, even with a log path.
  */
 import type { Logger } from 'pino';
-import { auditNothing, noAudit, unionAuditBackend, type AuditBackend, type AuditPolicyRuleEvaluator } from '../auth/audit.js';
-import { AuditLogBackend, stdoutAuditLogSink } from '../auth/audit-log.js';
-import { auditPolicyRuleEvaluator, loadAuditPolicyFile } from '../auth/audit-policy.js';
-import { RotatingLogFile } from '../auth/rotating-log-file.js';
-import type { AuditConfig } from './config.js';
+import { auditNothing, noAudit, unionAuditBackend, type AuditBackend, type AuditPolicyRuleEvaluator } from './audit.js';
+import { AuditLogBackend, stdoutAuditLogSink } from './log-backend.js';
+import { auditPolicyRuleEvaluator, loadAuditPolicyFile } from './policy.js';
+import { RotatingLogFile } from './rotating-log-file.js';
+
+/** Auditing, with kube-apiserver's `--audit-*` flags: nothing is audited without a policy file. */
+export interface AuditConfig {
+  /** `--audit-policy-file`: an `audit.k8s.io/v1` Policy. */
+  readonly policyFile?: string;
+  /** `--audit-log-path`: the file events are written to, `-` for stdout; no log when unset. */
+  readonly logPath?: string;
+  /** `--audit-log-maxsize` in megabytes (100): the file is rotated before it grows past it; 0 never rotates. */
+  readonly logMaxSizeMb: number;
+  /** `--audit-log-maxbackup` (100): rotated files kept; 0 keeps all. */
+  readonly logMaxBackups: number;
+  /** `--audit-log-maxage` in days (366): rotated files older are removed; 0 keeps them. */
+  readonly logMaxAgeDays: number;
+}
 
 /** The policy and backend the handler chain audits with. */
 export interface Auditing {

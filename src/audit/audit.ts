@@ -5,8 +5,8 @@
  * stream) started, and when the response completed (or the handler failed
  * unexpectedly: `Panic`). The default backend drops every event.
  */
-import type { AuthorizationAttributes } from './authorizer.js';
-import type { UserInfo } from './user-info.js';
+import type { AuthorizationAttributes } from '../auth/authorizer.js';
+import type { UserInfo } from '../auth/user-info.js';
 
 /** How much of a request is recorded, least first: kube's `audit.Level`. */
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';

@@ -1,13 +1,31 @@
 /**
- * The errors the client throws for a failed request: every answer other than 2xx
+ * The errors a client of a Kubernetes API server throws for a failed request: every answer other than 2xx
  * becomes an ApiError carrying the server's `metav1.Status`, and a `410 Gone`
  * (`reason: Expired`, a resourceVersion older than the server's history) becomes a
  * ResourceExpiredError, on which an informer relists.
  */
-import type { components } from './generated/cairn-dev-v1.js';
 
-/** `metav1.Status`. */
-export type Status = components['schemas']['io.k8s.apimachinery.pkg.apis.meta.v1.Status'];
+/** `metav1.Status`, as every Kubernetes API server answers a failed request. */
+export interface Status {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number; selfLink?: string };
+  /** `Success` or `Failure`. */
+  status?: string;
+  message?: string;
+  /** Why it failed, e.g. `NotFound`, `Conflict`, `Expired`. */
+  reason?: string;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+    retryAfterSeconds?: number;
+  };
+  /** The HTTP status code. */
+  code?: number;
+}
 
 /** A request the server refused or failed, with its Status. */
 export class ApiError extends Error {

@@ -1,0 +1,224 @@
+/**
+ * Storage's flags (where the database is, how long the event log keeps history, the
+ * caches' sizes) and what they apply to a server: the post-start hooks that open,
+ * migrate and bootstrap storage (retrying until the database answers) and then compact
+ * the event log on a timer, the readiness checks that follow them, and storage's part of shutdown.
+ */
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { servedGroups } from '../../apis/served-groups.js';
+import type { HealthCheck } from '../../http/health.js';
+import { Registry } from '../../registry/registry.js';
+import type { Database } from '../../storage/database.js';
+import { fsyncEnabled } from '../../storage/durability.js';
+import { migrateToLatest } from '../../storage/migrate.js';
+import type { StorageMetrics } from '../../storage/metrics.js';
+import { defaultObjectCacheSize, SqlObjectStore } from '../../storage/sql-object-store.js';
+import { refreshStatistics } from '../../storage/table-statistics.js';
+import type { Lifecycle } from '../lifecycle.js';
+import { openDatabase, pgliteDirectory } from '../open-database.js';
+import { redactedDatabaseUrl, type StorageDescription } from '../start-banner.js';
+import { count, seconds, stringFlag, type ConcernOptions, type FlagValues } from './flags.js';
+
+/** Where the database is. */
+export interface DatabaseLocation {
+  readonly dataDir: string;
+  /** A PostgreSQL URL; PGlite under the data directory when unset. */
+  readonly databaseUrl?: string;
+}
+
+/** What the storage flags say. */
+export interface StorageOptions extends DatabaseLocation {
+  /** How long the event log keeps history, in ms (kube's default etcd compaction window is 5 min; ours is 15). */
+  readonly eventRetentionMs: number;
+  readonly compactionIntervalMs: number;
+  /**
+   * `--object-cache-size`: the most objects of one resource kept in memory to serve
+   * reads (a resource with more is read from the database, by index); 0 turns the
+   * object cache off.
+   */
+  readonly objectCacheSize: number;
+  /** `--watch-cache-size`: the most events the watch cache keeps (kube's watch cache sizes, for every resource at once). */
+  readonly watchCacheSize: number;
+  /** `--watch-cache-max-age`: how long the watch cache keeps an event at most, in ms; older history is read from the event log. */
+  readonly watchCacheMaxAgeMs: number;
+}
+
+/** Storage as the rest of the server sees it while it comes up. */
+export interface StorageConfig {
+  /** The registry once storage is ready; undefined before (data requests are answered 503). */
+  readonly registry: () => Registry | undefined;
+  /** What readyz checks of storage. */
+  readonly readyzChecks: readonly HealthCheck[];
+  /** What storage is, once the storage-ready hook has run. */
+  readonly description: () => StorageDescription;
+}
+
+/** The database every command of the process uses, from `--data-dir`/`DATA_DIR` and `--database-url`/`DATABASE_URL`. */
+export function databaseLocation(flags: FlagValues, env: NodeJS.ProcessEnv): DatabaseLocation {
+  return {
+    dataDir: resolve(stringFlag(flags, 'data-dir') ?? env.DATA_DIR ?? '.data'),
+    databaseUrl: stringFlag(flags, 'database-url') ?? (env.DATABASE_URL || undefined),
+  };
+}
+
+const databaseRetryMs = 1000;
+const pingCacheMs = 1000;
+
+/** Pings the database at most once a second; readyz and data requests share the answer. */
+function databaseCheck(database: () => Database | undefined): HealthCheck {
+  let last = 0;
+  let healthy: Promise<boolean> = Promise.resolve(false);
+  return {
+    name: 'database',
+    check: () => {
+      const db = database();
+      if (!db) return false;
+      if (Date.now() - last > pingCacheMs) {
+        last = Date.now();
+        healthy = db.ping().then(
+          () => true,
+          () => false,
+        );
+      }
+      return healthy;
+    },
+  };
+}
+
+/** What applying the storage options needs of the server. */
+interface StorageContext {
+  readonly options: StorageOptions;
+  readonly logger: Logger;
+  readonly lifecycle: Lifecycle;
+  /** Storage's metrics, which the store records into and which read it when scraped. */
+  readonly metrics: StorageMetrics;
+}
+
+export const storageOptions = {
+  flags: {
+    'data-dir': { type: 'string', usage: '[--data-dir DIR]' },
+    'database-url': { type: 'string', usage: '[--database-url URL]' },
+    'event-retention': { type: 'string', usage: '[--event-retention SECONDS]' },
+    'compaction-interval': { type: 'string', usage: '[--compaction-interval SECONDS]' },
+    'object-cache-size': { type: 'string', usage: '[--object-cache-size N]' },
+    'watch-cache-size': { type: 'string', usage: '[--watch-cache-size N]' },
+    'watch-cache-max-age': { type: 'string', usage: '[--watch-cache-max-age SECONDS]' },
+  },
+  environment: [
+    'DATA_DIR',
+    'DATABASE_URL',
+    'EVENT_RETENTION_SECONDS',
+    'COMPACTION_INTERVAL_SECONDS',
+    'OBJECT_CACHE_SIZE',
+    'WATCH_CACHE_SIZE',
+    'WATCH_CACHE_MAX_AGE_SECONDS',
+  ],
+
+  parse(values, env) {
+    const flag = (name: string) => stringFlag(values, name);
+    return {
+      ...databaseLocation(values, env),
+      eventRetentionMs: seconds('event retention', flag('event-retention') ?? env.EVENT_RETENTION_SECONDS, 15 * 60),
+      compactionIntervalMs: seconds('compaction interval', flag('compaction-interval') ?? env.COMPACTION_INTERVAL_SECONDS, 60),
+      objectCacheSize: count('object-cache-size', flag('object-cache-size') ?? (env.OBJECT_CACHE_SIZE || undefined), defaultObjectCacheSize),
+      watchCacheSize: count('watch-cache-size', flag('watch-cache-size') ?? (env.WATCH_CACHE_SIZE || undefined), 10_000),
+      watchCacheMaxAgeMs: seconds('watch cache max age', flag('watch-cache-max-age') ?? env.WATCH_CACHE_MAX_AGE_SECONDS, 5 * 60),
+    };
+  },
+
+  /**
+   * Adds the `storage-ready` hook (the listener answers discovery and health at once; the
+   * API serves once it has run) and the `start-compaction` hook after it.
+   */
+  applyTo({ options, logger, lifecycle, metrics }: StorageContext): StorageConfig {
+    let database: Database | undefined;
+    let store: SqlObjectStore | undefined;
+    let registry: Registry | undefined;
+    let migrated = false;
+    let description: StorageDescription | undefined;
+
+    lifecycle.addPostStartHook('storage-ready', async () => {
+      for (;;) {
+        try {
+          database ??= await openDatabase(options, logger);
+          const applied = await migrateToLatest(database);
+          if (applied.length) logger.info({ migrations: applied }, 'migrated');
+          migrated = true;
+          // Before the first read: without them, PGlite's planner would scan (table-statistics.ts).
+          if (await refreshStatistics(database)) logger.info('planner statistics gathered');
+          store = await SqlObjectStore.open(database, {
+            onBackgroundError: (error) => logger.warn({ err: error }, 'event log'),
+            // An embedded PGlite belongs to this process alone (its data directory is locked).
+            exclusiveWriter: database.backend === 'pglite',
+            objectCacheSize: options.objectCacheSize,
+            watchCacheCapacity: options.watchCacheSize,
+            // 0: no age limit, as kube's durations that turn a limit off.
+            watchCacheMaxAgeMs: options.watchCacheMaxAgeMs || undefined,
+            metrics,
+          });
+          metrics.observe({ store, database });
+          const opened = new Registry(servedGroups, store);
+          // As kube-apiserver's post-start hooks: the default objects exist before the API is served.
+          await opened.bootstrap();
+          registry = opened;
+          description = {
+            backend: database.backend,
+            location: options.databaseUrl ? redactedDatabaseUrl(options.databaseUrl) : pgliteDirectory(options.dataDir),
+            fsync: await fsyncEnabled(database),
+          };
+          break;
+        } catch (error) {
+          if (lifecycle.shuttingDown.aborted) throw error;
+          logger.warn({ err: error }, 'storage not ready; retrying');
+          metrics.observe(undefined);
+          await store?.close().catch(() => undefined);
+          store = undefined;
+          await new Promise((resolve) => setTimeout(resolve, databaseRetryMs));
+        }
+      }
+      if (!description.fsync)
+        logger.warn(
+          { backend: description.backend, fsync: 'off' },
+          'the database does not flush commits to disk: a machine crash can lose acknowledged writes',
+        );
+      logger.info('ready');
+    });
+
+    lifecycle.addPostStartHook('start-compaction', async () => {
+      const compaction = setInterval(() => {
+        store?.compact(options.eventRetentionMs).then(
+          ({ ran }) => metrics.compactionRun(ran ? 'success' : 'skipped'),
+          (error: unknown) => {
+            metrics.compactionRun('failure');
+            logger.warn({ err: error }, 'compaction failed');
+          },
+        );
+        // On PGlite, as autovacuum would (elsewhere a no-op); on compaction's cadence, as the log's size changes with it too.
+        if (database) refreshStatistics(database).catch((error: unknown) => logger.warn({ err: error }, 'gathering planner statistics failed'));
+      }, options.compactionIntervalMs);
+      compaction.unref();
+      return () => clearInterval(compaction);
+    });
+
+    lifecycle.addPreShutdownHook('storage', async () => {
+      metrics.observe(undefined);
+      await store?.close();
+    });
+    lifecycle.addDestroyFunc('database', async () => database?.close());
+
+    return {
+      registry: () => registry,
+      readyzChecks: [
+        { name: 'migrations', check: () => migrated },
+        // The registry exists once the event log is read: until then data requests are answered 503.
+        { name: 'storage', check: () => registry !== undefined },
+        databaseCheck(() => database),
+      ],
+      description: () => {
+        if (!description) throw new Error('storage is not ready');
+        return description;
+      },
+    };
+  },
+} satisfies ConcernOptions<StorageOptions> & { applyTo(context: StorageContext): StorageConfig };
