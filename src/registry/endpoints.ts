@@ -3,8 +3,9 @@
  * kind, its scope, its REST object and its verbs, as sample-apiserver's
  * `VersionedResourcesStorageMap` and kube's installer make them. The verbs are derived
  * from what the REST object implements (`verbsOf`). Routing does one lookup in the table;
- * discovery, metrics, RequestInfo's subresource names and the OpenAPI documents' paths
- * and operations (as `apis/`'s `ApiEndpoint`, which openapi/ can import) enumerate it.
+ * discovery, metrics, RequestInfo's subresource names, the OpenAPI documents' paths and
+ * operations (as `apis/`'s `ApiEndpoint`, which openapi/ can import) and the admission
+ * webhooks' rules (the versions and kinds equivalent to a request's) enumerate it.
  * Adding a subresource is its declaration in `apis/`, a REST class, and an entry of
  * `installers` below.
  */
@@ -152,6 +153,14 @@ export class EndpointTable<E extends Endpoint = Endpoint> {
   /** The endpoint of `resource` (a plural) and `subresource` (`''` for the resource itself, an alias canonicalised), if served. */
   lookup(group: string, version: string, resource: string, subresource: string): E | undefined {
     return this.#byKey.get(keyOf(group, version, resource, subresource));
+  }
+
+  /**
+   * The endpoints of `resource` and `subresource` in each version `group` serves them, in
+   * the group's order: kube's EquivalentResourceMapper, which admission's matchPolicy Equivalent reads.
+   */
+  equivalents(group: string, resource: string, subresource: string): E[] {
+    return this.all.filter((e) => e.group === group && e.resource.plural === resource && e.subresource === subresource);
   }
 
   /** The endpoints `group` serves in `version`. */
