@@ -136,6 +136,15 @@ describe('parseConfig', () => {
     expect(() => parseConfig(['--port', 'x'], {})).toThrow(/invalid port/);
     expect(() => parseConfig(['--event-retention=-1'], {})).toThrow(/non-negative/);
   });
+
+  it('reads --event-retention as seconds or as a duration of days and weeks', () => {
+    expect(parseConfig(['--event-retention', '7d'], {}).eventRetentionMs).toBe(7 * 24 * 3600 * 1000);
+    expect(parseConfig(['--event-retention=2w'], {}).eventRetentionMs).toBe(14 * 24 * 3600 * 1000);
+    expect(parseConfig([], { EVENT_RETENTION_SECONDS: '1d12h' }).eventRetentionMs).toBe(36 * 3600 * 1000);
+    expect(parseConfig(['--event-retention', '600'], {}).eventRetentionMs).toBe(600 * 1000);
+    expect(() => parseConfig(['--event-retention', '7 days'], {})).toThrow(/or a duration \(7d, 12h, 30m\), got "7 days"/);
+    expect(() => parseConfig(['--event-retention=-1d'], {})).toThrow(/non-negative/);
+  });
 });
 
 describe('parseConfig: delegated authentication and authorization', () => {

@@ -5,7 +5,7 @@
  * do for kube's options. A reader throws a {@link FlagError}; the command line adds the usage.
  */
 import { resolve } from 'node:path';
-import { parseGoDuration } from '../../machinery/duration.js';
+import { parseGoDuration, parseLongDuration } from '../../machinery/duration.js';
 
 /** One flag: its `parseArgs` type and how the usage shows it (`[--port N]`). */
 export interface Flag {
@@ -56,6 +56,23 @@ export function seconds(name: string, value: string | undefined, fallback: numbe
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new FlagError(`${name} must be a non-negative number of seconds, got "${value}"`);
   return n * 1000;
+}
+
+/**
+ * A span of history: seconds (`900`, as the flag always took) or a duration with days
+ * and weeks (`7d`, `2w`, `12h`), in ms; `fallback` seconds when unset or empty.
+ */
+export function retention(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback * 1000;
+  if (/^[-+]?(\d+(\.\d*)?|\.\d+)$/.test(value)) return seconds(name, value, fallback);
+  let ms: number;
+  try {
+    ms = parseLongDuration(value);
+  } catch (error) {
+    throw new FlagError(`${name} must be a non-negative number of seconds or a duration (7d, 12h, 30m), got "${value}"`, { cause: error });
+  }
+  if (ms < 0) throw new FlagError(`${name} must be a non-negative number of seconds or a duration (7d, 12h, 30m), got "${value}"`);
+  return ms;
 }
 
 /** A duration flag as Go's `time.ParseDuration` reads it (`10s`, `1m30s`, `500ms`, `0`), in ms; negative ones are refused. */

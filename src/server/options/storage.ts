@@ -18,7 +18,7 @@ import { refreshStatistics } from '../../storage/table-statistics.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { openDatabase, pgliteDirectory } from '../open-database.js';
 import { redactedDatabaseUrl, type StorageDescription } from '../start-banner.js';
-import { count, seconds, stringFlag, type ConcernOptions, type FlagValues } from './flags.js';
+import { count, retention, seconds, stringFlag, type ConcernOptions, type FlagValues } from './flags.js';
 
 /** Where the database is. */
 export interface DatabaseLocation {
@@ -99,7 +99,7 @@ export const storageOptions = {
   flags: {
     'data-dir': { type: 'string', usage: '[--data-dir DIR]' },
     'database-url': { type: 'string', usage: '[--database-url URL]' },
-    'event-retention': { type: 'string', usage: '[--event-retention SECONDS]' },
+    'event-retention': { type: 'string', usage: '[--event-retention SECONDS|DURATION]' },
     'compaction-interval': { type: 'string', usage: '[--compaction-interval SECONDS]' },
     'object-cache-size': { type: 'string', usage: '[--object-cache-size N]' },
     'watch-cache-size': { type: 'string', usage: '[--watch-cache-size N]' },
@@ -119,7 +119,7 @@ export const storageOptions = {
     const flag = (name: string) => stringFlag(values, name);
     return {
       ...databaseLocation(values, env),
-      eventRetentionMs: seconds('event retention', flag('event-retention') ?? env.EVENT_RETENTION_SECONDS, 15 * 60),
+      eventRetentionMs: retention('event retention', flag('event-retention') ?? env.EVENT_RETENTION_SECONDS, 15 * 60),
       compactionIntervalMs: seconds('compaction interval', flag('compaction-interval') ?? env.COMPACTION_INTERVAL_SECONDS, 60),
       objectCacheSize: count('object-cache-size', flag('object-cache-size') ?? (env.OBJECT_CACHE_SIZE || undefined), defaultObjectCacheSize),
       watchCacheSize: count('watch-cache-size', flag('watch-cache-size') ?? (env.WATCH_CACHE_SIZE || undefined), 10_000),
