@@ -117,26 +117,55 @@ export const defaultCompactionBatch = 1000;
 export interface CompactionOptions {
   /** The most events one transaction deletes; default {@link defaultCompactionBatch}. */
   readonly batchSize?: number;
-  /** Told each batch's compacted resourceVersion once its transaction has committed. */
-  readonly onBatch?: (compacted: bigint) => void | Promise<void>;
+  /** Told each batch's compacted resourceVersion, and how many events it removed, once its transaction has committed. */
+  readonly onBatch?: (compacted: bigint, removed: number) => void | Promise<void>;
+}
+
+/** What a compaction did: the compacted resourceVersion, whether it ran, and how many events it removed. */
+export interface EventCompaction {
+  readonly compacted: bigint;
+  readonly ran: boolean;
+  readonly removed: number;
 }
 
 /**
- * Drops the events older than `cutoff`, as a prefix of the log, a batch at a time:
- * each batch deletes the next `batchSize` events of the prefix and records the newest
- * one dropped, in a short transaction of its own, so readers always find the mark and
- * the log agree, and a large log never keeps a transaction open for long (writers take
- * no lock compaction holds: they insert newer events and never touch the mark's row).
- * Unless another replica is compacting (it holds the lock): then this one leaves the
- * work to that one. Returns the compacted resourceVersion and whether it ran.
+ * Deletes one batch, the events in (`after`, `through`], but not the one holding a live object's
+ * current state (its row's resourceVersion): that one stays until its object changes
+ * again, so every live object's newest revision outlives any retention. Once it has,
+ * the event that changed it (a MODIFIED or DELETED event, carrying the state before as
+ * `prev_object`) names the kept one by resourceVersion, and goes with it when its own
+ * batch comes: a kept event is found by its key, never by scanning what was kept.
  */
-export async function compactEvents(database: Database, cutoff: Date, options: CompactionOptions = {}): Promise<{ compacted: bigint; ran: boolean }> {
+const compactBatch = (after: string, through: string) => sql`WITH batch AS MATERIALIZED (
+  SELECT resource_version, prev_object FROM cairn_events WHERE resource_version > ${after}::bigint AND resource_version <= ${through}::bigint
+), superseded AS (
+  SELECT (prev_object::jsonb #>> '{metadata,resourceVersion}')::bigint AS resource_version FROM batch WHERE prev_object IS NOT NULL
+)
+DELETE FROM cairn_events e
+WHERE (e.resource_version IN (SELECT resource_version FROM batch)
+       OR e.resource_version IN (SELECT resource_version FROM superseded WHERE resource_version <= ${after}::bigint))
+  AND NOT EXISTS (SELECT FROM cairn_objects o
+                  WHERE (o.resource, o.namespace, o.name) = (e.resource, e.namespace, e.name) AND o.resource_version = e.resource_version)
+RETURNING 1`;
+
+/**
+ * Drops the events older than `cutoff`, a batch at a time, except each live object's
+ * current state: each batch deletes the next `batchSize` events after the compacted
+ * mark and records the newest of them as the mark, in a short transaction of its own,
+ * so readers always find the mark and the log agree (no reader reads at or before the
+ * mark, so the events kept there are seen only by what reads an object's history), and
+ * a large log never keeps a transaction open for long (writers take no lock compaction
+ * holds: they insert newer events and never touch the mark's row). Unless another
+ * replica is compacting (it holds the lock): then this one leaves the work to that one.
+ */
+export async function compactEvents(database: Database, cutoff: Date, options: CompactionOptions = {}): Promise<EventCompaction> {
   const batchSize = options.batchSize ?? defaultCompactionBatch;
   let target: bigint | undefined;
+  let removed = 0;
   for (let first = true; ; first = false) {
     const step = await database.transaction(async (trx) => {
       const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${String(compactionLockKey)}::bigint) AS locked`.execute(trx);
-      if (!rows[0]?.locked) return { compacted: await readCompactedResourceVersion(trx), locked: false, deleted: false, done: true };
+      if (!rows[0]?.locked) return { compacted: await readCompactedResourceVersion(trx), locked: false, removed: 0, batched: false, done: true };
       if (target === undefined) {
         const boundary = await trx
           .selectFrom('cairn_events')
@@ -145,24 +174,21 @@ export async function compactEvents(database: Database, cutoff: Date, options: C
           .executeTakeFirst();
         target = boundary?.rv === null || boundary?.rv === undefined ? 0n : BigInt(boundary.rv);
       }
-      // The batch's end: the newest of the next `batchSize` events of the prefix.
+      const mark = await readCompactedResourceVersion(trx);
+      // The batch's end: the newest of the next `batchSize` events after the mark, up to the target.
       const { rows: ends } = await sql<{ rv: string | null }>`SELECT max(resource_version)::text AS rv FROM (
-          SELECT resource_version FROM cairn_events WHERE resource_version <= ${target.toString()}::bigint
+          SELECT resource_version FROM cairn_events WHERE resource_version > ${mark.toString()}::bigint AND resource_version <= ${target.toString()}::bigint
           ORDER BY resource_version LIMIT ${batchSize}) batch`.execute(trx);
       const end = ends[0]?.rv ?? null;
-      if (end !== null) {
-        await trx.deleteFrom('cairn_events').where('resource_version', '<=', end).execute();
-        await trx
-          .updateTable('cairn_compaction')
-          .set({ compacted: sql`GREATEST(compacted, ${end}::bigint)` })
-          .where('id', '=', 1)
-          .execute();
-      }
-      return { compacted: await readCompactedResourceVersion(trx), locked: true, deleted: end !== null, done: end === null || BigInt(end) >= target };
+      if (end === null) return { compacted: mark, locked: true, removed: 0, batched: false, done: true };
+      const { rows: gone } = await compactBatch(mark.toString(), end).execute(trx);
+      await trx.updateTable('cairn_compaction').set({ compacted: end }).where('id', '=', 1).execute();
+      return { compacted: BigInt(end), locked: true, removed: gone.length, batched: true, done: BigInt(end) >= target };
     });
     // A later batch that finds the lock taken leaves the rest to the replica that took it.
-    if (!step.locked) return { compacted: step.compacted, ran: !first };
-    if (step.deleted) await options.onBatch?.(step.compacted);
-    if (step.done) return { compacted: step.compacted, ran: true };
+    if (!step.locked) return { compacted: step.compacted, ran: !first, removed };
+    removed += step.removed;
+    if (step.batched) await options.onBatch?.(step.compacted, step.removed);
+    if (step.done) return { compacted: step.compacted, ran: true, removed };
   }
 }

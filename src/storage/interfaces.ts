@@ -281,7 +281,7 @@ export interface ObjectStore {
   forResource(resource: string, fieldsOf: FieldsOf, versioning?: StorageVersioning): ResourceStorage;
   /** The newest committed resourceVersion. */
   currentResourceVersion(): Promise<string>;
-  /** Drops events older than the retention window, unless another replica is doing it now. */
+  /** Drops events older than the retention window but each live object's current state, unless another replica is doing it now. */
   compact(retentionMs: number): Promise<Compaction>;
 }
 
@@ -291,4 +291,6 @@ export interface Compaction {
   readonly compacted: string;
   /** False when another replica held the compaction lock and this one left the work to it. */
   readonly ran: boolean;
+  /** How many events it removed. */
+  readonly removed: number;
 }

@@ -237,9 +237,12 @@ export class SqlObjectStore implements ObjectStore {
   async compact(retentionMs: number): Promise<Compaction> {
     const cutoff = new Date(Date.now() - retentionMs);
     try {
-      const { compacted, ran } = await compactEvents(this.#database, cutoff, { batchSize: this.#options.compactionBatchSize });
+      const { compacted, ran, removed } = await compactEvents(this.#database, cutoff, {
+        batchSize: this.#options.compactionBatchSize,
+        onBatch: (through, gone) => this.#metrics.compactionBatch(through, gone),
+      });
       if (compacted > this.#compacted) this.#compacted = compacted;
-      return { compacted: compacted.toString(), ran };
+      return { compacted: compacted.toString(), ran, removed };
     } catch (error) {
       throw classifyDatabaseError(error);
     }

@@ -187,10 +187,12 @@ export const storageOptions = {
 
     lifecycle.addPostStartHook('start-compaction', async () => {
       const compaction = setInterval(() => {
+        const started = performance.now();
+        const took = () => (performance.now() - started) / 1000;
         store?.compact(options.eventRetentionMs).then(
-          ({ ran }) => metrics.compactionRun(ran ? 'success' : 'skipped'),
+          ({ ran }) => metrics.compactionRun(ran ? 'success' : 'skipped', took()),
           (error: unknown) => {
-            metrics.compactionRun('failure');
+            metrics.compactionRun('failure', took());
             logger.warn({ err: error }, 'compaction failed');
           },
         );
