@@ -137,6 +137,17 @@ describe('parseConfig', () => {
     expect(() => parseConfig(['--event-retention=-1'], {})).toThrow(/non-negative/);
   });
 
+  it('caps each log at 10 MiB by default, as kubelet caps a container log, with no age limit', () => {
+    expect(parseConfig([], {})).toMatchObject({ logMaxBytes: 10 * 1024 * 1024, logMaxAgeMs: 0 });
+    expect(parseConfig(['--log-max-bytes-per-pipeline', '512Ki', '--log-max-age', '7d'], {})).toMatchObject({
+      logMaxBytes: 512 * 1024,
+      logMaxAgeMs: 7 * 24 * 3600 * 1000,
+    });
+    expect(parseConfig([], { LOG_MAX_BYTES_PER_PIPELINE: '1000', LOG_MAX_AGE: '3600' })).toMatchObject({ logMaxBytes: 1000, logMaxAgeMs: 3600_000 });
+    expect(parseConfig(['--log-max-bytes-per-pipeline=0'], {}).logMaxBytes).toBe(0);
+    expect(() => parseConfig(['--log-max-bytes-per-pipeline', '10MB'], {})).toThrow(/invalid size "10MB" for --log-max-bytes-per-pipeline/);
+  });
+
   it('reads --event-retention as seconds or as a duration of days and weeks', () => {
     expect(parseConfig(['--event-retention', '7d'], {}).eventRetentionMs).toBe(7 * 24 * 3600 * 1000);
     expect(parseConfig(['--event-retention=2w'], {}).eventRetentionMs).toBe(14 * 24 * 3600 * 1000);

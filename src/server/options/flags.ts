@@ -99,6 +99,17 @@ export function count(flag: string, value: string | undefined, fallback: number)
   return n;
 }
 
+const binarySuffixes: Readonly<Record<string, number>> = { '': 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+
+/** A size in bytes, plain (`10485760`) or with a binary suffix as kubelet's `containerLogMaxSize` takes it (`10Mi`, `512Ki`, `1Gi`). */
+export function byteSize(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(value);
+  const bytes = match ? Number(match[1]) * binarySuffixes[match[2] ?? ''] : NaN;
+  if (!Number.isSafeInteger(bytes)) throw new FlagError(`invalid size "${value}" for --${flag}: a number of bytes, or of Ki, Mi or Gi (10Mi)`);
+  return bytes;
+}
+
 /**
  * A list flag as pflag's StringSlice reads it: comma-separated, repeatable (the first use
  * replaces the default), an empty value an empty list, and, as kube validates, no empty item.

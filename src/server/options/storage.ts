@@ -1,8 +1,9 @@
 /**
  * Storage's flags (where the database is, how long the event log keeps history, the
- * caches' sizes) and what they apply to a server: the post-start hooks that open,
- * migrate and bootstrap storage (retrying until the database answers) and then compact
- * the event log on a timer, the readiness checks that follow them, and storage's part of shutdown.
+ * caches' sizes, the logs' limits) and what they apply to a server: the post-start
+ * hooks that open, migrate and bootstrap storage (retrying until the database answers)
+ * and then compact the event log and expire old log lines on a timer, the readiness
+ * checks that follow them, and storage's part of shutdown.
  */
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -18,7 +19,7 @@ import { refreshStatistics } from '../../storage/table-statistics.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { openDatabase, pgliteDirectory } from '../open-database.js';
 import { redactedDatabaseUrl, type StorageDescription } from '../start-banner.js';
-import { count, retention, seconds, stringFlag, type ConcernOptions, type FlagValues } from './flags.js';
+import { byteSize, count, retention, seconds, stringFlag, type ConcernOptions, type FlagValues } from './flags.js';
 
 /** Where the database is. */
 export interface DatabaseLocation {
@@ -42,6 +43,14 @@ export interface StorageOptions extends DatabaseLocation {
   readonly watchCacheSize: number;
   /** `--watch-cache-max-age`: how long the watch cache keeps an event at most, in ms; older history is read from the event log. */
   readonly watchCacheMaxAgeMs: number;
+  /**
+   * `--log-max-bytes-per-pipeline`: the most bytes one object's log keeps (kubelet's
+   * `containerLogMaxSize`, 10 MiB by default); the append that exceeds it removes the
+   * oldest lines. 0: no cap.
+   */
+  readonly logMaxBytes: number;
+  /** `--log-max-age`: how long a log line is kept at most, in ms, removed by the compaction pass; 0 (the default): as long as its object. */
+  readonly logMaxAgeMs: number;
 }
 
 /** Storage as the rest of the server sees it while it comes up. */
@@ -61,6 +70,9 @@ export function databaseLocation(flags: FlagValues, env: NodeJS.ProcessEnv): Dat
     databaseUrl: stringFlag(flags, 'database-url') ?? (env.DATABASE_URL || undefined),
   };
 }
+
+/** kubelet's default `containerLogMaxSize`. */
+const defaultLogMaxBytes = 10 * 1024 * 1024;
 
 const databaseRetryMs = 1000;
 const pingCacheMs = 1000;
@@ -104,6 +116,8 @@ export const storageOptions = {
     'object-cache-size': { type: 'string', usage: '[--object-cache-size N]' },
     'watch-cache-size': { type: 'string', usage: '[--watch-cache-size N]' },
     'watch-cache-max-age': { type: 'string', usage: '[--watch-cache-max-age SECONDS]' },
+    'log-max-bytes-per-pipeline': { type: 'string', usage: '[--log-max-bytes-per-pipeline BYTES|10Mi]' },
+    'log-max-age': { type: 'string', usage: '[--log-max-age SECONDS|DURATION]' },
   },
   environment: [
     'DATA_DIR',
@@ -113,6 +127,8 @@ export const storageOptions = {
     'OBJECT_CACHE_SIZE',
     'WATCH_CACHE_SIZE',
     'WATCH_CACHE_MAX_AGE_SECONDS',
+    'LOG_MAX_BYTES_PER_PIPELINE',
+    'LOG_MAX_AGE',
   ],
 
   parse(values, env) {
@@ -124,6 +140,8 @@ export const storageOptions = {
       objectCacheSize: count('object-cache-size', flag('object-cache-size') ?? (env.OBJECT_CACHE_SIZE || undefined), defaultObjectCacheSize),
       watchCacheSize: count('watch-cache-size', flag('watch-cache-size') ?? (env.WATCH_CACHE_SIZE || undefined), 10_000),
       watchCacheMaxAgeMs: seconds('watch cache max age', flag('watch-cache-max-age') ?? env.WATCH_CACHE_MAX_AGE_SECONDS, 5 * 60),
+      logMaxBytes: byteSize('log-max-bytes-per-pipeline', flag('log-max-bytes-per-pipeline') ?? env.LOG_MAX_BYTES_PER_PIPELINE, defaultLogMaxBytes),
+      logMaxAgeMs: retention('log max age', flag('log-max-age') ?? env.LOG_MAX_AGE, 0),
     };
   },
 
@@ -155,6 +173,7 @@ export const storageOptions = {
             watchCacheCapacity: options.watchCacheSize,
             // 0: no age limit, as kube's durations that turn a limit off.
             watchCacheMaxAgeMs: options.watchCacheMaxAgeMs || undefined,
+            logMaxBytes: options.logMaxBytes,
             metrics,
           });
           metrics.observe({ store, database });
@@ -196,6 +215,8 @@ export const storageOptions = {
             logger.warn({ err: error }, 'compaction failed');
           },
         );
+        if (options.logMaxAgeMs > 0)
+          store?.expireLogLines(options.logMaxAgeMs).catch((error: unknown) => logger.warn({ err: error }, 'removing expired log lines failed'));
         // On PGlite, as autovacuum would (elsewhere a no-op); on compaction's cadence, as the log's size changes with it too.
         if (database) refreshStatistics(database).catch((error: unknown) => logger.warn({ err: error }, 'gathering planner statistics failed'));
       }, options.compactionIntervalMs);
