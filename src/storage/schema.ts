@@ -82,4 +82,6 @@ export interface StorageSchema {
   cairn_object_counts: ObjectCountsTable;
   cairn_resource_version: { id: number; current: Int8 };
   cairn_compaction: { id: number; compacted: Int8 };
+  /** How far compaction has walked the events of each resource kept longer than the log's retention (migration 0009). */
+  cairn_history_marks: { resource: string; compacted: Int8 };
 }

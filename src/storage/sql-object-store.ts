@@ -238,10 +238,13 @@ export class SqlObjectStore implements ObjectStore {
     }
   }
 
-  async compact(retentionMs: number): Promise<Compaction> {
-    const cutoff = new Date(Date.now() - retentionMs);
+  async compact(retentionMs: number, longerRetentionMs: ReadonlyMap<string, number> = new Map()): Promise<Compaction> {
+    const now = Date.now();
+    const cutoff = new Date(now - retentionMs);
+    const longerRetention = new Map([...longerRetentionMs].map(([resource, ms]) => [resource, new Date(now - Math.max(ms, retentionMs))]));
     try {
       const { compacted, ran, removed } = await compactEvents(this.#database, cutoff, {
+        longerRetention,
         batchSize: this.#options.compactionBatchSize,
         onBatch: (through, gone) => this.#metrics.compactionBatch(through, gone),
       });

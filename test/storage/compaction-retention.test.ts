@@ -46,6 +46,15 @@ describe.each(backends)('compaction retention on %s', (_name, open) => {
       return rows.map((row) => row.rv);
     });
 
+  /** The resourceVersions of one resource's events left in the log, oldest first. */
+  const eventsOf = (resource: string) =>
+    database.run(async (db) => {
+      const { rows } = await sql<{
+        rv: string;
+      }>`SELECT resource_version::text AS rv FROM cairn_events WHERE resource = ${resource} ORDER BY resource_version`.execute(db);
+      return rows.map((row) => row.rv);
+    });
+
   const metric = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value;
 
   it('keeps a live object’s newest state past the retention, until it changes again', async () => {
@@ -83,5 +92,29 @@ describe.each(backends)('compaction retention on %s', (_name, open) => {
     // The metrics count every batch's removals, and where the log is compacted through.
     expect(await metric('cairn_compaction_events_removed_total')).toBe(6);
     expect(await metric('cairn_compaction_resource_version')).toBe(Number(second.compacted));
+  });
+
+  it('keeps the history of a resource with a longer retention past the mark watches start after, until it is older than that', async () => {
+    const kept = store.forResource('kept-longer.test', fieldsOf);
+    const other = store.forResource('kept-shorter.test', fieldsOf);
+    for (const things of [kept, other]) {
+      await things.create(key('x'), object('x'));
+      await things.guaranteedUpdate(key('x'), (o) => ({ ...o, spec: { v: 2 } }));
+    }
+    const [keptEvents, otherEvents] = [await eventsOf('kept-longer.test'), await eventsOf('kept-shorter.test')];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    // A minute for one resource, nothing for the rest: the mark moves past both, and only the other's old state goes.
+    const first = await store.compact(0, new Map([['kept-longer.test', 60_000]]));
+    expect(first.compacted).toBe(await store.currentResourceVersion());
+    expect(await eventsOf('kept-longer.test')).toEqual(keptEvents);
+    expect(await eventsOf('kept-shorter.test')).toEqual(otherEvents.slice(1));
+    // Watches still start after the one mark.
+    await expect(kept.watch(undefined, keptEvents[0], {})).rejects.toSatisfy((e: { code?: string }) => e.code === 'TooOld');
+
+    // Once older than its own retention, it goes as the rest did, but its live object's current state.
+    const second = await store.compact(0, new Map([['kept-longer.test', 0]]));
+    expect(second.removed).toBe(1);
+    expect(await eventsOf('kept-longer.test')).toEqual(keptEvents.slice(1));
   });
 });

@@ -19,7 +19,7 @@ import { refreshStatistics } from '../../storage/table-statistics.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { openDatabase, pgliteDirectory } from '../open-database.js';
 import { redactedDatabaseUrl, type StorageDescription } from '../start-banner.js';
-import { byteSize, count, retention, seconds, stringFlag, type ConcernOptions, type FlagValues } from './flags.js';
+import { byteSize, count, FlagError, retention, seconds, stringFlag, stringSlice, type ConcernOptions, type FlagValues } from './flags.js';
 
 /** Where the database is. */
 export interface DatabaseLocation {
@@ -32,6 +32,11 @@ export interface DatabaseLocation {
 export interface StorageOptions extends DatabaseLocation {
   /** How long the event log keeps history, in ms (kube's default etcd compaction window is 5 min; ours is 15). */
   readonly eventRetentionMs: number;
+  /**
+   * `--event-retention-overrides`: resources (`pipelines.cairn.dev`) whose history is
+   * kept longer than `eventRetentionMs`, in ms; watches still start within `eventRetentionMs`.
+   */
+  readonly eventRetentionOverridesMs: ReadonlyMap<string, number>;
   readonly compactionIntervalMs: number;
   /**
    * `--object-cache-size`: the most objects of one resource kept in memory to serve
@@ -69,6 +74,27 @@ export function databaseLocation(flags: FlagValues, env: NodeJS.ProcessEnv): Dat
     dataDir: resolve(stringFlag(flags, 'data-dir') ?? env.DATA_DIR ?? '.data'),
     databaseUrl: stringFlag(flags, 'database-url') ?? (env.DATABASE_URL || undefined),
   };
+}
+
+/**
+ * `--event-retention-overrides` in the form of kube's `--watch-cache-sizes`
+ * (`resource.group#value`, comma-separated): a served resource and a retention no
+ * shorter than `--event-retention`, since watches start after the log's one mark.
+ */
+function retentionOverrides(items: readonly string[], eventRetentionMs: number): ReadonlyMap<string, number> {
+  const served = servedGroups.flatMap((group) => group.resources.map((resource) => `${resource.plural}.${resource.group}`));
+  const overrides = new Map<string, number>();
+  for (const item of items) {
+    const [resource, duration, ...rest] = item.split('#');
+    if (duration === undefined || rest.length > 0)
+      throw new FlagError(`invalid value of --event-retention-overrides: ${item}, expected resource.group#duration`);
+    if (!served.includes(resource)) throw new FlagError(`--event-retention-overrides: unknown resource "${resource}", choose one of: ${served.join(', ')}`);
+    const ms = retention(`--event-retention-overrides ${resource}`, duration, 0);
+    if (ms < eventRetentionMs)
+      throw new FlagError(`--event-retention-overrides: ${resource}#${duration} is shorter than --event-retention, which every resource keeps`);
+    overrides.set(resource, ms);
+  }
+  return overrides;
 }
 
 /** kubelet's default `containerLogMaxSize`. */
@@ -112,6 +138,7 @@ export const storageOptions = {
     'data-dir': { type: 'string', usage: '[--data-dir DIR]' },
     'database-url': { type: 'string', usage: '[--database-url URL]' },
     'event-retention': { type: 'string', usage: '[--event-retention SECONDS|DURATION]' },
+    'event-retention-overrides': { type: 'string', multiple: true, usage: '[--event-retention-overrides RESOURCE.GROUP#DURATION,...]' },
     'compaction-interval': { type: 'string', usage: '[--compaction-interval SECONDS]' },
     'object-cache-size': { type: 'string', usage: '[--object-cache-size N]' },
     'watch-cache-size': { type: 'string', usage: '[--watch-cache-size N]' },
@@ -123,6 +150,7 @@ export const storageOptions = {
     'DATA_DIR',
     'DATABASE_URL',
     'EVENT_RETENTION_SECONDS',
+    'EVENT_RETENTION_OVERRIDES',
     'COMPACTION_INTERVAL_SECONDS',
     'OBJECT_CACHE_SIZE',
     'WATCH_CACHE_SIZE',
@@ -133,9 +161,15 @@ export const storageOptions = {
 
   parse(values, env) {
     const flag = (name: string) => stringFlag(values, name);
+    const eventRetentionMs = retention('event retention', flag('event-retention') ?? env.EVENT_RETENTION_SECONDS, 15 * 60);
+    const overrides =
+      values['event-retention-overrides'] === undefined && env.EVENT_RETENTION_OVERRIDES
+        ? { 'event-retention-overrides': [env.EVENT_RETENTION_OVERRIDES] }
+        : values;
     return {
       ...databaseLocation(values, env),
-      eventRetentionMs: retention('event retention', flag('event-retention') ?? env.EVENT_RETENTION_SECONDS, 15 * 60),
+      eventRetentionMs,
+      eventRetentionOverridesMs: retentionOverrides(stringSlice('event-retention-overrides', overrides, []), eventRetentionMs),
       compactionIntervalMs: seconds('compaction interval', flag('compaction-interval') ?? env.COMPACTION_INTERVAL_SECONDS, 60),
       objectCacheSize: count('object-cache-size', flag('object-cache-size') ?? (env.OBJECT_CACHE_SIZE || undefined), defaultObjectCacheSize),
       watchCacheSize: count('watch-cache-size', flag('watch-cache-size') ?? (env.WATCH_CACHE_SIZE || undefined), 10_000),
@@ -208,7 +242,7 @@ export const storageOptions = {
       const compaction = setInterval(() => {
         const started = performance.now();
         const took = () => (performance.now() - started) / 1000;
-        store?.compact(options.eventRetentionMs).then(
+        store?.compact(options.eventRetentionMs, options.eventRetentionOverridesMs).then(
           ({ ran }) => metrics.compactionRun(ran ? 'success' : 'skipped', took()),
           (error: unknown) => {
             metrics.compactionRun('failure', took());
