@@ -14,32 +14,43 @@ type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
 /**
  * Inserts lines in order, each taking its `seq` in list order, and adds their bytes to
- * the log's size, in one statement; returns the log's size after it.
+ * the log's size, in one statement; returns the log's size after it, and where its
+ * removed prefix ends.
  */
-export async function insertLogLines(trx: Transaction<StorageSchema>, uid: string, stream: string, lines: readonly string[]): Promise<bigint> {
-  const { rows } = await sql<{ bytes: string }>`WITH added AS (
+export async function insertLogLines(
+  trx: Transaction<StorageSchema>,
+  uid: string,
+  stream: string,
+  lines: readonly string[],
+): Promise<{ bytes: bigint; removedThrough: bigint }> {
+  const { rows } = await sql<{ bytes: string; removed_through: string }>`WITH added AS (
       INSERT INTO cairn_log_lines (uid, stream, line)
       SELECT ${uid}, ${encodeText(stream)}, l.line FROM json_array_elements_text(${JSON.stringify(lines.map(encodeText))}::json) WITH ORDINALITY AS l(line, i)
       ORDER BY l.i
       RETURNING octet_length(line) + 1 AS bytes)
     INSERT INTO cairn_logs (uid, bytes) SELECT ${uid}, sum(bytes) FROM added
     ON CONFLICT (uid) DO UPDATE SET bytes = cairn_logs.bytes + excluded.bytes
-    RETURNING bytes::text`.execute(trx);
-  return BigInt(rows[0].bytes);
+    RETURNING bytes::text, removed_through::text`.execute(trx);
+  return { bytes: BigInt(rows[0].bytes), removedThrough: BigInt(rows[0].removed_through) };
 }
 
 /**
  * Removes the oldest lines of a log until at most `maxBytes` are left, in the append's
  * transaction (whose upsert holds the log's row): a running sum over the log from its
- * start finds the first line the excess fits in, reading only as far as what goes.
+ * start finds the first line the excess fits in, reading only as far as what goes. The
+ * start is the index's first entry after `removedThrough`, so the entries of the lines
+ * removed before, dead until a vacuum, are never walked again.
  */
-export async function trimLog(trx: Transaction<StorageSchema>, uid: string, bytes: bigint, maxBytes: number): Promise<void> {
-  const excess = bytes - BigInt(maxBytes);
+export async function trimLog(trx: Transaction<StorageSchema>, uid: string, size: { bytes: bigint; removedThrough: bigint }, maxBytes: number): Promise<void> {
+  const excess = size.bytes - BigInt(maxBytes);
+  const start = size.removedThrough.toString();
   await sql`WITH boundary AS (
-      SELECT seq, upto FROM (SELECT seq, sum(octet_length(line) + 1) OVER (ORDER BY seq) AS upto FROM cairn_log_lines WHERE uid = ${uid}) l
+      SELECT seq, upto FROM (
+        SELECT seq, sum(octet_length(line) + 1) OVER (ORDER BY seq) AS upto FROM cairn_log_lines WHERE uid = ${uid} AND seq > ${start}::bigint
+      ) l
       WHERE upto >= ${excess.toString()}::bigint ORDER BY seq LIMIT 1
     ), gone AS (
-      DELETE FROM cairn_log_lines WHERE uid = ${uid} AND seq <= (SELECT seq FROM boundary)
+      DELETE FROM cairn_log_lines WHERE uid = ${uid} AND seq > ${start}::bigint AND seq <= (SELECT seq FROM boundary)
     )
     UPDATE cairn_logs SET bytes = bytes - (SELECT upto FROM boundary), removed_through = (SELECT seq FROM boundary)
     WHERE uid = ${uid} AND EXISTS (SELECT FROM boundary)`.execute(trx);

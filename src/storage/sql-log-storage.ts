@@ -42,9 +42,9 @@ export class SqlLogStorage implements LogStorage {
         const uid = String(current.metadata.uid);
         const stream = streamOf(current);
         if (lines.length === 0) return uid;
-        const bytes = await insertLogLines(trx, uid, stream, lines);
+        const size = await insertLogLines(trx, uid, stream, lines);
         // In the append's transaction: the lines over the cap never outlive it, and a failure keeps both.
-        if (this.#o.maxBytes && bytes > this.#o.maxBytes) await trimLog(trx, uid, bytes, this.#o.maxBytes);
+        if (this.#o.maxBytes && size.bytes > this.#o.maxBytes) await trimLog(trx, uid, size, this.#o.maxBytes);
         return uid;
       });
     } catch (error) {
