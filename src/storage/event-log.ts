@@ -208,12 +208,19 @@ const resourcePass = (resource: string, cutoff: Date): CompactionPass => ({
  * a large log never keeps a transaction open for long (writers take no lock compaction
  * holds: they insert newer events and never touch the mark's row). The resources with
  * a longer retention are left out of that pass and walked each by a pass of its own,
- * with its own mark, up to its own cutoff and never past the log's mark. Unless another
+ * with its own mark, up to its own cutoff and never past the log's mark (and to the
+ * log's cutoff once their longer retention is gone from the options: what they kept goes too). Unless another
  * replica is compacting (it holds the lock): then this one leaves the work to that one.
  */
 export async function compactEvents(database: Database, cutoff: Date, options: CompactionOptions = {}): Promise<EventCompaction> {
-  const longer = options.longerRetention ?? new Map<string, Date>();
-  const passes = [logPass(cutoff, [...longer.keys()]), ...[...longer].map(([resource, until]) => resourcePass(resource, until))];
+  const longer = new Map(options.longerRetention);
+  // A resource that had a longer retention and has it no more: its pass goes on, to the log's cutoff, for what it kept.
+  const marked = await database.run((db) => db.selectFrom('cairn_history_marks').select('resource').execute());
+  for (const { resource } of marked) if (!longer.has(resource)) longer.set(resource, cutoff);
+  const passes = [
+    logPass(cutoff, [...(options.longerRetention ?? new Map<string, Date>()).keys()]),
+    ...[...longer].map(([resource, until]) => resourcePass(resource, until)),
+  ];
   let removed = 0;
   let compacted = 0n;
   let first = true;
@@ -257,7 +264,11 @@ async function compactPass(
           SELECT resource_version FROM cairn_events WHERE resource_version > ${mark.toString()}::bigint AND resource_version <= ${target.toString()}::bigint ${only}
           ORDER BY resource_version LIMIT ${batchSize}) batch`.execute(trx);
       const end = ends[0]?.rv ?? null;
-      if (end === null) return { compacted: logMark, locked: true, removed: 0, batched: false, done: true };
+      if (end === null) {
+        // A resource's mark is written even when it has nothing to do yet: it is remembered should its longer retention be dropped.
+        if ('only' in pass.scope) await pass.writeMark(trx, mark.toString());
+        return { compacted: logMark, locked: true, removed: 0, batched: false, done: true };
+      }
       const { rows: gone } = await compactBatch(mark.toString(), end, pass.scope).execute(trx);
       await pass.writeMark(trx, end);
       return { compacted: await readCompactedResourceVersion(trx), locked: true, removed: gone.length, batched: true, done: BigInt(end) >= target };
