@@ -62,7 +62,8 @@ export const skippedLinesMarker = "... lines skipped: the log's oldest lines wer
 /**
  * Reads the lines `request` selects, in `seq` order. A reader past the log's start
  * (`after` above 0) whose next lines were removed gets {@link skippedLinesMarker} first,
- * at the `seq` the removal ended at, so it is told once.
+ * at the `seq` the removal ended at, so it is told once. Lines are looked up after the
+ * removed prefix, whose index entries stay, dead, until a vacuum.
  */
 export async function readLogLines(db: Queryable, uid: string, request: LogRead): Promise<LogLine[]> {
   const { rows } = await sql<{ removed_through: string; seq: string | null; stream: string; line: string; micros: string }>`
@@ -70,7 +71,7 @@ export async function readLogLines(db: Queryable, uid: string, request: LogRead)
     FROM (SELECT coalesce((SELECT removed_through FROM cairn_logs WHERE uid = ${uid}), 0) AS removed_through) r
     LEFT JOIN LATERAL (
       SELECT seq, stream, line, (extract(epoch from appended_at) * 1000000)::int8 AS micros FROM cairn_log_lines
-      WHERE uid = ${uid} AND seq > ${request.after.toString()}::bigint
+      WHERE uid = ${uid} AND seq > greatest(${request.after.toString()}::bigint, r.removed_through)
         ${request.stream === undefined ? sql`` : sql`AND stream = ${encodeText(request.stream)}`}
         ${request.since === undefined ? sql`` : sql`AND appended_at >= ${request.since}`}
       ORDER BY seq LIMIT ${request.limit}
