@@ -1,8 +1,9 @@
 /**
- * Durations as kube prints them (`humanDuration`) and as Go parses them (`parseGoDuration`).
+ * Durations as kube prints them (`humanDuration`), as Go parses them (`parseGoDuration`), and
+ * with days and weeks (`parseLongDuration`).
  */
 import { describe, expect, it } from 'vitest';
-import { humanDuration, parseGoDuration } from './duration.js';
+import { humanDuration, parseGoDuration, parseLongDuration } from './duration.js';
 
 const s = 1000;
 const m = 60 * s;
@@ -56,5 +57,27 @@ describe('parseGoDuration', () => {
     ['1s-2s', 'time: unknown unit "s-" in duration "1s-2s"'],
   ])('refuses %j with Go’s message', (text, message) => {
     expect(() => parseGoDuration(text)).toThrow(message);
+  });
+});
+
+describe('parseLongDuration', () => {
+  it.each([
+    ['7d', 7 * d],
+    ['2w', 14 * d],
+    ['1w2d', 9 * d],
+    ['1d12h', 1.5 * d],
+    ['0.5d', 12 * h],
+    ['90m', 90 * m],
+    ['0', 0],
+  ])('reads %s as %d ms', (text, ms) => {
+    expect(parseLongDuration(text)).toBe(ms);
+  });
+
+  it.each([
+    ['7', 'time: missing unit in duration "7"'],
+    ['1y', 'time: unknown unit "y" in duration "1y"'],
+    ['week', 'time: invalid duration "week"'],
+  ])('refuses %j with Go’s message', (text, message) => {
+    expect(() => parseLongDuration(text)).toThrow(message);
   });
 });

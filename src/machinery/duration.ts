@@ -1,6 +1,8 @@
 /**
- * kube's HumanDuration (k8s.io/apimachinery/pkg/util/duration): the "5m", "3h12m",
- * "4d" ages `kubectl get` prints.
+ * Durations as Kubernetes prints and reads them: kube's HumanDuration
+ * (k8s.io/apimachinery/pkg/util/duration), the "5m", "3h12m", "4d" ages `kubectl get`
+ * prints; Go's `time.ParseDuration`, which kube's flags read; and, for spans of history
+ * an hour is too short a unit for, the same with days and weeks.
  */
 
 /** Renders a duration in milliseconds as kubectl shows ages. */
@@ -38,11 +40,23 @@ export function humanDuration(ms: number): string {
 
 const goDurationUnits: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
+/** Go's units and days and weeks, as Prometheus reads `--storage.tsdb.retention.time` (`15d`, `2w`). */
+const longDurationUnits: Readonly<Record<string, number>> = { ...goDurationUnits, d: 86_400_000, w: 604_800_000 };
+
 /**
  * A duration as Go's `time.ParseDuration` reads it (`1m0s`, `30s`, `1.5h`, `-2s`, `0`), in
  * milliseconds; throws with Go's message (`time: invalid duration "x"`) otherwise.
  */
 export function parseGoDuration(text: string): number {
+  return parseDuration(text, goDurationUnits);
+}
+
+/** A duration of Go's form with days and weeks too (`7d`, `2w`, `1d12h`), in milliseconds; throws with Go's messages. */
+export function parseLongDuration(text: string): number {
+  return parseDuration(text, longDurationUnits);
+}
+
+function parseDuration(text: string, units: Readonly<Record<string, number>>): number {
   const quoted = JSON.stringify(text);
   const sign = text.startsWith('-') ? -1 : 1;
   const unsigned = text.replace(/^[-+]/, '');
@@ -54,7 +68,7 @@ export function parseGoDuration(text: string): number {
     if (!part) throw new Error(`time: invalid duration ${quoted}`);
     const [whole, amount, unit] = part;
     if (unit === '') throw new Error(`time: missing unit in duration ${quoted}`);
-    const scale = goDurationUnits[unit];
+    const scale = units[unit];
     if (scale === undefined) throw new Error(`time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`);
     ms += Number(amount) * scale;
     rest = rest.slice(whole.length);

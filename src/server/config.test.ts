@@ -136,6 +136,45 @@ describe('parseConfig', () => {
     expect(() => parseConfig(['--port', 'x'], {})).toThrow(/invalid port/);
     expect(() => parseConfig(['--event-retention=-1'], {})).toThrow(/non-negative/);
   });
+
+  it('reads --event-retention-overrides as kube reads --watch-cache-sizes, resource.group#duration, none shorter than --event-retention', () => {
+    expect(parseConfig([], {}).eventRetentionOverridesMs).toEqual(new Map());
+    const config = parseConfig(['--event-retention', '1h', '--event-retention-overrides', 'pipelines.cairn.dev#7d,runnerclasses.cairn.dev#3600'], {});
+    expect(config.eventRetentionOverridesMs).toEqual(
+      new Map([
+        ['pipelines.cairn.dev', 7 * 24 * 3600 * 1000],
+        ['runnerclasses.cairn.dev', 3600 * 1000],
+      ]),
+    );
+    expect(parseConfig([], { EVENT_RETENTION_OVERRIDES: 'pipelines.cairn.dev#2w' }).eventRetentionOverridesMs.get('pipelines.cairn.dev')).toBe(
+      14 * 24 * 3600 * 1000,
+    );
+    expect(() => parseConfig(['--event-retention-overrides', 'pods#7d'], {})).toThrow(/unknown resource "pods", choose one of: pipelines.cairn.dev/);
+    expect(() => parseConfig(['--event-retention-overrides', 'pipelines.cairn.dev=7d'], {})).toThrow(/expected resource.group#duration/);
+    expect(() => parseConfig(['--event-retention', '1d', '--event-retention-overrides', 'pipelines.cairn.dev#1h'], {})).toThrow(
+      /shorter than --event-retention/,
+    );
+  });
+
+  it('caps each log at 10 MiB by default, as kubelet caps a container log, with no age limit', () => {
+    expect(parseConfig([], {})).toMatchObject({ logMaxBytes: 10 * 1024 * 1024, logMaxAgeMs: 0 });
+    expect(parseConfig(['--log-max-bytes-per-pipeline', '512Ki', '--log-max-age', '7d'], {})).toMatchObject({
+      logMaxBytes: 512 * 1024,
+      logMaxAgeMs: 7 * 24 * 3600 * 1000,
+    });
+    expect(parseConfig([], { LOG_MAX_BYTES_PER_PIPELINE: '1000', LOG_MAX_AGE: '3600' })).toMatchObject({ logMaxBytes: 1000, logMaxAgeMs: 3600_000 });
+    expect(parseConfig(['--log-max-bytes-per-pipeline=0'], {}).logMaxBytes).toBe(0);
+    expect(() => parseConfig(['--log-max-bytes-per-pipeline', '10MB'], {})).toThrow(/invalid size "10MB" for --log-max-bytes-per-pipeline/);
+  });
+
+  it('reads --event-retention as seconds or as a duration of days and weeks', () => {
+    expect(parseConfig(['--event-retention', '7d'], {}).eventRetentionMs).toBe(7 * 24 * 3600 * 1000);
+    expect(parseConfig(['--event-retention=2w'], {}).eventRetentionMs).toBe(14 * 24 * 3600 * 1000);
+    expect(parseConfig([], { EVENT_RETENTION_SECONDS: '1d12h' }).eventRetentionMs).toBe(36 * 3600 * 1000);
+    expect(parseConfig(['--event-retention', '600'], {}).eventRetentionMs).toBe(600 * 1000);
+    expect(() => parseConfig(['--event-retention', '7 days'], {})).toThrow(/or a duration \(7d, 12h, 30m\), got "7 days"/);
+    expect(() => parseConfig(['--event-retention=-1d'], {})).toThrow(/non-negative/);
+  });
 });
 
 describe('parseConfig: delegated authentication and authorization', () => {

@@ -117,52 +117,166 @@ export const defaultCompactionBatch = 1000;
 export interface CompactionOptions {
   /** The most events one transaction deletes; default {@link defaultCompactionBatch}. */
   readonly batchSize?: number;
-  /** Told each batch's compacted resourceVersion once its transaction has committed. */
-  readonly onBatch?: (compacted: bigint) => void | Promise<void>;
+  /** Told the compacted resourceVersion after each batch, and how many events it removed, once its transaction has committed. */
+  readonly onBatch?: (compacted: bigint, removed: number) => void | Promise<void>;
+  /**
+   * Resources whose history is kept longer than the log's (`pipelines.cairn.dev`), each
+   * with its own cutoff, older than the log's: their events stay past the compacted
+   * mark, where no watch reads, until they are older than their own cutoff.
+   */
+  readonly longerRetention?: ReadonlyMap<string, Date>;
 }
 
+/** What a compaction did: the compacted resourceVersion, whether it ran, and how many events it removed. */
+export interface EventCompaction {
+  readonly compacted: bigint;
+  readonly ran: boolean;
+  readonly removed: number;
+}
+
+/** Which events one pass of compaction walks: every resource's but some, or one resource's. */
+type CompactionScope = { readonly except: readonly string[] } | { readonly only: string };
+
+const inScope = (scope: CompactionScope, column = 'resource') => {
+  if ('only' in scope) return sql`${sql.ref(column)} = ${scope.only}`;
+  return scope.except.length === 0 ? sql`true` : sql`${sql.ref(column)} NOT IN (${sql.join(scope.except.map((resource) => sql`${resource}`))})`;
+};
+
 /**
- * Drops the events older than `cutoff`, as a prefix of the log, a batch at a time:
- * each batch deletes the next `batchSize` events of the prefix and records the newest
- * one dropped, in a short transaction of its own, so readers always find the mark and
- * the log agree, and a large log never keeps a transaction open for long (writers take
- * no lock compaction holds: they insert newer events and never touch the mark's row).
- * Unless another replica is compacting (it holds the lock): then this one leaves the
- * work to that one. Returns the compacted resourceVersion and whether it ran.
+ * Deletes one batch, the events in (`after`, `through`], but not the one holding a live object's
+ * current state (its row's resourceVersion): that one stays until its object changes
+ * again, so every live object's newest revision outlives any retention. Once it has,
+ * the event that changed it (a MODIFIED or DELETED event, carrying the state before as
+ * `prev_object`) names the kept one by resourceVersion, and goes with it when its own
+ * batch comes: a kept event is found by its key, never by scanning what was kept.
  */
-export async function compactEvents(database: Database, cutoff: Date, options: CompactionOptions = {}): Promise<{ compacted: bigint; ran: boolean }> {
+const compactBatch = (after: string, through: string, scope: CompactionScope) => sql`WITH batch AS MATERIALIZED (
+  SELECT resource_version, prev_object FROM cairn_events
+  WHERE resource_version > ${after}::bigint AND resource_version <= ${through}::bigint ${'only' in scope ? sql`AND ${inScope(scope)}` : sql``}
+), superseded AS (
+  SELECT (prev_object::jsonb #>> '{metadata,resourceVersion}')::bigint AS resource_version FROM batch WHERE prev_object IS NOT NULL
+)
+DELETE FROM cairn_events e
+WHERE (e.resource_version IN (SELECT resource_version FROM batch)
+       OR e.resource_version IN (SELECT resource_version FROM superseded WHERE resource_version <= ${after}::bigint))
+  AND ${inScope(scope, 'e.resource')}
+  AND NOT EXISTS (SELECT FROM cairn_objects o
+                  WHERE (o.resource, o.namespace, o.name) = (e.resource, e.namespace, e.name) AND o.resource_version = e.resource_version)
+RETURNING 1`;
+
+/** Where one pass of compaction is: the log's mark, or a resource's with a longer retention. */
+interface CompactionPass {
+  readonly scope: CompactionScope;
+  readonly cutoff: Date;
+  readMark(trx: Transaction<StorageSchema>): Promise<bigint>;
+  writeMark(trx: Transaction<StorageSchema>, end: string): Promise<void>;
+}
+
+/** The pass over the log's events: it moves the mark watches and lists start after. */
+const logPass = (cutoff: Date, except: readonly string[]): CompactionPass => ({
+  scope: { except },
+  cutoff,
+  readMark: (trx) => readCompactedResourceVersion(trx),
+  writeMark: async (trx, end) => {
+    await trx.updateTable('cairn_compaction').set({ compacted: end }).where('id', '=', 1).execute();
+  },
+});
+
+/** The pass over one resource's events kept longer than the log's: its own mark, never past the log's. */
+const resourcePass = (resource: string, cutoff: Date): CompactionPass => ({
+  scope: { only: resource },
+  cutoff,
+  readMark: async (trx) => {
+    const row = await trx.selectFrom('cairn_history_marks').select('compacted').where('resource', '=', resource).executeTakeFirst();
+    return row ? BigInt(row.compacted) : 0n;
+  },
+  writeMark: async (trx, end) => {
+    await trx
+      .insertInto('cairn_history_marks')
+      .values({ resource, compacted: end })
+      .onConflict((c) => c.column('resource').doUpdateSet({ compacted: end }))
+      .execute();
+  },
+});
+
+/**
+ * Drops the events older than `cutoff`, a batch at a time, except each live object's
+ * current state: each batch deletes the next `batchSize` events after the compacted
+ * mark and records the newest of them as the mark, in a short transaction of its own,
+ * so readers always find the mark and the log agree (no reader reads at or before the
+ * mark, so the events kept there are seen only by what reads an object's history), and
+ * a large log never keeps a transaction open for long (writers take no lock compaction
+ * holds: they insert newer events and never touch the mark's row). The resources with
+ * a longer retention are left out of that pass and walked each by a pass of its own,
+ * with its own mark, up to its own cutoff and never past the log's mark (and to the
+ * log's cutoff once their longer retention is gone from the options: what they kept goes too). Unless another
+ * replica is compacting (it holds the lock): then this one leaves the work to that one.
+ */
+export async function compactEvents(database: Database, cutoff: Date, options: CompactionOptions = {}): Promise<EventCompaction> {
+  const longer = new Map(options.longerRetention);
+  // A resource that had a longer retention and has it no more: its pass goes on, to the log's cutoff, for what it kept.
+  const marked = await database.run((db) => db.selectFrom('cairn_history_marks').select('resource').execute());
+  for (const { resource } of marked) if (!longer.has(resource)) longer.set(resource, cutoff);
+  const passes = [
+    logPass(cutoff, [...(options.longerRetention ?? new Map<string, Date>()).keys()]),
+    ...[...longer].map(([resource, until]) => resourcePass(resource, until)),
+  ];
+  let removed = 0;
+  let compacted = 0n;
+  let first = true;
+  for (const pass of passes) {
+    const outcome = await compactPass(database, pass, options, first);
+    first = false;
+    removed += outcome.removed;
+    compacted = outcome.compacted;
+    // Locked out before any batch ran: another replica is compacting, and this one did not.
+    if (outcome.lockedOut) return { compacted, ran: !outcome.lockedOutAtStart, removed };
+  }
+  return { compacted, ran: true, removed };
+}
+
+/** One pass, a batch per transaction, until its target or until another replica holds the lock (at this run's very first batch, when `firstPass`). */
+async function compactPass(
+  database: Database,
+  pass: CompactionPass,
+  options: CompactionOptions,
+  firstPass: boolean,
+): Promise<{ compacted: bigint; removed: number; lockedOut: boolean; lockedOutAtStart: boolean }> {
   const batchSize = options.batchSize ?? defaultCompactionBatch;
+  const only = 'only' in pass.scope ? sql`AND ${inScope(pass.scope)}` : sql``;
   let target: bigint | undefined;
-  for (let first = true; ; first = false) {
+  let removed = 0;
+  for (let first = firstPass; ; first = false) {
     const step = await database.transaction(async (trx) => {
       const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${String(compactionLockKey)}::bigint) AS locked`.execute(trx);
-      if (!rows[0]?.locked) return { compacted: await readCompactedResourceVersion(trx), locked: false, deleted: false, done: true };
+      const logMark = await readCompactedResourceVersion(trx);
+      if (!rows[0]?.locked) return { compacted: logMark, locked: false, removed: 0, batched: false, done: true };
       if (target === undefined) {
-        const boundary = await trx
-          .selectFrom('cairn_events')
-          .select((eb) => eb.fn.max('resource_version').as('rv'))
-          .where('created_at', '<', cutoff)
-          .executeTakeFirst();
-        target = boundary?.rv === null || boundary?.rv === undefined ? 0n : BigInt(boundary.rv);
+        const { rows: boundary } = await sql<{ rv: string | null }>`SELECT max(resource_version)::text AS rv FROM cairn_events
+            WHERE created_at < ${pass.cutoff} ${only}`.execute(trx);
+        target = BigInt(boundary[0]?.rv ?? 0);
+        // A resource's pass never deletes past the log's mark: that would be a gap in what watches read.
+        if ('only' in pass.scope && target > logMark) target = logMark;
       }
-      // The batch's end: the newest of the next `batchSize` events of the prefix.
+      const mark = await pass.readMark(trx);
+      // The batch's end: the newest of the next `batchSize` events after the mark, up to the target.
       const { rows: ends } = await sql<{ rv: string | null }>`SELECT max(resource_version)::text AS rv FROM (
-          SELECT resource_version FROM cairn_events WHERE resource_version <= ${target.toString()}::bigint
+          SELECT resource_version FROM cairn_events WHERE resource_version > ${mark.toString()}::bigint AND resource_version <= ${target.toString()}::bigint ${only}
           ORDER BY resource_version LIMIT ${batchSize}) batch`.execute(trx);
       const end = ends[0]?.rv ?? null;
-      if (end !== null) {
-        await trx.deleteFrom('cairn_events').where('resource_version', '<=', end).execute();
-        await trx
-          .updateTable('cairn_compaction')
-          .set({ compacted: sql`GREATEST(compacted, ${end}::bigint)` })
-          .where('id', '=', 1)
-          .execute();
+      if (end === null) {
+        // A resource's mark is written even when it has nothing to do yet: it is remembered should its longer retention be dropped.
+        if ('only' in pass.scope) await pass.writeMark(trx, mark.toString());
+        return { compacted: logMark, locked: true, removed: 0, batched: false, done: true };
       }
-      return { compacted: await readCompactedResourceVersion(trx), locked: true, deleted: end !== null, done: end === null || BigInt(end) >= target };
+      const { rows: gone } = await compactBatch(mark.toString(), end, pass.scope).execute(trx);
+      await pass.writeMark(trx, end);
+      return { compacted: await readCompactedResourceVersion(trx), locked: true, removed: gone.length, batched: true, done: BigInt(end) >= target };
     });
     // A later batch that finds the lock taken leaves the rest to the replica that took it.
-    if (!step.locked) return { compacted: step.compacted, ran: !first };
-    if (step.deleted) await options.onBatch?.(step.compacted);
-    if (step.done) return { compacted: step.compacted, ran: true };
+    if (!step.locked) return { compacted: step.compacted, removed, lockedOut: true, lockedOutAtStart: first };
+    removed += step.removed;
+    if (step.batched) await options.onBatch?.(step.compacted, step.removed);
+    if (step.done) return { compacted: step.compacted, removed, lockedOut: false, lockedOutAtStart: false };
   }
 }

@@ -285,8 +285,13 @@ export interface ObjectStore {
   forResource(resource: string, fieldsOf: FieldsOf, versioning?: StorageVersioning): ResourceStorage;
   /** The newest committed resourceVersion. */
   currentResourceVersion(): Promise<string>;
-  /** Drops events older than the retention window, unless another replica is doing it now. */
-  compact(retentionMs: number): Promise<Compaction>;
+  /**
+   * Drops events older than the retention window but each live object's current state,
+   * unless another replica is doing it now. The resources in `longerRetentionMs` keep
+   * their events for as long as it says (never shorter than `retentionMs`): as history,
+   * past the mark watches start after.
+   */
+  compact(retentionMs: number, longerRetentionMs?: ReadonlyMap<string, number>): Promise<Compaction>;
 }
 
 /** What a compaction did. */
@@ -295,4 +300,6 @@ export interface Compaction {
   readonly compacted: string;
   /** False when another replica held the compaction lock and this one left the work to it. */
   readonly ran: boolean;
+  /** How many events it removed. */
+  readonly removed: number;
 }

@@ -17,10 +17,16 @@ export interface StorageRecorder {
   writeBatch(size: number): void;
   /** Seconds a read waited for the watch cache to become fresh (0 when it was). */
   cacheReadWait(seconds: number): void;
+  /** A batch of compaction committed: the log is compacted through `compacted`, and `removed` events went. */
+  compactionBatch(compacted: bigint, removed: number): void;
 }
 
 /** Records nothing: a store opened without metrics (tools, tests). */
-export const noStorageMetrics: StorageRecorder = Object.freeze({ writeBatch: () => undefined, cacheReadWait: () => undefined });
+export const noStorageMetrics: StorageRecorder = Object.freeze({
+  writeBatch: () => undefined,
+  cacheReadWait: () => undefined,
+  compactionBatch: () => undefined,
+});
 
 /** What is read of an open store when scraped. */
 export interface ObservedStore {
@@ -50,6 +56,9 @@ export class StorageMetrics implements StorageRecorder {
   readonly #writeBatches: Histogram;
   readonly #cacheReadWaits: Histogram;
   readonly #compactions: Counter<'result'>;
+  readonly #compactionSeconds: Histogram;
+  readonly #compactedEvents: Counter;
+  readonly #compactedResourceVersion: Gauge;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -77,6 +86,23 @@ export class StorageMetrics implements StorageRecorder {
       name: 'cairn_compaction_runs_total',
       help: 'Runs of event-log compaction, by result.',
       labelNames: ['result'],
+      registers,
+    });
+    // Progress, batch by batch: a long compaction shows its work while it runs.
+    this.#compactionSeconds = new Histogram({
+      name: 'cairn_compaction_duration_seconds',
+      help: 'Histogram of the time a run of event-log compaction took, every batch of it.',
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+      registers,
+    });
+    this.#compactedEvents = new Counter({
+      name: 'cairn_compaction_events_removed_total',
+      help: 'Events removed from the event log by compaction.',
+      registers,
+    });
+    this.#compactedResourceVersion = new Gauge({
+      name: 'cairn_compaction_resource_version',
+      help: 'The resourceVersion the event log is compacted through, as of the last batch this server committed.',
       registers,
     });
     new Gauge({
@@ -216,9 +242,15 @@ export class StorageMetrics implements StorageRecorder {
     this.#cacheReadWaits.observe(seconds);
   }
 
-  /** One run of event-log compaction, and how it ended (skipped: another replica was compacting). */
-  compactionRun(result: 'success' | 'skipped' | 'failure'): void {
+  compactionBatch(compacted: bigint, removed: number): void {
+    this.#compactedEvents.inc(removed);
+    this.#compactedResourceVersion.set(Number(compacted));
+  }
+
+  /** One run of event-log compaction, how it ended (skipped: another replica was compacting) and how long it took. */
+  compactionRun(result: 'success' | 'skipped' | 'failure', seconds: number): void {
     this.#compactions.inc({ result });
+    if (result !== 'skipped') this.#compactionSeconds.observe(seconds);
   }
 
   /** Reads `store` on `database` when scraped from now on; nothing is read of storage when undefined (storage is not up). */

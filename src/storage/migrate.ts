@@ -9,6 +9,8 @@ import * as objectApiVersion from '../../migrations/0004-object-api-version.js';
 import * as readsByIndex from '../../migrations/0005-reads-by-index.js';
 import * as ownerReferences from '../../migrations/0006-owner-references.js';
 import * as objectText from '../../migrations/0007-object-text.js';
+import * as logSizes from '../../migrations/0008-log-sizes.js';
+import * as historyMarks from '../../migrations/0009-history-marks.js';
 import type { Database } from './database.js';
 
 // Listed here rather than read from disk so the same code runs from source and from a build.
@@ -20,6 +22,8 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0005-reads-by-index': readsByIndex,
   '0006-owner-references': ownerReferences,
   '0007-object-text': objectText,
+  '0008-log-sizes': logSizes,
+  '0009-history-marks': historyMarks,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };

@@ -57,6 +57,15 @@ export interface LogLinesTable {
   line: string;
 }
 
+/** One row per object log: its size and where its removed prefix ends (migration 0008). */
+export interface LogsTable {
+  uid: string;
+  /** The bytes of its lines, each with its newline. */
+  bytes: Int8;
+  /** The newest `seq` of the lines removed from its start by its size or age limit; 0 when none was. */
+  removed_through: Int8;
+}
+
 /** How many objects each resource has in each namespace, kept by triggers on the object table (migration 0005). */
 export interface ObjectCountsTable {
   resource: string;
@@ -69,7 +78,10 @@ export interface StorageSchema {
   cairn_objects: ObjectsTable;
   cairn_events: EventsTable;
   cairn_log_lines: LogLinesTable;
+  cairn_logs: LogsTable;
   cairn_object_counts: ObjectCountsTable;
   cairn_resource_version: { id: number; current: Int8 };
   cairn_compaction: { id: number; compacted: Int8 };
+  /** How far compaction has walked the events of each resource kept longer than the log's retention (migration 0009). */
+  cairn_history_marks: { resource: string; compacted: Int8 };
 }

@@ -1,12 +1,13 @@
 /**
  * The logs of one resource's objects in the log line table: appends under the
- * object's row lock, reads by uid, and followers woken in-process and across replicas.
+ * object's row lock, each keeping its log under the byte cap, reads by uid, and
+ * followers woken in-process and across replicas.
  */
 import type { Transaction } from 'kysely';
 import type { StoredObject } from '../machinery/meta/object.js';
 import type { CoalescedNotify } from './coalesced-notify.js';
 import type { Database, DatabaseWork } from './database.js';
-import { insertLogLines, readLogLines, readTailStart } from './log-lines.js';
+import { insertLogLines, readLogLines, readTailStart, trimLog } from './log-lines.js';
 import type { LogWakeups } from './log-wakeups.js';
 import type { LogFollower, LogLine, LogRead, LogStorage, StorageKey } from './interfaces.js';
 import type { StorageSchema } from './schema.js';
@@ -20,6 +21,8 @@ export interface SqlLogStorageOptions {
   readonly wakeups: LogWakeups;
   /** Wakes the other replicas' followers. */
   readonly notify: CoalescedNotify;
+  /** The most bytes one object's log keeps (its oldest lines go first); 0 or undefined: no cap. */
+  readonly maxBytes?: number;
 }
 
 /** LogStorage on the `cairn_log_lines` table. */
@@ -37,7 +40,11 @@ export class SqlLogStorage implements LogStorage {
       uid = await this.#o.database.transaction(async (trx) => {
         const current = await this.#o.lockObject(trx, key);
         const uid = String(current.metadata.uid);
-        await insertLogLines(trx, uid, streamOf(current), lines);
+        const stream = streamOf(current);
+        if (lines.length === 0) return uid;
+        const size = await insertLogLines(trx, uid, stream, lines);
+        // In the append's transaction: the lines over the cap never outlive it, and a failure keeps both.
+        if (this.#o.maxBytes && size.bytes > this.#o.maxBytes) await trimLog(trx, uid, size, this.#o.maxBytes);
         return uid;
       });
     } catch (error) {

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
 import { compactEvents, readCompactedResourceVersion, readCurrentResourceVersion, readLogTail } from './event-log.js';
+import { expireLogLines } from './log-lines.js';
 import { LogWakeups } from './log-wakeups.js';
 import type { Compaction, FieldsOf, ObjectStore, ResourceStorage, StorageVersioning } from './interfaces.js';
 import { ordersByCodePoint } from './key-order.js';
@@ -61,8 +62,10 @@ export interface SqlObjectStoreOptions {
   readonly objectCacheSize?: number;
   /** How long after finding a resource over the bound the object cache counts it again; default 30 s. */
   readonly objectCacheRetryMs?: number;
-  /** The most events one compaction transaction deletes; default 1,000. */
+  /** The most events one compaction transaction deletes (and log lines, for the age limit); default 1,000. */
   readonly compactionBatchSize?: number;
+  /** The most bytes one object's log keeps, its oldest lines removed by the append that exceeds it; 0 or undefined: no cap. */
+  readonly logMaxBytes?: number;
   /** Where the store records its group commits and its reads' waits for the cache; nowhere by default. */
   readonly metrics?: StorageRecorder;
 }
@@ -176,6 +179,7 @@ export class SqlObjectStore implements ObjectStore {
         writes: this.#writes,
         logWakeups: this.#logWakeups,
         logNotify: this.#logsNotify,
+        logMaxBytes: this.#options.logMaxBytes,
       });
       this.#sqlStorages.add(sqlStorage);
       storage = sqlStorage;
@@ -234,12 +238,31 @@ export class SqlObjectStore implements ObjectStore {
     }
   }
 
-  async compact(retentionMs: number): Promise<Compaction> {
-    const cutoff = new Date(Date.now() - retentionMs);
+  async compact(retentionMs: number, longerRetentionMs: ReadonlyMap<string, number> = new Map()): Promise<Compaction> {
+    const now = Date.now();
+    const cutoff = new Date(now - retentionMs);
+    const longerRetention = new Map([...longerRetentionMs].map(([resource, ms]) => [resource, new Date(now - Math.max(ms, retentionMs))]));
     try {
-      const { compacted, ran } = await compactEvents(this.#database, cutoff, { batchSize: this.#options.compactionBatchSize });
+      const { compacted, ran, removed } = await compactEvents(this.#database, cutoff, {
+        longerRetention,
+        batchSize: this.#options.compactionBatchSize,
+        onBatch: (through, gone) => this.#metrics.compactionBatch(through, gone),
+      });
       if (compacted > this.#compacted) this.#compacted = compacted;
-      return { compacted: compacted.toString(), ran };
+      return { compacted: compacted.toString(), ran, removed };
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+  }
+
+  /**
+   * Removes the log lines older than `maxAgeMs`, oldest first, a batch at a time (the
+   * age limit; the compaction pass runs it); returns how many went. Followers that had
+   * not read them are told at their next read.
+   */
+  async expireLogLines(maxAgeMs: number): Promise<number> {
+    try {
+      return await expireLogLines(this.#database, new Date(Date.now() - maxAgeMs), this.#options.compactionBatchSize);
     } catch (error) {
       throw classifyDatabaseError(error);
     }

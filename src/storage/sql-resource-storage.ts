@@ -57,6 +57,8 @@ export interface SqlResourceStorageOptions {
   readonly logWakeups: LogWakeups;
   /** Wakes the other replicas' log followers after an append. */
   readonly logNotify: CoalescedNotify;
+  /** The most bytes one object's log keeps; 0 or undefined: no cap. */
+  readonly logMaxBytes?: number;
 }
 
 const labelsOf = (object: KubeObject): StringMap => object.metadata?.labels ?? {};
@@ -89,6 +91,7 @@ export class SqlResourceStorage implements ResourceStorage {
       lockObject: (trx, key) => this.#lockCurrent(trx, key),
       wakeups: options.logWakeups,
       notify: options.logNotify,
+      maxBytes: options.logMaxBytes,
     });
   }
 

@@ -20,10 +20,10 @@
  *   statement's snapshot, is reported as existing and leaves its resourceVersion
  *   unused: a gap, never a reordering (kube's resourceVersions are not contiguous).
  * - **Log lines go with their object.** A batch with deletes first locks its rows and
- *   deletes the deleted objects' log lines in statements of their own: each statement
- *   reads a fresh snapshot, taken once the row locks are held, so lines an append
- *   committed while the batch waited for the lock are deleted too, and the counter is
- *   not held while a long log goes.
+ *   deletes the deleted objects' logs (their size rows, then their lines) in statements
+ *   of their own: each statement reads a fresh snapshot, taken once the row locks are
+ *   held, so lines an append committed while the batch waited for the lock are deleted
+ *   too, and the counter is not held while a long log goes.
  *
  * Values travel as one jsonb array, each object's JSON text in it as two strings split
  * where its resourceVersion goes (object-text.ts; the statement joins them around the
@@ -103,10 +103,18 @@ const lockRows = (keys: string) => `SELECT count(*) FROM (
   ORDER BY o.resource, o.namespace, o.name
   FOR UPDATE OF o) AS locked`;
 
-/** Deletes the log lines of the objects the batch deletes, if their rows are still at the version read. */
-const deleteLogLines = (deletes: string) => `DELETE FROM cairn_log_lines WHERE uid IN (
-  SELECT o.uid FROM cairn_objects o JOIN jsonb_array_elements(${deletes}) AS d ON (o.resource, o.namespace, o.name) = (d->>'r', d->>'ns', d->>'n')
-  WHERE o.resource_version = (d->>'e')::bigint)`;
+/** The uids of the objects the batch deletes, if their rows are still at the version read. */
+const deletedUids = (
+  deletes: string,
+) => `SELECT o.uid FROM cairn_objects o JOIN jsonb_array_elements(${deletes}) AS d ON (o.resource, o.namespace, o.name) = (d->>'r', d->>'ns', d->>'n')
+  WHERE o.resource_version = (d->>'e')::bigint`;
+
+/** Deletes the logs' rows of the objects the batch deletes, locked in uid order before their lines, as every remover of lines locks them. */
+const deleteLogs = (deletes: string) => `DELETE FROM cairn_logs WHERE uid IN (
+  SELECT uid FROM cairn_logs WHERE uid IN (${deletedUids(deletes)}) ORDER BY uid FOR UPDATE)`;
+
+/** Deletes the log lines of the objects the batch deletes. */
+const deleteLogLines = (deletes: string) => `DELETE FROM cairn_log_lines WHERE uid IN (${deletedUids(deletes)})`;
 
 /** The writes themselves; returns per write (`idx` from 1) its resourceVersion, and the batch's range. */
 const writeAll = (batch: string) => `WITH input AS MATERIALIZED (
@@ -171,7 +179,8 @@ export async function runWriteBatch(database: Database, writes: readonly Batched
   const batch = `[${writes.map(element).join(',')}]`;
   const deletes = writes.filter((w) => w.op === 'delete');
   if (deletes.length === 0) return database.query(preparedWriteAll, [batch], 'cairn-write-batch');
-  const script = [lockRows(keysLiteral(writes, false)), deleteLogLines(keysLiteral(deletes, true)), writeAll(`${dollarQuoted(batch)}::jsonb`)].join(';\n');
+  const deleted = keysLiteral(deletes, true);
+  const script = [lockRows(keysLiteral(writes, false)), deleteLogs(deleted), deleteLogLines(deleted), writeAll(`${dollarQuoted(batch)}::jsonb`)].join(';\n');
   return (await database.script(script)).at(-1) ?? [];
 }
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/storage/database.js';
-import type { StorageRecorder } from '../../src/storage/metrics.js';
+import { noStorageMetrics, type StorageRecorder } from '../../src/storage/metrics.js';
 import type { ObjectStore, ResourceStorage, StorageKey } from '../../src/storage/interfaces.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
@@ -26,7 +26,7 @@ function barrier(parties: number): () => Promise<void> {
 
 /** Where {@link batchesDuring} collects the sizes the store records. */
 let recorded: number[] | undefined;
-const metrics: StorageRecorder = { writeBatch: (size) => recorded?.push(size), cacheReadWait: () => undefined };
+const metrics: StorageRecorder = { ...noStorageMetrics, writeBatch: (size) => recorded?.push(size) };
 
 /** The sizes of the write batches committed while `work` runs. */
 async function batchesDuring(work: () => Promise<unknown>): Promise<number[]> {

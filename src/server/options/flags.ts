@@ -5,7 +5,7 @@
  * do for kube's options. A reader throws a {@link FlagError}; the command line adds the usage.
  */
 import { resolve } from 'node:path';
-import { parseGoDuration } from '../../machinery/duration.js';
+import { parseGoDuration, parseLongDuration } from '../../machinery/duration.js';
 
 /** One flag: its `parseArgs` type and how the usage shows it (`[--port N]`). */
 export interface Flag {
@@ -58,6 +58,23 @@ export function seconds(name: string, value: string | undefined, fallback: numbe
   return n * 1000;
 }
 
+/**
+ * A span of history: seconds (`900`, as the flag always took) or a duration with days
+ * and weeks (`7d`, `2w`, `12h`), in ms; `fallback` seconds when unset or empty.
+ */
+export function retention(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback * 1000;
+  if (/^[-+]?(\d+(\.\d*)?|\.\d+)$/.test(value)) return seconds(name, value, fallback);
+  let ms: number;
+  try {
+    ms = parseLongDuration(value);
+  } catch (error) {
+    throw new FlagError(`${name} must be a non-negative number of seconds or a duration (7d, 12h, 30m), got "${value}"`, { cause: error });
+  }
+  if (ms < 0) throw new FlagError(`${name} must be a non-negative number of seconds or a duration (7d, 12h, 30m), got "${value}"`);
+  return ms;
+}
+
 /** A duration flag as Go's `time.ParseDuration` reads it (`10s`, `1m30s`, `500ms`, `0`), in ms; negative ones are refused. */
 export function goDuration(flag: string, value: string | undefined, fallbackMs: number): number {
   if (value === undefined) return fallbackMs;
@@ -80,6 +97,17 @@ export function count(flag: string, value: string | undefined, fallback: number)
     throw new FlagError(`invalid argument "${value}" for "--${flag}" flag: parsing "${value}": invalid syntax`);
   if (n < 0) throw new FlagError(`--${flag} ${n} can't be a negative number`);
   return n;
+}
+
+const binarySuffixes: Readonly<Record<string, number>> = { '': 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+
+/** A size in bytes, plain (`10485760`) or with a binary suffix as kubelet's `containerLogMaxSize` takes it (`10Mi`, `512Ki`, `1Gi`). */
+export function byteSize(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(value);
+  const bytes = match ? Number(match[1]) * binarySuffixes[match[2] ?? ''] : NaN;
+  if (!Number.isSafeInteger(bytes)) throw new FlagError(`invalid size "${value}" for --${flag}: a number of bytes, or of Ki, Mi or Gi (10Mi)`);
+  return bytes;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Storage's flags (where the database is, how long the event log keeps history, the
- * caches' sizes) and what they apply to a server: the post-start hooks that open,
- * migrate and bootstrap storage (retrying until the database answers) and then compact
- * the event log on a timer, the readiness checks that follow them, and storage's part of shutdown.
+ * caches' sizes, the logs' limits) and what they apply to a server: the post-start
+ * hooks that open, migrate and bootstrap storage (retrying until the database answers)
+ * and then compact the event log and expire old log lines on a timer, the readiness
+ * checks that follow them, and storage's part of shutdown.
  */
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -18,7 +19,7 @@ import { refreshStatistics } from '../../storage/table-statistics.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { openDatabase, pgliteDirectory } from '../open-database.js';
 import { redactedDatabaseUrl, type StorageDescription } from '../start-banner.js';
-import { count, seconds, stringFlag, type ConcernOptions, type FlagValues } from './flags.js';
+import { byteSize, count, FlagError, retention, seconds, stringFlag, stringSlice, type ConcernOptions, type FlagValues } from './flags.js';
 
 /** Where the database is. */
 export interface DatabaseLocation {
@@ -31,6 +32,11 @@ export interface DatabaseLocation {
 export interface StorageOptions extends DatabaseLocation {
   /** How long the event log keeps history, in ms (kube's default etcd compaction window is 5 min; ours is 15). */
   readonly eventRetentionMs: number;
+  /**
+   * `--event-retention-overrides`: resources (`pipelines.cairn.dev`) whose history is
+   * kept longer than `eventRetentionMs`, in ms; watches still start within `eventRetentionMs`.
+   */
+  readonly eventRetentionOverridesMs: ReadonlyMap<string, number>;
   readonly compactionIntervalMs: number;
   /**
    * `--object-cache-size`: the most objects of one resource kept in memory to serve
@@ -42,6 +48,14 @@ export interface StorageOptions extends DatabaseLocation {
   readonly watchCacheSize: number;
   /** `--watch-cache-max-age`: how long the watch cache keeps an event at most, in ms; older history is read from the event log. */
   readonly watchCacheMaxAgeMs: number;
+  /**
+   * `--log-max-bytes-per-pipeline`: the most bytes one object's log keeps (kubelet's
+   * `containerLogMaxSize`, 10 MiB by default); the append that exceeds it removes the
+   * oldest lines. 0: no cap.
+   */
+  readonly logMaxBytes: number;
+  /** `--log-max-age`: how long a log line is kept at most, in ms, removed by the compaction pass; 0 (the default): as long as its object. */
+  readonly logMaxAgeMs: number;
 }
 
 /** Storage as the rest of the server sees it while it comes up. */
@@ -61,6 +75,30 @@ export function databaseLocation(flags: FlagValues, env: NodeJS.ProcessEnv): Dat
     databaseUrl: stringFlag(flags, 'database-url') ?? (env.DATABASE_URL || undefined),
   };
 }
+
+/**
+ * `--event-retention-overrides` in the form of kube's `--watch-cache-sizes`
+ * (`resource.group#value`, comma-separated): a served resource and a retention no
+ * shorter than `--event-retention`, since watches start after the log's one mark.
+ */
+function retentionOverrides(items: readonly string[], eventRetentionMs: number): ReadonlyMap<string, number> {
+  const served = servedGroups.flatMap((group) => group.resources.map((resource) => `${resource.plural}.${resource.group}`));
+  const overrides = new Map<string, number>();
+  for (const item of items) {
+    const [resource, duration, ...rest] = item.split('#');
+    if (duration === undefined || rest.length > 0)
+      throw new FlagError(`invalid value of --event-retention-overrides: ${item}, expected resource.group#duration`);
+    if (!served.includes(resource)) throw new FlagError(`--event-retention-overrides: unknown resource "${resource}", choose one of: ${served.join(', ')}`);
+    const ms = retention(`--event-retention-overrides ${resource}`, duration, 0);
+    if (ms < eventRetentionMs)
+      throw new FlagError(`--event-retention-overrides: ${resource}#${duration} is shorter than --event-retention, which every resource keeps`);
+    overrides.set(resource, ms);
+  }
+  return overrides;
+}
+
+/** kubelet's default `containerLogMaxSize`. */
+const defaultLogMaxBytes = 10 * 1024 * 1024;
 
 const databaseRetryMs = 1000;
 const pingCacheMs = 1000;
@@ -99,31 +137,45 @@ export const storageOptions = {
   flags: {
     'data-dir': { type: 'string', usage: '[--data-dir DIR]' },
     'database-url': { type: 'string', usage: '[--database-url URL]' },
-    'event-retention': { type: 'string', usage: '[--event-retention SECONDS]' },
+    'event-retention': { type: 'string', usage: '[--event-retention SECONDS|DURATION]' },
+    'event-retention-overrides': { type: 'string', multiple: true, usage: '[--event-retention-overrides RESOURCE.GROUP#DURATION,...]' },
     'compaction-interval': { type: 'string', usage: '[--compaction-interval SECONDS]' },
     'object-cache-size': { type: 'string', usage: '[--object-cache-size N]' },
     'watch-cache-size': { type: 'string', usage: '[--watch-cache-size N]' },
     'watch-cache-max-age': { type: 'string', usage: '[--watch-cache-max-age SECONDS]' },
+    'log-max-bytes-per-pipeline': { type: 'string', usage: '[--log-max-bytes-per-pipeline BYTES|10Mi]' },
+    'log-max-age': { type: 'string', usage: '[--log-max-age SECONDS|DURATION]' },
   },
   environment: [
     'DATA_DIR',
     'DATABASE_URL',
     'EVENT_RETENTION_SECONDS',
+    'EVENT_RETENTION_OVERRIDES',
     'COMPACTION_INTERVAL_SECONDS',
     'OBJECT_CACHE_SIZE',
     'WATCH_CACHE_SIZE',
     'WATCH_CACHE_MAX_AGE_SECONDS',
+    'LOG_MAX_BYTES_PER_PIPELINE',
+    'LOG_MAX_AGE',
   ],
 
   parse(values, env) {
     const flag = (name: string) => stringFlag(values, name);
+    const eventRetentionMs = retention('event retention', flag('event-retention') ?? env.EVENT_RETENTION_SECONDS, 15 * 60);
+    const overrides =
+      values['event-retention-overrides'] === undefined && env.EVENT_RETENTION_OVERRIDES
+        ? { 'event-retention-overrides': [env.EVENT_RETENTION_OVERRIDES] }
+        : values;
     return {
       ...databaseLocation(values, env),
-      eventRetentionMs: seconds('event retention', flag('event-retention') ?? env.EVENT_RETENTION_SECONDS, 15 * 60),
+      eventRetentionMs,
+      eventRetentionOverridesMs: retentionOverrides(stringSlice('event-retention-overrides', overrides, []), eventRetentionMs),
       compactionIntervalMs: seconds('compaction interval', flag('compaction-interval') ?? env.COMPACTION_INTERVAL_SECONDS, 60),
       objectCacheSize: count('object-cache-size', flag('object-cache-size') ?? (env.OBJECT_CACHE_SIZE || undefined), defaultObjectCacheSize),
       watchCacheSize: count('watch-cache-size', flag('watch-cache-size') ?? (env.WATCH_CACHE_SIZE || undefined), 10_000),
       watchCacheMaxAgeMs: seconds('watch cache max age', flag('watch-cache-max-age') ?? env.WATCH_CACHE_MAX_AGE_SECONDS, 5 * 60),
+      logMaxBytes: byteSize('log-max-bytes-per-pipeline', flag('log-max-bytes-per-pipeline') ?? env.LOG_MAX_BYTES_PER_PIPELINE, defaultLogMaxBytes),
+      logMaxAgeMs: retention('log max age', flag('log-max-age') ?? env.LOG_MAX_AGE, 0),
     };
   },
 
@@ -155,6 +207,7 @@ export const storageOptions = {
             watchCacheCapacity: options.watchCacheSize,
             // 0: no age limit, as kube's durations that turn a limit off.
             watchCacheMaxAgeMs: options.watchCacheMaxAgeMs || undefined,
+            logMaxBytes: options.logMaxBytes,
             metrics,
           });
           metrics.observe({ store, database });
@@ -187,13 +240,17 @@ export const storageOptions = {
 
     lifecycle.addPostStartHook('start-compaction', async () => {
       const compaction = setInterval(() => {
-        store?.compact(options.eventRetentionMs).then(
-          ({ ran }) => metrics.compactionRun(ran ? 'success' : 'skipped'),
+        const started = performance.now();
+        const took = () => (performance.now() - started) / 1000;
+        store?.compact(options.eventRetentionMs, options.eventRetentionOverridesMs).then(
+          ({ ran }) => metrics.compactionRun(ran ? 'success' : 'skipped', took()),
           (error: unknown) => {
-            metrics.compactionRun('failure');
+            metrics.compactionRun('failure', took());
             logger.warn({ err: error }, 'compaction failed');
           },
         );
+        if (options.logMaxAgeMs > 0)
+          store?.expireLogLines(options.logMaxAgeMs).catch((error: unknown) => logger.warn({ err: error }, 'removing expired log lines failed'));
         // On PGlite, as autovacuum would (elsewhere a no-op); on compaction's cadence, as the log's size changes with it too.
         if (database) refreshStatistics(database).catch((error: unknown) => logger.warn({ err: error }, 'gathering planner statistics failed'));
       }, options.compactionIntervalMs);

@@ -1,0 +1,66 @@
+/**
+ * `npx tsx bench/log-append-command.ts [--seconds 10] [--database-url URL]`: how fast
+ * one object's log takes appends (each 10 lines of 100 bytes, one after another, as a
+ * runner streams a step's output), on PGlite in a data directory or on PostgreSQL.
+ * Three rows: no cap at all, a log far below its byte cap, and a log at its cap (every
+ * append then removes as many of the oldest lines as it adds, in its own transaction).
+ * Figures are appends per second and CPU time per append; compare runs on one machine.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Database } from '../src/storage/database.js';
+import { migrateToLatest } from '../src/storage/migrate.js';
+import { PGliteDatabase } from '../src/storage/pglite-database.js';
+import { PostgresDatabase } from '../src/storage/postgres-database.js';
+import { SqlObjectStore } from '../src/storage/sql-object-store.js';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, 'database-url': { type: 'string' } } });
+const seconds = Number(values.seconds);
+const lines = Array.from({ length: 10 }, (_, i) => `${String(i).padStart(3, '0')} ${'x'.repeat(96)}`);
+const fieldsOf = () => ({});
+
+/**
+ * Appends to one new object's log for `seconds` (once it holds `logMaxBytes` when
+ * `full`); returns appends per second, and this process's CPU time per append (on
+ * PGlite, which runs in it, the database's too: a figure a busy machine skews less).
+ */
+async function appendsPerSecond(database: Database, logMaxBytes: number, full: boolean, name: string): Promise<{ rate: number; cpuMicros: number }> {
+  const store = await SqlObjectStore.open(database, { logMaxBytes });
+  try {
+    const things = store.forResource('log-append.bench', fieldsOf);
+    const key = { namespace: 'bench', name };
+    await things.create(key, { apiVersion: 'bench/v1', kind: 'Thing', metadata: { name, namespace: 'bench', uid: `uid-${name}` } });
+    // Up to the cap first, untimed, so the timed appends all trim.
+    if (full) for (let written = 0; written < logMaxBytes; written += lines.length * 101) await things.logs.append(key, lines, () => 'step');
+    let appends = 0;
+    const end = performance.now() + seconds * 1000;
+    const start = performance.now();
+    const cpu = process.cpuUsage();
+    while (performance.now() < end) {
+      await things.logs.append(key, lines, () => 'step');
+      appends++;
+    }
+    const used = process.cpuUsage(cpu);
+    return { rate: appends / ((performance.now() - start) / 1000), cpuMicros: (used.user + used.system) / appends };
+  } finally {
+    await store.close();
+  }
+}
+
+const dataDir = values['database-url'] ? undefined : await mkdtemp(join(tmpdir(), 'cairn-log-append-'));
+const database: Database = dataDir ? await PGliteDatabase.open(dataDir) : new PostgresDatabase({ connectionString: values['database-url']! });
+try {
+  await migrateToLatest(database);
+  const rows: [string, { rate: number; cpuMicros: number }][] = [
+    ['no cap', await appendsPerSecond(database, 0, false, 'no-cap')],
+    ['below a 10 MiB cap', await appendsPerSecond(database, 10 * 1024 * 1024, false, 'below-cap')],
+    ['at a 64 KiB cap', await appendsPerSecond(database, 64 * 1024, true, 'at-cap')],
+  ];
+  for (const [row, { rate, cpuMicros }] of rows)
+    console.log(`${database.backend} log appends (10 lines of 100 B), ${row}: ${rate.toFixed(0)}/s, ${cpuMicros.toFixed(0)} µs of CPU each`);
+} finally {
+  await database.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+}
