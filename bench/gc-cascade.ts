@@ -24,7 +24,7 @@ import { pipelines as pipelinesResource } from '../src/apis/cairn/pipelines.js';
 import type { KubeObject } from '../src/machinery/meta/object.js';
 import { storageName } from '../src/registry/resource-storage.js';
 import { PostgresDatabase } from '../src/storage/postgres-database.js';
-import { startPostgresCluster } from '../test/support/postgres-cluster.js';
+import { startPostgresCluster } from './postgres-cluster.js';
 import { CairnProcess } from './cairn-process.js';
 import { mib, residentBytes } from './process-memory.js';
 import { seedCopies } from './seed.js';

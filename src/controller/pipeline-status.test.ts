@@ -1,3 +1,4 @@
+// The status the sample controller wants for a Pipeline: its ready-runner target and its conditions.
 import { describe, expect, it } from 'vitest';
 import type { Pipeline, PipelineStatus } from '../client/kinds.js';
 import { desiredStatus, targetReadyReplicas } from './pipeline-status.js';

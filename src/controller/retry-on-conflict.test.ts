@@ -1,3 +1,4 @@
+// client-go's RetryOnConflict: a 409 is tried again with a fresh read, anything else is the caller's.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../kubeclient/api-error.js';
 import { retryOnConflict } from './retry-on-conflict.js';

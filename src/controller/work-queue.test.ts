@@ -1,3 +1,4 @@
+// The controllers' work queue: a key at most once queued and once in work, rate-limited, as client-go's workqueue promises.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { WorkQueue } from './work-queue.js';

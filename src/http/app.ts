@@ -80,7 +80,8 @@ function negotiated(ctx: Context, value: unknown): void {
 export function createApp(options: AppOptions): Koa {
   const app = new Koa();
   const metrics = options.metrics ?? new ApiMetrics(options.groups);
-  const openapi = openApiEndpoints(openApiDocuments(options.groups));
+  const endpoints = endpointTable(options.groups);
+  const openapi = openApiEndpoints(openApiDocuments(options.groups, endpoints.all));
 
   const router = new Router();
   router.get('/version', (ctx) => json(ctx, versionInfo()));
@@ -107,7 +108,6 @@ export function createApp(options: AppOptions): Koa {
   router.get('/openapi/v2', openapi.v2);
   router.get('/openapi/v3', openapi.v3Root);
   router.get('/openapi/v3/apis/:group/:version', openapi.v3Document);
-  const endpoints = endpointTable(options.groups);
   router.all('/apis/:group/:version/*rest', (ctx) =>
     handleResource(ctx, {
       endpoints,

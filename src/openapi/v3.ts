@@ -1,13 +1,15 @@
 /**
  * The OpenAPI v3 documents: the root listing each group-version, and one document
- * per group-version built from the same schemas that validate requests. kubectl
- * reads the PATCH operation's `fieldValidation` parameter and request content types
+ * per group-version built from the same schemas that validate requests. Its paths are
+ * the served endpoints (the registry's endpoint table), each with the operations of the
+ * verbs it serves, so a document never promises what is not served. kubectl reads the PATCH operation's `fieldValidation` parameter and request content types
  * to decide how to validate and patch.
  */
 import { createHash } from 'node:crypto';
 import { appendLogMediaTypes, type ApiGroup, type ApiResource, type LogSubresource } from '../apis/api-resource.js';
 import { patchContentTypes, patchTypes } from '../machinery/patch/patch.js';
-import { scaleSchemaName } from '../machinery/types/scale.js';
+import { scaleKind, scaleSchemaName } from '../machinery/types/scale.js';
+import type { ApiEndpoint } from '../apis/api-endpoint.js';
 import { metaSchemaNames } from '../machinery/types/meta-schemas.js';
 import { componentRefPrefix, type JsonSchema } from '../machinery/json-schema.js';
 import { componentSchemas } from '../apis/component-schemas.js';
@@ -116,6 +118,8 @@ const objectContent = (schema: JsonSchema, types = objectMediaTypes): ContentObj
 const ok = (schema: JsonSchema, description = 'OK', types = objectMediaTypes) => ({ description, content: objectContent(schema, types) });
 const unauthorized = { description: 'Unauthorized' };
 
+const capitalized = (name: string): string => name.slice(0, 1).toUpperCase() + name.slice(1);
+
 function operationId(verb: string, resource: ApiResource, version: string, namespaced: boolean): string {
   const group = resource.group.split('.').map((s) => s[0].toUpperCase() + s.slice(1)).join('');
   const scope = namespaced ? 'Namespaced' : '';
@@ -175,7 +179,21 @@ function logPathItem(resource: ApiResource, log: LogSubresource, version: string
   };
 }
 
-function operations(resource: ApiResource, version: string, schemaName: string): Record<string, PathItemObject> {
+/** The verb an operation's `x-kubernetes-action` serves (kube's actions name the HTTP method where the verb is `create` or `update`). */
+const verbOfAction: Readonly<Record<string, string>> = { post: 'create', put: 'update' };
+
+/** `item` with only the operations `verbs` serve; undefined when none is left. */
+function servedOperations(item: PathItemObject, verbs: readonly string[]): PathItemObject | undefined {
+  const served = Object.entries(item).filter(([key, value]) => {
+    if (key === 'parameters') return true;
+    const action = (value as OperationObject)['x-kubernetes-action'];
+    return verbs.includes(verbOfAction[action] ?? action);
+  });
+  return served.some(([key]) => key !== 'parameters') ? Object.fromEntries(served) : undefined;
+}
+
+/** The paths of a resource's endpoints in one version (the resource's own first), each with the operations of the verbs it serves. */
+function operations(resource: ApiResource, version: string, schemaName: string, endpoints: readonly ApiEndpoint[]): Record<string, PathItemObject> {
   const gvk = { group: resource.group, version, kind: resource.kind };
   const listSchema = `${schemaName}List`;
   const base = `/apis/${resource.group}/${version}`;
@@ -207,12 +225,11 @@ function operations(resource: ApiResource, version: string, schemaName: string):
     });
   const writeParams = [p.dryRun, p.fieldManager, p.fieldValidation];
   // get, put and patch of the object, or of one of its subresources: its status, or its Scale.
-  const objectOperations = (subresource: '' | 'Status' | 'Scale'): PathItemObject => {
-    const of = subresource ? `${subresource.toLowerCase()} of ` : '';
-    const id = (verb: string) => `${operationId(verb, resource, version, resource.namespaced)}${subresource}`;
-    const scale = subresource === 'Scale';
+  const objectOperations = ({ subresource, kind }: Pick<ApiEndpoint, 'subresource' | 'kind'>): PathItemObject => {
+    const of = subresource ? `${subresource} of ` : '';
+    const id = (verb: string) => `${operationId(verb, resource, version, resource.namespaced)}${capitalized(subresource)}`;
+    const scale = kind.group === scaleKind.group && kind.kind === scaleKind.kind;
     const schema = schemaRef(scale ? scaleSchemaName : schemaName);
-    const kind = scale ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : gvk;
     const operation = (action: string, verb: string, extra: Pick<OperationObject, 'description' | 'parameters' | 'requestBody'>): OperationObject => ({
       ...common(action, id(verb), { ...extra, responses: { 200: ok(schema), 401: unauthorized } }),
       'x-kubernetes-group-version-kind': kind,
@@ -233,47 +250,57 @@ function operations(resource: ApiResource, version: string, schemaName: string):
       }),
     };
   };
-  const paths: Record<string, PathItemObject> = {
-    [scoped]: {
-      get: list(resource.namespaced),
-      post: common('post', operationId('create', resource, version, resource.namespaced), {
-        description: `create a ${resource.kind}`,
-        parameters: writeParams,
-        requestBody: { required: true, content: objectContent(schemaRef(schemaName)) },
-        responses: { 200: ok(schemaRef(schemaName)), 201: ok(schemaRef(schemaName), 'Created'), 401: unauthorized },
-      }),
-      delete: common('deletecollection', operationId('deleteCollection', resource, version, resource.namespaced), {
-        description: `delete collection of ${resource.kind}`,
-        parameters: [p.dryRun, p.fieldSelector, p.labelSelector, p.orphanDependents, p.propagationPolicy],
-        requestBody: { content: { 'application/json': { schema: schemaRef(metaSchemaNames.deleteOptions) } } },
-        responses: { 200: ok(schemaRef(metaSchemaNames.status)), 401: unauthorized },
-      }),
-      parameters: [...scopeParams, p.pretty],
-    },
-    [`${scoped}/{name}`]: {
-      ...objectOperations(''),
-      delete: common('delete', operationId('delete', resource, version, resource.namespaced), {
-        description: `delete a ${resource.kind}`,
-        parameters: [p.dryRun, p.orphanDependents, p.propagationPolicy],
-        requestBody: { content: { 'application/json': { schema: schemaRef(metaSchemaNames.deleteOptions) } } },
-        responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
-      }),
-      parameters: [p.name(resource.kind), ...scopeParams, p.pretty],
-    },
+  const objectParams = [p.name(resource.kind), ...scopeParams, p.pretty];
+  const paths: Record<string, PathItemObject> = {};
+  const add = (path: string, item: PathItemObject, verbs: readonly string[]) => {
+    const served = servedOperations(item, verbs);
+    if (served) paths[path] = served;
   };
-  if (resource.subresources.status) {
-    paths[`${scoped}/{name}/status`] = { ...objectOperations('Status'), parameters: [p.name(resource.kind), ...scopeParams, p.pretty] };
+  for (const endpoint of endpoints) {
+    if (endpoint.subresource === '') {
+      add(
+        scoped,
+        {
+          get: list(resource.namespaced),
+          post: common('post', operationId('create', resource, version, resource.namespaced), {
+            description: `create a ${resource.kind}`,
+            parameters: writeParams,
+            requestBody: { required: true, content: objectContent(schemaRef(schemaName)) },
+            responses: { 200: ok(schemaRef(schemaName)), 201: ok(schemaRef(schemaName), 'Created'), 401: unauthorized },
+          }),
+          delete: common('deletecollection', operationId('deleteCollection', resource, version, resource.namespaced), {
+            description: `delete collection of ${resource.kind}`,
+            parameters: [p.dryRun, p.fieldSelector, p.labelSelector, p.orphanDependents, p.propagationPolicy],
+            requestBody: { content: { 'application/json': { schema: schemaRef(metaSchemaNames.deleteOptions) } } },
+            responses: { 200: ok(schemaRef(metaSchemaNames.status)), 401: unauthorized },
+          }),
+          parameters: [...scopeParams, p.pretty],
+        },
+        endpoint.verbs,
+      );
+      add(
+        `${scoped}/{name}`,
+        {
+          ...objectOperations(endpoint),
+          delete: common('delete', operationId('delete', resource, version, resource.namespaced), {
+            description: `delete a ${resource.kind}`,
+            parameters: [p.dryRun, p.orphanDependents, p.propagationPolicy],
+            requestBody: { content: { 'application/json': { schema: schemaRef(metaSchemaNames.deleteOptions) } } },
+            responses: { 200: ok(schemaRef(schemaName)), 401: unauthorized },
+          }),
+          parameters: objectParams,
+        },
+        endpoint.verbs,
+      );
+    } else if (resource.subresources.log && endpoint.subresource === 'log') {
+      // Only under its name: an alias (`logs`) would repeat every operationId.
+      add(`${scoped}/{name}/log`, logPathItem(resource, resource.subresources.log, version, common, objectParams), endpoint.verbs);
+    } else {
+      add(`${scoped}/{name}/${endpoint.subresource}`, { ...objectOperations(endpoint), parameters: objectParams }, endpoint.verbs);
+    }
   }
-  if (resource.subresources.scale) {
-    paths[`${scoped}/{name}/scale`] = { ...objectOperations('Scale'), parameters: [p.name(resource.kind), ...scopeParams, p.pretty] };
-  }
-  // Only under its name: the alias `logs` would repeat every operationId.
-  if (resource.subresources.log) {
-    paths[`${scoped}/{name}/log`] = logPathItem(resource, resource.subresources.log, version, common, [p.name(resource.kind), ...scopeParams, p.pretty]);
-  }
-  if (resource.namespaced) {
-    paths[`${base}/${resource.plural}`] = { get: list(false), parameters: [p.pretty] };
-  }
+  const own = endpoints.find((e) => e.subresource === '');
+  if (resource.namespaced && own) add(`${base}/${resource.plural}`, { get: list(false), parameters: [p.pretty] }, own.verbs);
   return paths;
 }
 
@@ -292,14 +319,15 @@ function listSchemaOf(resource: ApiResource, version: string, schemaName: string
   };
 }
 
-/** The OpenAPI v3 document of one group-version. */
-export function groupVersionDocument(group: ApiGroup, version: string): OpenApiV3Document {
+/** The OpenAPI v3 document of one group-version, with the paths and operations of its served `endpoints`. */
+export function groupVersionDocument(group: ApiGroup, version: string, endpoints: readonly ApiEndpoint[]): OpenApiV3Document {
   const components = componentSchemas([group]);
   const paths: Record<string, PathItemObject> = {};
   for (const resource of group.resources) {
     const served = resource.versions.find((v) => v.version === version);
     if (!served) continue;
-    Object.assign(paths, operations(resource, version, served.schemaName));
+    const own = endpoints.filter((e) => e.group === group.name && e.version === version && e.resource === resource);
+    Object.assign(paths, operations(resource, version, served.schemaName, own));
     components[`${served.schemaName}List`] = listSchemaOf(resource, version, served.schemaName);
   }
   const schemas = Object.fromEntries(

@@ -32,22 +32,24 @@ function finalizersAfterDelete(object: KubeObject, options: DeleteOptions): stri
   return same ? [...current] : kept;
 }
 
+/** What a delete does with an object: remove it now, or, while finalizers hold it back, store it marked. */
+export type DeletionDecision = { readonly action: 'remove' } | { readonly action: 'mark'; readonly object: KubeObject };
+
 /**
- * The object as a delete leaves it when finalizers hold it back, or undefined when
- * it can be removed now. `now` is the deletionTimestamp a first delete sets; that
- * first delete also bumps the generation, as kube's markAsDeleting does, since its
- * controllers must now act differently.
+ * What a delete with `options` does with `object`. `now` is the deletionTimestamp a
+ * first delete sets when it marks; that first delete also bumps the generation, as
+ * kube's markAsDeleting does, since its controllers must now act differently.
  */
-export function pendingDeletion(object: KubeObject, options: DeleteOptions, now: string): KubeObject | undefined {
+export function deletionDecision(object: KubeObject, options: DeleteOptions, now: string): DeletionDecision {
   const finalizers = finalizersAfterDelete(object, options);
-  if (finalizers.length === 0) return undefined;
+  if (finalizers.length === 0) return { action: 'remove' };
   const metadata = { ...object.metadata, finalizers };
   if (!metadata.deletionTimestamp) {
     if (metadata.generation !== undefined && metadata.generation > 0) metadata.generation += 1;
     metadata.deletionTimestamp = now;
     metadata.deletionGracePeriodSeconds = 0;
   }
-  return { ...object, metadata };
+  return { action: 'mark', object: { ...object, metadata } };
 }
 
 /** Whether an update leaves an object that is being deleted without finalizers: then it is removed. */

@@ -3,9 +3,13 @@
  * kind, its scope, its REST object and its verbs, as sample-apiserver's
  * `VersionedResourcesStorageMap` and kube's installer make them. The verbs are derived
  * from what the REST object implements (`verbsOf`). Routing does one lookup in the table;
- * discovery, metrics and RequestInfo's subresource names enumerate it. Adding a
- * subresource is its declaration in `apis/`, a REST class, and an entry of `installers` below.
+ * discovery, metrics, RequestInfo's subresource names, the OpenAPI documents' paths and
+ * operations (as `apis/`'s `ApiEndpoint`, which openapi/ can import) and the admission
+ * webhooks' rules (the versions and kinds equivalent to a request's) enumerate it.
+ * Adding a subresource is its declaration in `apis/`, a REST class, and an entry of
+ * `installers` below.
  */
+import type { ApiEndpoint } from '../apis/api-endpoint.js';
 import { servedVersion, type ApiGroup, type ApiResource, type ResourceVersion } from '../apis/api-resource.js';
 import type { GroupVersionKind } from '../machinery/meta/group-version-kind.js';
 import type { KubeObject, StoredObject } from '../machinery/meta/object.js';
@@ -14,24 +18,14 @@ import { ObjectREST, ResourceREST, restMethodsOf, verbsOf, type EndpointREST } f
 import { LogREST } from './log-rest.js';
 import { objectScope, scaleScope, versionValidation, type RequestScope } from './request-scope.js';
 import { ScaleREST } from './scale-rest.js';
+import { scaleKind } from '../machinery/types/scale.js';
 import type { SchemaValidator } from './schema-validator.js';
 import type { Store } from './store.js';
 
 /** One served endpoint, as discovery and routing know it before storage is up. */
-export interface Endpoint {
-  readonly group: string;
-  readonly version: string;
-  readonly resource: ApiResource;
-  /** `''` for the resource itself. */
-  readonly subresource: string;
-  /** Other names discovery lists the subresource under (`logs` for `log`), which requests are canonicalised from. */
-  readonly aliases: readonly string[];
-  /** What the endpoint's objects are (autoscaling/v1 Scale for `scale`). */
-  readonly kind: GroupVersionKind;
+export interface Endpoint extends ApiEndpoint {
   /** The methods of kube's REST interfaces its REST object implements (`get`, `update`, `open`, …): what routing dispatches on. */
   readonly methods: readonly string[];
-  /** The verbs those methods serve, sorted. */
-  readonly verbs: readonly string[];
   /** Whether its reads stream (a log): kube holds such requests long-running. */
   readonly streams: boolean;
 }
@@ -70,8 +64,6 @@ interface EndpointInstaller {
   readonly rest: { readonly prototype: object };
   readonly make: (parts: EndpointParts) => { scope: RequestScope; rest: EndpointREST };
 }
-
-const scaleKind: GroupVersionKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
 /** The endpoints a resource may serve, in the order discovery lists them. */
 const installers: readonly EndpointInstaller[] = [
@@ -161,6 +153,14 @@ export class EndpointTable<E extends Endpoint = Endpoint> {
   /** The endpoint of `resource` (a plural) and `subresource` (`''` for the resource itself, an alias canonicalised), if served. */
   lookup(group: string, version: string, resource: string, subresource: string): E | undefined {
     return this.#byKey.get(keyOf(group, version, resource, subresource));
+  }
+
+  /**
+   * The endpoints of `resource` and `subresource` in each version `group` serves them, in
+   * the group's order: kube's EquivalentResourceMapper, which admission's matchPolicy Equivalent reads.
+   */
+  equivalents(group: string, resource: string, subresource: string): E[] {
+    return this.all.filter((e) => e.group === group && e.resource.plural === resource && e.subresource === subresource);
   }
 
   /** The endpoints `group` serves in `version`. */

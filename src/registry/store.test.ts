@@ -125,12 +125,9 @@ describe('Store', () => {
       expect(await failure(store.get({ namespace: 'ns', name: 'refused' }))).toMatchObject({ code: 404 });
     });
 
-    it('generates a name from generateName, and stores nothing on a dry run', async () => {
+    it('generates a name from generateName', async () => {
       const generated = await store.create('ns', { ...pipeline(''), metadata: { generateName: 'gen-' } }, allow, live);
       expect(generated.metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);
-      const dryRun = await store.create('ns', pipeline('dry'), allow, dry);
-      expect(dryRun.metadata.name).toBe('dry');
-      expect(await failure(store.get({ namespace: 'ns', name: 'dry' }))).toMatchObject({ code: 404 });
     });
   });
 
@@ -299,6 +296,55 @@ describe('Store', () => {
       expect(first).toMatchObject({ deleted: false, object: { metadata: { generation: 2, deletionGracePeriodSeconds: 0 } } });
       const again = await store.delete(key, { dryRun: false, propagationPolicy: 'Background' });
       expect(again.object.metadata).toMatchObject({ generation: 2, deletionTimestamp: first.object.metadata.deletionTimestamp });
+    });
+  });
+
+  describe('dry runs', () => {
+    const key = (name: string) => ({ namespace: 'dry', name });
+    /** What storage holds of `name`: the object, or the code of the Status its absence gets. */
+    const held = async (name: string): Promise<StoredObject | number> => {
+      try {
+        return await store.get(key(name));
+      } catch (error) {
+        if (isStatusError(error)) return error.status.code;
+        throw error;
+      }
+    };
+    const heldByFinalizer = (name: string) => pipeline(name, { metadata: { finalizers: ['example.com/hold'] } });
+
+    it.each<[string, ((name: string) => KubeObject) | undefined, (name: string) => Promise<unknown>, object]>([
+      ['a create', undefined, (name) => store.create('dry', pipeline(name), allow, dry), { metadata: { namespace: 'dry', generation: 1 } }],
+      [
+        'an update',
+        pipeline,
+        async (name) => (await store.update(key(name), (c) => ({ ...c!, spec: { ...(c!.spec as object), replicas: 5 } }), allow, allow, false, dry)).object,
+        { spec: { replicas: 5 }, metadata: { generation: 2 } },
+      ],
+      [
+        'a create through update (apply)',
+        undefined,
+        async (name) => (await store.update(key(name), () => pipeline(name), allow, allow, true, dry)).object,
+        { metadata: { namespace: 'dry', generation: 1 } },
+      ],
+      [
+        'a status update',
+        pipeline,
+        async (name) => (await status.update(key(name), (c) => ({ ...c!, status: { phase: 'Running' } }), allow, allow, false, dry)).object,
+        { status: { phase: 'Running' } },
+      ],
+      ['a delete', pipeline, (name) => store.delete(key(name), dry), { deleted: true }],
+      [
+        'a delete a finalizer holds',
+        heldByFinalizer,
+        (name) => store.delete(key(name), dry),
+        { deleted: false, object: { metadata: { deletionTimestamp: expect.any(String) } } },
+      ],
+    ])('answers %s as the write would and stores nothing', async (what, existing, write, answer) => {
+      const name = `dry-${what.replaceAll(/[^a-z]+/g, '-').replace(/-$/, '')}`;
+      if (existing) await store.create('dry', existing(name), allow, live);
+      const before = await held(name);
+      expect(await write(name)).toMatchObject(answer);
+      expect(await held(name)).toEqual(before);
     });
   });
 });

@@ -29,7 +29,7 @@ import { StatusError } from '../machinery/status.js';
 import type { ListRequest, ListResult, ResourceStorage, StorageWatcher } from '../storage/interfaces.js';
 import { StorageError } from '../storage/storage-error.js';
 import { conversionAnnotationErrors } from './conversion-annotations.js';
-import { deletionComplete, pendingDeletion } from './deletion.js';
+import { deletionComplete, deletionDecision, type DeletionDecision } from './deletion.js';
 import { interpretStorageError } from './interpret-storage-error.js';
 import type { DeleteOptions, GetOptions, ListOptions, Preconditions, WatchOptions } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
@@ -127,22 +127,12 @@ async function* noObjects(): AsyncGenerator<StoredObject> {}
 const generateNameAttempts = 8;
 const deleteAttempts = 3;
 
-/** Thrown inside an update whose result must be removed instead (the last finalizer of a deleted object went). */
-class RemoveInstead extends Error {
-  constructor(
-    readonly resourceVersion: string,
-    readonly object: KubeObject,
-  ) {
-    super('remove instead of update');
-  }
-}
-
-/** Thrown inside a delete when finalizers hold the object back: it is marked instead. */
-class MarkInstead extends Error {
-  constructor() {
-    super('mark for deletion instead of removing');
-  }
-}
+/**
+ * What an update does with the object it made: write it, or, when that removes the last
+ * finalizer of an object being deleted, remove the object read at `resourceVersion`.
+ */
+type UpdateDecision =
+  { readonly action: 'write'; readonly object: KubeObject } | { readonly action: 'remove'; readonly object: KubeObject; readonly resourceVersion: string };
 
 /** What a Store is made of. */
 export interface StoreOptions {
@@ -404,19 +394,25 @@ export class Store {
     forceAllowCreate: boolean,
     options: StoreWriteOptions,
   ): Promise<UpdateOutcome> {
-    const tryUpdate = async (current: StoredObject | undefined): Promise<KubeObject> => {
+    const decide = async (current: StoredObject | undefined): Promise<UpdateDecision> => {
       if (current === undefined) {
         if (!forceAllowCreate) throw notFound(this.#gr, key.name);
         const created = this.#beforeCreate(await objInfo(undefined), key.namespace, false, options);
         await createValidation(created);
-        return created;
+        return { action: 'write', object: created };
       }
       const uid = options.preconditions?.uid;
       if (uid && uid !== current.metadata.uid) throw updatePreconditionFailed(this.#gr, key.name, this.#etcdKey(key), uid, current.metadata.uid);
       const prepared = this.#beforeUpdate(await objInfo(current), current, key, options);
       await updateValidation(prepared, current);
-      if (deletionComplete(prepared)) throw new RemoveInstead(current.metadata.resourceVersion, prepared);
-      return prepared;
+      if (deletionComplete(prepared)) return { action: 'remove', object: prepared, resourceVersion: current.metadata.resourceVersion };
+      return { action: 'write', object: prepared };
+    };
+    // The decision on the object storage last read: storage writes what it says to write, and leaves the object it says to remove.
+    let decision = undefined as UpdateDecision | undefined;
+    const tryUpdate = async (current: StoredObject | undefined): Promise<KubeObject | undefined> => {
+      decision = await decide(current);
+      return decision.action === 'write' ? decision.object : undefined;
     };
     const storageKey = this.#storageKey(key);
     try {
@@ -425,19 +421,22 @@ export class Store {
           if (forceAllowCreate && error instanceof StorageError && error.code === 'KeyNotFound') return undefined;
           throw error;
         });
-        return { object: (await tryUpdate(current)) as StoredObject, created: current === undefined };
+        const object = await tryUpdate(current);
+        if (object) return { object: object as StoredObject, created: current === undefined };
+      } else {
+        const result = await this.#storage.guaranteedUpdate(storageKey, tryUpdate, { ignoreNotFound: forceAllowCreate });
+        if (decision?.action !== 'remove') return { object: result.object, created: result.created };
       }
-      const result = await this.#storage.guaranteedUpdate(storageKey, tryUpdate, { ignoreNotFound: forceAllowCreate });
-      return { object: result.object, created: result.created };
     } catch (error) {
-      if (!(error instanceof RemoveInstead)) throw interpretStorageError(error, this.#gr, key.name);
-      // The last finalizer of an object being deleted is gone: remove it, as kube's store does, instead of writing it.
-      // As there, the answer is the object the update made (without its finalizers), not the last one stored.
-      if (!options.dryRun) {
-        await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, error.resourceVersion)));
-      }
-      return { object: error.object as StoredObject, created: false };
+      throw interpretStorageError(error, this.#gr, key.name);
     }
+    // The last finalizer of an object being deleted is gone: remove it, as kube's store does, instead of writing it.
+    // As there, the answer is the object the update made (without its finalizers), not the last one stored.
+    const removal = decision as Extract<UpdateDecision, { action: 'remove' }>;
+    if (!options.dryRun) {
+      await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, removal.resourceVersion)));
+    }
+    return { object: removal.object as StoredObject, created: false };
   }
 
   /** The key kube-apiserver would keep the object under in etcd, which its storage errors name. */
@@ -468,38 +467,34 @@ export class Store {
       await deleteValidation(current);
     };
     const timestamp = now();
+    const decide = async (current: StoredObject): Promise<DeletionDecision> => {
+      await check(current);
+      return deletionDecision(current, options, timestamp);
+    };
     if (options.dryRun) {
       const current = await this.get(key);
-      await check(current);
-      const pending = pendingDeletion(current, options, timestamp) as StoredObject | undefined;
-      return { object: pending ?? current, deleted: pending === undefined };
+      const decision = await decide(current);
+      return decision.action === 'mark' ? { object: decision.object as StoredObject, deleted: false } : { object: current, deleted: true };
     }
     const storageKey = this.#storageKey(key);
     // Most objects have no finalizers: try to remove at once, and mark the others in a second step.
     for (let attempt = 1; ; attempt++) {
+      // The decision on the object the marking step last read: storage writes a mark, and leaves an object to remove.
+      let decision = undefined as DeletionDecision | undefined;
       try {
-        const removed = await this.#storage.delete(storageKey, async (current) => {
-          await check(current);
-          if (pendingDeletion(current, options, timestamp)) throw new MarkInstead();
-        });
-        return { object: removed, deleted: true };
-      } catch (error) {
-        if (!(error instanceof MarkInstead)) throw interpretStorageError(error, this.#gr, key.name);
-      }
-      try {
+        const removed = await this.#storage.delete(storageKey, async (current) => (await decide(current)).action === 'remove');
+        if (removed) return { object: removed, deleted: true };
         const marked = await this.#storage.guaranteedUpdate(storageKey, async (current) => {
           if (!current) throw notFound(this.#gr, key.name);
-          await check(current);
-          const pending = pendingDeletion(current, options, timestamp);
-          if (!pending) throw new MarkInstead();
-          return pending;
+          decision = await decide(current);
+          return decision.action === 'mark' ? decision.object : undefined;
         });
-        return { object: marked.object, deleted: false };
+        if (decision?.action === 'mark') return { object: marked.object, deleted: false };
       } catch (error) {
-        if (!(error instanceof MarkInstead)) throw interpretStorageError(error, this.#gr, key.name);
-        // The finalizers went away in between: remove it after all, unless it keeps changing.
-        if (attempt >= deleteAttempts) throw conflict(this.#gr, key.name, optimisticLockMessage);
+        throw interpretStorageError(error, this.#gr, key.name);
       }
+      // The finalizers went away in between: remove it after all, unless it keeps changing.
+      if (attempt >= deleteAttempts) throw conflict(this.#gr, key.name, optimisticLockMessage);
     }
   }
 

@@ -5,6 +5,7 @@
  */
 import type { ApiGroup } from '../apis/api-resource.js';
 import { openApiDocuments } from '../openapi/documents.js';
+import { endpointTable } from '../registry/endpoints.js';
 import { filesIn, writeGeneratedFiles } from './generated-files.js';
 
 // Pretty-printed with a trailing newline, so the committed files diff well.
@@ -12,7 +13,7 @@ const pretty = (document: object): string => `${JSON.stringify(document, null, 2
 
 /** The file contents, by path relative to the output folder. */
 export function openApiFiles(groups: readonly ApiGroup[]): ReadonlyMap<string, string> {
-  const documents = openApiDocuments(groups);
+  const documents = openApiDocuments(groups, endpointTable(groups).all);
   const files = new Map<string, string>([
     ['swagger.json', pretty(documents.v2)],
     ['v3/root.json', pretty(documents.v3Root)],

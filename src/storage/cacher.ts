@@ -83,7 +83,7 @@ export class Cacher implements ResourceStorage {
     return this.#storage.guaranteedUpdate(key, tryUpdate, options);
   }
 
-  delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject> {
+  delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject | undefined> {
     return this.#storage.delete(key, precondition);
   }
 

@@ -1,3 +1,4 @@
+// One process per PGlite data directory: a second start is refused while the first holds the lock.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -110,9 +110,11 @@ export interface StorageWatcher extends AsyncIterable<StorageWatchEvent> {
  * with nothing held — no lock, no transaction, no connection — so it may be slow (an
  * admission webhook runs here), and it runs again, on the newer object, when another
  * write got in first. `current` is undefined only under `ignoreNotFound`, when there
- * is no object: what it returns is then created. Throw to abort the write.
+ * is no object: what it returns is then created. Answer undefined to leave an object as
+ * it is (nothing is written, not even a stale one), as a caller does that decided to
+ * remove it instead; throw to abort the write.
  */
-export type TryUpdate = (current: StoredObject | undefined) => KubeObject | Promise<KubeObject>;
+export type TryUpdate = (current: StoredObject | undefined) => KubeObject | undefined | Promise<KubeObject | undefined>;
 
 /** Options of a guaranteed update. */
 export interface GuaranteedUpdateOptions {
@@ -134,11 +136,12 @@ export interface UpdateResult {
 }
 
 /**
- * Checks the current object before it is deleted; throw to refuse. Like
- * {@link TryUpdate} it runs with nothing held, may be slow, and runs again on the
- * newer object when another write got in first.
+ * Checks the current object before it is deleted; throw to refuse, answer false to keep
+ * it (as a caller does that decided to mark it instead). Like {@link TryUpdate} it runs
+ * with nothing held, may be slow, and runs again on the newer object when another
+ * write got in first.
  */
-export type DeletePrecondition = (current: StoredObject) => void | Promise<void>;
+export type DeletePrecondition = (current: StoredObject) => boolean | void | Promise<boolean | void>;
 
 /** One line of an object's log, as stored. */
 export interface LogLine {
@@ -200,8 +203,9 @@ export interface ResourceStorage {
    * Reads one object, computes its next state with `tryUpdate` and writes it if the
    * object has not changed since the read, retrying on the newer object until the
    * write succeeds or `tryUpdate` throws (as etcd3's GuaranteedUpdate). An update that
-   * changes nothing writes nothing. Throws `KeyNotFound` (unless `ignoreNotFound`), or
-   * what `tryUpdate` throws.
+   * changes nothing, or that `tryUpdate` answers undefined, writes nothing. Throws
+   * `KeyNotFound` (unless `ignoreNotFound`; also when `tryUpdate` answers undefined and
+   * there is no object), or what `tryUpdate` throws.
    *
    * @example
    * // Set a label; a concurrent write to the object makes this run again on the newer object.
@@ -211,10 +215,10 @@ export interface ResourceStorage {
   /**
    * Deletes one object after `precondition` accepted its current state, retrying on
    * the newer object when it changed in between; returns it carrying the
-   * resourceVersion of its deletion. Its log lines go with it. Throws `KeyNotFound`,
-   * or what `precondition` throws.
+   * resourceVersion of its deletion, or undefined when `precondition` kept it. Its log
+   * lines go with it. Throws `KeyNotFound`, or what `precondition` throws.
    */
-  delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject>;
+  delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject | undefined>;
   /**
    * Lists the objects of one namespace (or all, when undefined) matching the
    * predicate, ordered by key, as they were at one resourceVersion. Throws `TooOld`

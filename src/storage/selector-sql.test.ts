@@ -1,3 +1,4 @@
+// Label and field selectors as SQL: parameters bound, the operators a GIN index serves, and what PostgreSQL selects equal to what the matcher matches.
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { Kysely, PGliteDialect, type RawBuilder } from 'kysely';

@@ -190,6 +190,10 @@ export class SqlResourceStorage implements ResourceStorage {
       if (!row && !options.ignoreNotFound) throw keyNotFound(this.#describe(key));
       const current = row && this.#decoder.decode(row);
       const next = await tryUpdate(current && deepCopy(current));
+      if (next === undefined) {
+        if (!current) throw keyNotFound(this.#describe(key));
+        return { object: current, changed: false, created: false };
+      }
       const written = row && current ? await this.#replace(key, current, next, this.#decoder.isStale(row)) : await this.#createIfAbsent(key, next);
       if (written) return written;
       row = await this.#readRow(key);
@@ -223,13 +227,13 @@ export class SqlResourceStorage implements ResourceStorage {
     return { object: stored, changed: true, created: false };
   }
 
-  async delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject> {
+  async delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject | undefined> {
     // Optimistic as guaranteedUpdate: the precondition (validating admission) runs with nothing held.
     for (;;) {
       const row = await this.#readRow(key);
       if (!row) throw keyNotFound(this.#describe(key));
       const current = this.#decoder.decode(row);
-      await precondition?.(deepCopy(current));
+      if ((await precondition?.(deepCopy(current))) === false) return undefined;
       const deleted = await this.#remove(key, current);
       if (deleted) return deleted;
     }

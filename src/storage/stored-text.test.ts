@@ -1,3 +1,4 @@
+// What PostgreSQL cannot store as is (U+0000 in jsonb and text): every JSON value and string round-trips, and text without it is left unchanged for selectors.
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';

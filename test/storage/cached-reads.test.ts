@@ -44,7 +44,7 @@ async function expectDatabaseState(storage: ResourceStorage, namespace: string |
 async function randomWrite(storage: ResourceStorage, names: readonly string[], n: number): Promise<bigint | undefined> {
   const name = names[Math.floor(Math.random() * names.length)];
   try {
-    if (Math.random() < 0.2) return BigInt((await storage.delete(key(name))).metadata.resourceVersion);
+    if (Math.random() < 0.2) return BigInt((await storage.delete(key(name)))!.metadata.resourceVersion);
     const result = await storage.guaranteedUpdate(key(name), (current) => (current ? { ...current, spec: { n } } : object(name, { spec: { n } })), {
       ignoreNotFound: true,
     });
@@ -120,7 +120,7 @@ describe.each(['pglite', 'postgres'] as const)('reads from the object cache on %
       expect(BigInt(listed.resourceVersion)).toBeGreaterThanOrEqual(BigInt(written.metadata.resourceVersion));
       expect(listed.items.find((o) => o.metadata.name === name)).toEqual(written);
     }
-    const deleted = await own.delete(key('w0'));
+    const deleted = (await own.delete(key('w0')))!;
     await expectStorageError(own.get(key('w0')), 'KeyNotFound');
     expect(BigInt((await own.list('ns', { predicate: {} })).resourceVersion)).toBeGreaterThanOrEqual(BigInt(deleted.metadata.resourceVersion));
   });

@@ -256,7 +256,7 @@ export function optimisticConcurrencyTests(backend: () => StorageBackend): void 
     } finally {
       webhook.release();
     }
-    const deleted = await deleting;
+    const deleted = (await deleting)!;
     expect(seen.map((o) => o.spec)).toEqual([{ v: 1 }, { v: 2 }]);
     expect(deleted.spec).toEqual({ v: 2 });
     expect(BigInt(deleted.metadata.resourceVersion) > BigInt(changed.object.metadata.resourceVersion)).toBe(true);

@@ -67,7 +67,7 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       expect(BigInt(await store.currentResourceVersion())).toBe(rvs.at(-1));
     });
 
-    it('updates atomically, skips no-op updates, and lets a precondition abort the write', async () => {
+    it('updates atomically, skips no-op updates, leaves what the update function answers undefined, and lets a precondition abort the write', async () => {
       const created = await things.create({ namespace: 'ns', name: 'u' }, object('u', { spec: { n: 1 } }));
       const updated = await things.guaranteedUpdate({ namespace: 'ns', name: 'u' }, (c) => ({ ...c, spec: { n: 2 } }));
       expect(updated.changed).toBe(true);
@@ -75,6 +75,12 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       const same = await things.guaranteedUpdate({ namespace: 'ns', name: 'u' }, (c) => c!);
       expect(same.changed).toBe(false);
       expect(same.object.metadata.resourceVersion).toBe(updated.object.metadata.resourceVersion);
+      const left = await things.guaranteedUpdate({ namespace: 'ns', name: 'u' }, () => undefined);
+      expect(left).toEqual({ object: updated.object, changed: false, created: false });
+      await expectStorageError(
+        things.guaranteedUpdate({ namespace: 'ns', name: 'absent' }, () => undefined, { ignoreNotFound: true }),
+        'KeyNotFound',
+      );
       const before = await store.currentResourceVersion();
       await expect(
         things.guaranteedUpdate({ namespace: 'ns', name: 'u' }, () => {
@@ -85,14 +91,16 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
       expect(await store.currentResourceVersion()).toBe(before);
     });
 
-    it('deletes with a precondition and reports the deletion resourceVersion', async () => {
+    it('deletes with a precondition, keeps what it answers false for, and reports the deletion resourceVersion', async () => {
       const created = await things.create({ namespace: 'ns', name: 'd' }, object('d'));
       await expect(
         things.delete({ namespace: 'ns', name: 'd' }, () => {
           throw new Error('uid mismatch');
         }),
       ).rejects.toThrow('uid mismatch');
-      const deleted = await things.delete({ namespace: 'ns', name: 'd' });
+      expect(await things.delete({ namespace: 'ns', name: 'd' }, () => false)).toBeUndefined();
+      expect((await things.get({ namespace: 'ns', name: 'd' })).metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+      const deleted = (await things.delete({ namespace: 'ns', name: 'd' }))!;
       expect(BigInt(deleted.metadata.resourceVersion) > BigInt(created.metadata.resourceVersion)).toBe(true);
       await expectStorageError(things.get({ namespace: 'ns', name: 'd' }), 'KeyNotFound');
     });
@@ -244,7 +252,7 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
             acknowledged.push([created.metadata.resourceVersion, 'ADDED', key.name]);
             const updated = await storage.guaranteedUpdate(key, (c) => ({ ...c, spec: { w, i, updated: true } }));
             acknowledged.push([updated.object.metadata.resourceVersion, 'MODIFIED', key.name]);
-            const deleted = await storage.delete(key);
+            const deleted = (await storage.delete(key))!;
             acknowledged.push([deleted.metadata.resourceVersion, 'DELETED', key.name]);
           }
         }),

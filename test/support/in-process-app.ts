@@ -4,50 +4,60 @@
  * authenticator that takes every request as one user (the TLS authenticators have
  * their own end-to-end tests).
  */
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, type Server } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import type { ApiGroup } from '../../src/apis/api-resource.js';
 import { defaultAuthorizer } from '../../src/auth/default-authorizer.js';
 import type { Authenticator } from '../../src/auth/user-info.js';
 import { createApp, type AppOptions } from '../../src/http/app.js';
-import { Registry } from '../../src/registry/registry.js';
+import { admissionChain } from '../../src/registry/admission.js';
+import { objectLookup, Registry } from '../../src/registry/registry.js';
+import type { Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
-
-/** A response, its body read in full. */
-export interface InProcessResponse {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  /** The body parsed as JSON (undefined when it is not JSON). */
-  readonly json: any;
-}
+import { refreshStatistics } from '../../src/storage/table-statistics.js';
+import { requestServer, type RequestOptions, type ServerEndpoint, type TestResponse } from './test-server.js';
 
 /** An app serving `groups` and how to call it. */
-export interface InProcessApp {
+export interface InProcessApp extends ServerEndpoint {
   readonly registry: Registry;
-  /** Where the app listens (`http://127.0.0.1:<port>`), for streams that `request` would wait out (watches). */
+  /** The in-memory PGlite the store keeps its tables in, for tests that look at the rows. */
+  readonly database: Database;
+  /** The store under the registry, for tests that compact its history (as `--compaction-interval` would) when they choose. */
+  readonly store: SqlObjectStore;
+  /** Where the app listens (`http://127.0.0.1:<port>`); the watch and log clients take the app itself. */
   readonly url: string;
-  request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<InProcessResponse>;
+  /** Makes a request as the one user; the same answers as a real server's `request`. */
+  request(method: string, path: string, options?: Omit<RequestOptions, 'clientCert'>): Promise<TestResponse>;
 }
+
+/** The app options a test may set, as the server's flags of the same names would. */
+export type InProcessAppOptions = Partial<
+  Pick<AppOptions, 'unresponsiveWatcherTimeoutMs' | 'audit' | 'auditPolicy' | 'admission' | 'watchBookmarkIntervalMs' | 'requestTimeoutMs' | 'inFlightLimits'>
+>;
 
 /** The one user every in-process request is made as. */
 const admin: Authenticator = { authenticate: () => ({ name: 'test-admin', groups: ['system:masters', 'system:authenticated'] }) };
 
-/** Starts the app for the enclosing `describe` block and stops it after; `options` override the app's defaults. */
-export function inProcessApp(
-  groups: readonly ApiGroup[],
-  options: Pick<AppOptions, 'unresponsiveWatcherTimeoutMs' | 'audit' | 'auditPolicy' | 'admission'> = {},
-): () => InProcessApp {
+/**
+ * Starts the app for the enclosing `describe` block and stops it after; `options` override
+ * the app's defaults. As a standalone server on embedded PGlite: the store is the database's
+ * only writer, the groups' own admission plugins run, and the registry's default objects
+ * (the `standard` RunnerClass) exist before the first request.
+ */
+export function inProcessApp(groups: readonly ApiGroup[], options: InProcessAppOptions = {}): () => InProcessApp {
   let app: InProcessApp | undefined;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const database = await PGliteDatabase.open();
     await migrateToLatest(database);
-    const store = await SqlObjectStore.open(database);
+    await refreshStatistics(database);
+    // As a server on embedded PGlite opens it: the database is this process's alone, so its own writes are all there is to wait for.
+    const store = await SqlObjectStore.open(database, { exclusiveWriter: true });
     const registry = new Registry(groups, store);
+    await registry.bootstrap();
     const shutdown = new AbortController();
     const koa = createApp({
       groups,
@@ -58,34 +68,19 @@ export function inProcessApp(
       readyzChecks: [],
       logger: pino({ level: process.env.CAIRN_TEST_LOG ?? 'silent' }),
       shutdown: shutdown.signal,
-      watchBookmarkIntervalMs: 60_000,
+      admission: admissionChain(groups.flatMap((group) => (group.admission ? [group.admission(objectLookup(() => registry, group.name))] : []))),
       ...options,
+      watchBookmarkIntervalMs: options.watchBookmarkIntervalMs ?? 60_000,
     });
     const server: Server = createServer(koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    app = {
-      registry,
-      url: base,
-      async request(method, path, options = {}) {
-        const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-        const response = await fetch(`${base}${path}`, {
-          method,
-          body,
-          headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...options.headers },
-        });
-        const text = await response.text();
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        return { status: response.status, headers: response.headers, text, json };
-      },
-    };
+    const endpoint: ServerEndpoint = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+    // Connections kept alive, as a client's are: a connection per request costs more than many requests do.
+    const agent = new Agent({ keepAlive: true });
+    app = { ...endpoint, registry, database, store, request: (method, path, options = {}) => requestServer(endpoint, method, path, { agent, ...options }) };
     close = async () => {
       shutdown.abort();
+      agent.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await store.close();

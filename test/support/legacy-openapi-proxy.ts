@@ -5,10 +5,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
-import type { ServerEndpoint } from './test-server.js';
+import { requestTo, type ServerEndpoint } from './test-server.js';
 
 /** One request the front received. */
 export interface RecordedRequest {
@@ -46,14 +45,10 @@ export async function startLegacyOpenApiProxy(server: ServerEndpoint): Promise<L
       res.writeHead(404, { 'Content-Type': 'application/json' }).end(notFound);
       return;
     }
-    const upstream = https.request(
-      `${server.url}${url}`,
-      { method: req.method, headers: req.headers, ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false },
-      (upstreamRes) => {
-        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-        upstreamRes.pipe(res);
-      },
-    );
+    const upstream = requestTo(server, url, { method: req.method, headers: req.headers, agent: false }, (upstreamRes) => {
+      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+      upstreamRes.pipe(res);
+    });
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });

@@ -1,7 +1,6 @@
 /** A log read kept open, as `kubectl logs -f` keeps one. */
-import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import type { TestServer } from './test-server.js';
+import { requestTo, type ServerEndpoint } from './test-server.js';
 
 /** A log read kept open: its text as it arrives, and when each piece arrived. */
 export interface OpenLog {
@@ -17,44 +16,41 @@ export interface OpenLog {
 }
 
 /** Opens a (follow) log read and resolves once the response headers arrived. */
-export function openLog(server: TestServer, path: string): Promise<OpenLog> {
+export function openLog(server: ServerEndpoint, path: string): Promise<OpenLog> {
   return new Promise((resolve, reject) => {
-    const req = https.get(
-      `${server.url}${path}`,
-      { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false },
-      (res) => {
-        let body = '';
-        const listeners = new Set<() => void>();
-        const ended = new Promise<void>((done) => res.on('close', done));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          body += chunk;
-          for (const listener of [...listeners]) listener();
-        });
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: () => body,
-          ended,
-          arrival: (marker, ms = 10_000) =>
-            new Promise((found, fail) => {
-              const timer = setTimeout(() => {
-                listeners.delete(check);
-                fail(new Error(`waited ${ms} ms for ${JSON.stringify(marker)}, got ${JSON.stringify(body)}`));
-              }, ms);
-              const check = (): void => {
-                if (!body.includes(marker)) return;
-                clearTimeout(timer);
-                listeners.delete(check);
-                found(performance.now());
-              };
-              listeners.add(check);
-              check();
-            }),
-          close: () => req.destroy(),
-        });
-      },
-    );
+    const req = requestTo(server, path, { agent: false }, (res) => {
+      let body = '';
+      const listeners = new Set<() => void>();
+      const ended = new Promise<void>((done) => res.on('close', done));
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+        for (const listener of [...listeners]) listener();
+      });
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        text: () => body,
+        ended,
+        arrival: (marker, ms = 10_000) =>
+          new Promise((found, fail) => {
+            const timer = setTimeout(() => {
+              listeners.delete(check);
+              fail(new Error(`waited ${ms} ms for ${JSON.stringify(marker)}, got ${JSON.stringify(body)}`));
+            }, ms);
+            const check = (): void => {
+              if (!body.includes(marker)) return;
+              clearTimeout(timer);
+              listeners.delete(check);
+              found(performance.now());
+            };
+            listeners.add(check);
+            check();
+          }),
+        close: () => req.destroy(),
+      });
+    });
     req.on('error', reject);
+    req.end();
   });
 }

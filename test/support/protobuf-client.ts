@@ -2,12 +2,10 @@
  * A Protocol Buffers client for tests: requests with binary bodies, and watches whose
  * length-delimited frames are decoded as kube's client-go reads them.
  */
-import https from 'node:https';
-import type { RunningServer } from '../../src/server/server.js';
 import { protobufScheme } from '../../src/apis/protobuf.js';
 import { servedGroups } from '../../src/apis/served-groups.js';
 import { until } from './json-lines.js';
-import type { ServerEndpoint } from './test-server.js';
+import { requestTo, type ServerEndpoint } from './test-server.js';
 
 /** The media type of Kubernetes' Protocol Buffers. */
 export const protobuf = 'application/vnd.kubernetes.protobuf';
@@ -31,16 +29,12 @@ export function requestBytes(
 ): Promise<BinaryResponse> {
   const headers = { ...(options.body ? { 'Content-Length': String(options.body.length) } : {}), ...options.headers };
   return new Promise((resolve, reject) => {
-    const req = https.request(
-      `${server.url}${path}`,
-      { method, headers, ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      },
-    );
+    const req = requestTo(server, path, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
     req.on('error', reject);
     if (options.body) req.write(options.body);
     req.end();
@@ -64,42 +58,38 @@ export interface ProtobufWatch {
 }
 
 /** Opens a watch asking for protobuf (`accept` may add other ranges) and splits its stream into frames: a 4-byte big-endian length, then a WatchEvent. */
-export function openProtobufWatch(server: RunningServer, path: string, accept = protobuf): Promise<ProtobufWatch> {
+export function openProtobufWatch(server: ServerEndpoint, path: string, accept = protobuf): Promise<ProtobufWatch> {
   return new Promise((resolve, reject) => {
-    const req = https.request(
-      `${server.url}${path}`,
-      { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false, headers: { Accept: accept } },
-      (res) => {
-        const events: ProtobufEvent[] = [];
-        const listeners = new Set<() => void>();
-        let pending = Buffer.alloc(0);
-        res.on('data', (chunk: Buffer) => {
-          pending = Buffer.concat([pending, chunk]);
-          while (pending.length >= 4 && pending.length >= 4 + pending.readUInt32BE(0)) {
-            const length = pending.readUInt32BE(0);
-            events.push(scheme.decodeWatchEvent(pending.subarray(4, 4 + length)));
-            pending = pending.subarray(4 + length);
-          }
-          listeners.forEach((l) => l());
-        });
-        res.on('error', () => undefined);
-        resolve({
-          status: res.statusCode ?? 0,
-          contentType: res.headers['content-type'],
-          events,
-          waitFor: async (count, ms = 10_000) => {
-            await until(
-              listeners,
-              () => events.length >= count,
-              ms,
-              () => `${count} events, got ${JSON.stringify(events.map((e) => e.type))}`,
-            );
-            return events;
-          },
-          close: () => req.destroy(),
-        });
-      },
-    );
+    const req = requestTo(server, path, { agent: false, headers: { Accept: accept } }, (res) => {
+      const events: ProtobufEvent[] = [];
+      const listeners = new Set<() => void>();
+      let pending = Buffer.alloc(0);
+      res.on('data', (chunk: Buffer) => {
+        pending = Buffer.concat([pending, chunk]);
+        while (pending.length >= 4 && pending.length >= 4 + pending.readUInt32BE(0)) {
+          const length = pending.readUInt32BE(0);
+          events.push(scheme.decodeWatchEvent(pending.subarray(4, 4 + length)));
+          pending = pending.subarray(4 + length);
+        }
+        listeners.forEach((l) => l());
+      });
+      res.on('error', () => undefined);
+      resolve({
+        status: res.statusCode ?? 0,
+        contentType: res.headers['content-type'],
+        events,
+        waitFor: async (count, ms = 10_000) => {
+          await until(
+            listeners,
+            () => events.length >= count,
+            ms,
+            () => `${count} events, got ${JSON.stringify(events.map((e) => e.type))}`,
+          );
+          return events;
+        },
+        close: () => req.destroy(),
+      });
+    });
     req.on('error', reject);
     req.end();
   });

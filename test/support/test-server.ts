@@ -3,6 +3,7 @@
  * the admin client certificate.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { testDatabaseUrl } from './test-database.js';
 /** Which database a test server stores in. */
 export type Backend = 'pglite' | 'postgres';
 
-/** The backends every API and storage test runs against. */
+/** The backends the storage tests run against: only where storage is the subject does a test run per backend. */
 export const backends: readonly Backend[] = ['pglite', 'postgres'];
 
 /** A test server and how to reach it. */
@@ -34,12 +35,27 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
   /** Another client certificate, or null for none. */
   readonly clientCert?: { certPem: string; keyPem: string } | null;
-  /** A keep-alive agent to reuse connections; a fresh connection per request otherwise. */
-  readonly agent?: https.Agent;
+  /** A keep-alive agent to reuse connections (an https.Agent for a real server); a fresh connection per request otherwise. */
+  readonly agent?: http.Agent;
 }
 
-/** What a request needs of a server: its URL and TLS material. */
-export type ServerEndpoint = Pick<RunningServer, 'url'> & { readonly pki: Pick<RunningServer['pki'], 'servingCaPem' | 'adminCertPem' | 'adminKeyPem'> };
+/** What a request needs of a server: its URL and, over HTTPS, its TLS material (the in-process app serves plain HTTP). */
+export type ServerEndpoint = Pick<RunningServer, 'url'> & { readonly pki?: Pick<RunningServer['pki'], 'servingCaPem' | 'adminCertPem' | 'adminKeyPem'> };
+
+/**
+ * Starts a request to `server` as the admin user: over HTTPS with the serving CA and the
+ * admin's client certificate (`options` may replace them), over plain HTTP to the in-process app.
+ */
+export function requestTo(
+  server: ServerEndpoint,
+  path: string,
+  options: https.RequestOptions,
+  onResponse: (res: http.IncomingMessage) => void,
+): http.ClientRequest {
+  const url = `${server.url}${path}`;
+  if (!server.pki) return http.request(url, options, onResponse);
+  return https.request(url, { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, ...options }, onResponse);
+}
 
 /** A response, its body read in full. */
 export interface TestResponse {
@@ -97,34 +113,30 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   });
 }
 
-/** Makes one HTTPS request to a running server. */
+/** Makes one request to a running server (HTTPS) or the in-process app (HTTP). */
 export function requestServer(server: ServerEndpoint, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
-  const cert = options.clientCert === undefined ? { certPem: server.pki.adminCertPem, keyPem: server.pki.adminKeyPem } : options.clientCert;
   const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   const headers: Record<string, string> = {
     ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) } : {}),
     ...options.headers,
   };
+  const certificate = options.clientCert === undefined ? {} : { cert: options.clientCert?.certPem, key: options.clientCert?.keyPem };
   return new Promise((resolve, reject) => {
-    const req = https.request(
-      `${server.url}${path}`,
-      { method, headers, ca: server.pki.servingCaPem, cert: cert?.certPem, key: cert?.keyPem, agent: options.agent ?? false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-        res.on('error', reject);
-      },
-    );
+    const req = requestTo(server, path, { method, headers, ...certificate, agent: options.agent ?? false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+      res.on('error', reject);
+    });
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();

@@ -1,12 +1,11 @@
 /**
- * A watch client for tests: opens a watch over HTTPS with the admin certificate and
+ * A watch client for tests: opens a watch as the admin user (over HTTPS with the admin
+ * certificate, or over HTTP to the in-process app) and
  * collects its newline-delimited events (or only counts them, when there are many).
  */
-import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import type { RunningServer } from '../../src/server/server.js';
 import { onJsonLines, until } from './json-lines.js';
-import type { ServerEndpoint } from './test-server.js';
+import { requestTo, type ServerEndpoint } from './test-server.js';
 
 /** One received watch event. */
 export interface ReceivedEvent {
@@ -26,43 +25,39 @@ export interface TestWatch {
 }
 
 /** Opens `path` (which should carry `watch=true`) and resolves once the response headers arrived. */
-export function openWatch(server: RunningServer, path: string, headers: Record<string, string> = {}): Promise<TestWatch> {
+export function openWatch(server: ServerEndpoint, path: string, headers: Record<string, string> = {}): Promise<TestWatch> {
   return new Promise((resolve, reject) => {
-    const req = https.request(
-      `${server.url}${path}`,
-      { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false, headers },
-      (res: IncomingMessage) => {
-        const events: ReceivedEvent[] = [];
-        const listeners = new Set<() => void>();
-        let endedResolve!: () => void;
-        const ended = new Promise<void>((r) => (endedResolve = r));
-        const notify = (): void => listeners.forEach((l) => l());
-        onJsonLines(res, (event) => {
-          events.push(event as ReceivedEvent);
-          notify();
-        });
-        res.on('end', () => {
-          endedResolve();
-          notify();
-        });
-        res.on('close', () => endedResolve());
-        resolve({
-          status: res.statusCode ?? 0,
-          events,
-          ended,
-          async waitFor(count, ms = 10_000) {
-            await until(
-              listeners,
-              () => events.length >= count,
-              ms,
-              () => `${count} events, got ${events.length}: ${JSON.stringify(events.map((e) => e.type))}`,
-            );
-            return events.slice(0, count);
-          },
-          close: () => req.destroy(),
-        });
-      },
-    );
+    const req = requestTo(server, path, { agent: false, headers }, (res: IncomingMessage) => {
+      const events: ReceivedEvent[] = [];
+      const listeners = new Set<() => void>();
+      let endedResolve!: () => void;
+      const ended = new Promise<void>((r) => (endedResolve = r));
+      const notify = (): void => listeners.forEach((l) => l());
+      onJsonLines(res, (event) => {
+        events.push(event as ReceivedEvent);
+        notify();
+      });
+      res.on('end', () => {
+        endedResolve();
+        notify();
+      });
+      res.on('close', () => endedResolve());
+      resolve({
+        status: res.statusCode ?? 0,
+        events,
+        ended,
+        async waitFor(count, ms = 10_000) {
+          await until(
+            listeners,
+            () => events.length >= count,
+            ms,
+            () => `${count} events, got ${events.length}: ${JSON.stringify(events.map((e) => e.type))}`,
+          );
+          return events.slice(0, count);
+        },
+        close: () => req.destroy(),
+      });
+    });
     req.on('error', reject);
     req.end();
   });
@@ -81,31 +76,27 @@ export interface CountingWatch {
 /** Opens `path` (which should carry `watch=true`) and resolves once the response headers arrived. */
 export function openCountingWatch(server: ServerEndpoint, path: string): Promise<CountingWatch> {
   return new Promise((resolve, reject) => {
-    const req = https.request(
-      `${server.url}${path}`,
-      { ca: server.pki.servingCaPem, cert: server.pki.adminCertPem, key: server.pki.adminKeyPem, agent: false },
-      (res: IncomingMessage) => {
-        const counts = new Map<string, number>();
-        const listeners = new Set<() => void>();
-        onJsonLines(res, (event) => {
-          const { type } = event as ReceivedEvent;
-          counts.set(type, (counts.get(type) ?? 0) + 1);
-          listeners.forEach((l) => l());
-        });
-        resolve({
-          status: res.statusCode ?? 0,
-          count: (type) => counts.get(type) ?? 0,
-          waitFor: (count, type, ms = 120_000) =>
-            until(
-              listeners,
-              () => (counts.get(type) ?? 0) >= count,
-              ms,
-              () => `${count} ${type} events, got ${counts.get(type) ?? 0}`,
-            ),
-          close: () => req.destroy(),
-        });
-      },
-    );
+    const req = requestTo(server, path, { agent: false }, (res: IncomingMessage) => {
+      const counts = new Map<string, number>();
+      const listeners = new Set<() => void>();
+      onJsonLines(res, (event) => {
+        const { type } = event as ReceivedEvent;
+        counts.set(type, (counts.get(type) ?? 0) + 1);
+        listeners.forEach((l) => l());
+      });
+      resolve({
+        status: res.statusCode ?? 0,
+        count: (type) => counts.get(type) ?? 0,
+        waitFor: (count, type, ms = 120_000) =>
+          until(
+            listeners,
+            () => (counts.get(type) ?? 0) >= count,
+            ms,
+            () => `${count} ${type} events, got ${counts.get(type) ?? 0}`,
+          ),
+        close: () => req.destroy(),
+      });
+    });
     req.on('error', reject);
     req.end();
   });

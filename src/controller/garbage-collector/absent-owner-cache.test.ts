@@ -1,3 +1,4 @@
+// The collector's memory of owners found absent: known by where they were looked for and their uid, and bounded (least recently used go first).
 import { describe, expect, it } from 'vitest';
 import { AbsentOwnerCache } from './absent-owner-cache.js';
 import type { ObjectLocation } from './metadata-client.js';

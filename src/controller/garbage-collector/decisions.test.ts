@@ -1,3 +1,4 @@
+// The collector's decisions as kube's garbage collector makes them, from an object's owner references and their owners' states.
 import { describe, expect, it } from 'vitest';
 import { classifyReferences, decide, unblocked, withoutReferences, type OwnerState } from './decisions.js';
 

@@ -1,11 +1,11 @@
 /**
  * The JSON, YAML and protobuf serializers: bounded decoding, watch streams framed as kube
- * frames them, and content negotiation.
+ * frames them, and encoding and decoding with them (negotiation itself: negotiation.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { maxNestingDepth } from '../../machinery/decoding/bounded-decoding.js';
 import { decodeBody } from '../request/decode-body.js';
-import { encode, negotiateResourceOutput, statusSerializer } from '../response/negotiation.js';
+import { encode } from '../response/negotiation.js';
 import { jsonSerializer } from './json-serializer.js';
 import { defaultSerializer, serializerForMediaType, serializerOf, serializers } from './serializers.js';
 import { yamlSerializer } from './yaml-serializer.js';
@@ -59,7 +59,7 @@ describe('serializers', () => {
   });
 });
 
-describe('negotiation through the serializers', () => {
+describe('encoding and decoding through the serializers', () => {
   it('writes with the serializer of the format', () => {
     expect(encode({ a: 1 }, 'json')).toEqual({ body: '{"a":1}', contentType: 'application/json' });
     expect(encode({ a: 1 }, yamlSerializer)).toEqual({ body: 'a: 1\n', contentType: 'application/yaml' });
@@ -69,48 +69,5 @@ describe('negotiation through the serializers', () => {
     expect(decodeBody('a: 1', 'application/yaml', ['application/json', 'application/yaml'])).toEqual({ a: 1 });
     expect(decodeBody(Buffer.from('{"a":1}'), '', ['application/json'])).toEqual({ a: 1 });
     expect(() => decodeBody('a: 1', 'application/yaml', ['application/json'])).toThrow(expect.objectContaining({ code: 415 }));
-  });
-
-  it('writes protobuf where kube does: objects, lists, watches and PartialObjectMetadata, never a Table', () => {
-    const protobuf = 'application/vnd.kubernetes.protobuf';
-    expect(negotiateResourceOutput(`${protobuf}, application/json`, 'watch')).toEqual({ format: 'protobuf' });
-    expect(negotiateResourceOutput(`${protobuf};stream=watch`, 'watch')).toEqual({ format: 'protobuf' });
-    expect(negotiateResourceOutput(`${protobuf};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`, 'list')).toEqual({
-      format: 'protobuf',
-      transform: { as: 'PartialObjectMetadataList', version: 'v1' },
-    });
-    const table = `${protobuf};as=Table;g=meta.k8s.io;v=v1`;
-    expect(negotiateResourceOutput(`${table}, application/json;as=Table;g=meta.k8s.io;v=v1`, 'object')).toEqual({
-      format: 'json',
-      transform: { as: 'Table', version: 'v1' },
-    });
-    expect(() => negotiateResourceOutput(table, 'watch')).toThrow(
-      expect.objectContaining({
-        code: 406,
-        message: 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
-      }),
-    );
-  });
-
-  it('streams watches only in a format with a framer', () => {
-    expect(negotiateResourceOutput('application/yaml, application/json;q=0.5', 'watch')).toEqual({ format: 'json' });
-    expect(() => negotiateResourceOutput('application/yaml', 'watch')).toThrow(
-      expect.objectContaining({
-        code: 406,
-        message: 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch',
-      }),
-    );
-  });
-
-  it.each([
-    [undefined, 'application/json'],
-    ['application/yaml', 'application/yaml'],
-    ['application/json;as=Table;v=v1;g=meta.k8s.io, application/yaml', 'application/yaml'],
-    ['application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json'],
-    ['text/html', 'application/json'],
-    ['application/vnd.kubernetes.protobuf, */*', 'application/vnd.kubernetes.protobuf'],
-    ['application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, */*', 'application/json'],
-  ])('writes a Status for Accept %s as %s', (accept, mediaType) => {
-    expect(statusSerializer(accept).mediaType).toBe(mediaType);
   });
 });

@@ -3,17 +3,17 @@
  * with its messages: selectors and ObjectMeta validation share them.
  */
 
-const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QUALIFIED_NAME = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
-const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
-const LABEL_VALUE = new RegExp(`^${LABEL_VALUE_FMT}$`);
-const LABEL_VALUE_MSG =
+const qualifiedNameFormat = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const qualifiedNamePattern = new RegExp(`^${qualifiedNameFormat}$`);
+const qualifiedNameMessage = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const labelValueFormat = `(${qualifiedNameFormat})?`;
+const labelValuePattern = new RegExp(`^${labelValueFormat}$`);
+const labelValueMessage =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
-const DNS1123_SUBDOMAIN_MSG =
+const dns1123LabelFormat = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const dns1123SubdomainFormat = `${dns1123LabelFormat}(\\.${dns1123LabelFormat})*`;
+const dns1123SubdomainPattern = new RegExp(`^${dns1123SubdomainFormat}$`);
+const dns1123SubdomainMessage =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 
 function regexError(message: string, format: string, ...examples: string[]): string {
@@ -26,7 +26,7 @@ const maxLenError = (n: number): string => `must be no more than ${n} characters
 /** validation.IsQualifiedName: `[prefix/]name`, the rule for label keys. */
 export function qualifiedNameErrors(value: string): string[] {
   const parts = value.split('/');
-  const nameRegexError = regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc');
+  const nameRegexError = regexError(qualifiedNameMessage, qualifiedNameFormat, 'MyName', 'my.name', '123-abc');
   if (parts.length > 2) {
     return [`a qualified name ${nameRegexError} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   }
@@ -37,14 +37,14 @@ export function qualifiedNameErrors(value: string): string[] {
     if (prefix.length === 0) errors.push('prefix part must be non-empty');
     else {
       if (prefix.length > 253) errors.push(`prefix part ${maxLenError(253)}`);
-      if (!DNS1123_SUBDOMAIN.test(prefix)) {
-        errors.push(`prefix part ${regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com')}`);
+      if (!dns1123SubdomainPattern.test(prefix)) {
+        errors.push(`prefix part ${regexError(dns1123SubdomainMessage, dns1123SubdomainFormat, 'example.com')}`);
       }
     }
   }
   if (name.length === 0) errors.push('name part must be non-empty');
   else if (name.length > 63) errors.push(`name part ${maxLenError(63)}`);
-  if (!QUALIFIED_NAME.test(name)) errors.push(`name part ${nameRegexError}`);
+  if (!qualifiedNamePattern.test(name)) errors.push(`name part ${nameRegexError}`);
   return errors;
 }
 
@@ -52,6 +52,6 @@ export function qualifiedNameErrors(value: string): string[] {
 export function labelValueErrors(value: string): string[] {
   const errors: string[] = [];
   if (value.length > 63) errors.push(maxLenError(63));
-  if (!LABEL_VALUE.test(value)) errors.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+  if (!labelValuePattern.test(value)) errors.push(regexError(labelValueMessage, labelValueFormat, 'MyValue', 'my_value', '12345'));
   return errors;
 }

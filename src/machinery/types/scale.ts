@@ -4,6 +4,7 @@
  * CustomResourceDefinition's scale subresource maps it.
  */
 import type { JsonSchema } from '../json-schema.js';
+import type { GroupVersionKind } from '../meta/group-version-kind.js';
 import { badRequest, invalid, type FieldError } from '../errors.js';
 import { deepCopy, isPlainObject, valueAt, type KubeObject } from '../meta/object.js';
 import { typeMetaFields, wireTypeError, type WireType } from '../decoding/wire-types.js';
@@ -28,6 +29,9 @@ export type Scale = {
 const scaleApiVersion = 'autoscaling/v1';
 const autoscaling = 'io.k8s.api.autoscaling.v1';
 
+/** What a scale subresource's objects are. */
+export const scaleKind: GroupVersionKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+
 /** Component names of the Scale schemas. */
 export const scaleSchemaName = `${autoscaling}.Scale`;
 
@@ -43,7 +47,7 @@ export const scaleSchemas: Readonly<Record<string, JsonSchema>> = {
       spec: { allOf: [{ $ref: `#/components/schemas/${autoscaling}.ScaleSpec` }], description: 'spec defines the behavior of the scale.' },
       status: { allOf: [{ $ref: `#/components/schemas/${autoscaling}.ScaleStatus` }], description: 'status is the current status of the scale. Read-only.' },
     },
-    'x-kubernetes-group-version-kind': [{ group: 'autoscaling', version: 'v1', kind: 'Scale' }],
+    'x-kubernetes-group-version-kind': [scaleKind],
   },
   [`${autoscaling}.ScaleSpec`]: {
     type: 'object',

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Admission, AdmissionAttributes } from '../../apis/admission.js';
-import { servedVersion, type ApiGroup, type ApiResource } from '../../apis/api-resource.js';
+import { servedVersion } from '../../apis/api-resource.js';
 import { badRequest, forbidden, internal } from '../../machinery/errors.js';
 import { isPlainObject, jsonEqual, type KubeObject } from '../../machinery/meta/object.js';
 import { applyJsonPatch } from '../../machinery/patch/patch.js';
@@ -23,11 +23,13 @@ import { scaleOf } from '../../machinery/types/scale.js';
 import { StatusError } from '../../machinery/status.js';
 import { callWebhook, WebhookCallError, type AdmissionResponse } from './call-webhook.js';
 import type { Webhook, WebhookConfigurations } from './webhook-configuration.js';
-import { matchedVersion } from './webhook-rules.js';
+import type { Endpoint, EndpointTable } from '../endpoints.js';
+import { matchedEndpoint } from './webhook-rules.js';
 
 /** What the webhook plugins read. */
 export interface WebhookAdmissionOptions {
-  readonly groups: readonly ApiGroup[];
+  /** The served endpoints: a request's, and those its rules may match under Equivalent, with their kinds. */
+  readonly endpoints: EndpointTable;
   /** The configurations in force now: read from a file, or kept up to date from the main API server. */
   readonly configurations: () => WebhookConfigurations;
   /** A namespace's labels, for `namespaceSelector`. */
@@ -106,16 +108,13 @@ export class WebhookAdmission implements Admission {
     if (refused) throw refused.reason;
   }
 
-  #resource(a: AdmissionAttributes): ApiResource | undefined {
-    return this.#options.groups.find((g) => g.name === a.group)?.resources.find((r) => r.plural === a.resource);
-  }
-
   /** Calls `webhook` when it matches; returns the object (patched by a mutating webhook), undefined when it was not called. */
   async #call(webhook: Webhook, phase: Phase, a: AdmissionAttributes): Promise<KubeObject | undefined> {
     // Undefined only for a DELETE, which is validated, never mutated.
     const object = a.object!;
-    const resource = this.#resource(a);
-    if (!resource) return undefined;
+    const equivalents = this.#options.endpoints.equivalents(a.group, a.resource, a.subresource ?? '');
+    const requested = equivalents.find((e) => e.version === a.version);
+    if (!requested) return undefined;
     const target = {
       operation: a.operation,
       group: a.group,
@@ -124,20 +123,16 @@ export class WebhookAdmission implements Admission {
       subresource: a.subresource,
       namespaced: a.namespace !== '',
     };
-    const version = matchedVersion(
-      webhook,
-      target,
-      resource.versions.map((v) => v.version),
-    );
-    if (version === undefined || !(await this.#selected(webhook, a))) return undefined;
+    const endpoint = matchedEndpoint(webhook, target, equivalents);
+    if (endpoint === undefined || !(await this.#selected(webhook, a))) return undefined;
     if (a.dryRun && webhook.sideEffects !== 'None' && webhook.sideEffects !== 'NoneOnDryRun') {
       throw badRequest(`admission webhook "${webhook.name}" does not support dry run`);
     }
-    const sent = this.#sent(resource, phase, a, version);
+    const sent = this.#sent(endpoint, phase, a);
     const uid = randomUUID();
     let response: AdmissionResponse;
     try {
-      response = await callWebhook(webhook, review(uid, a, version, sent), uid);
+      response = await callWebhook(webhook, review(uid, a, requested, endpoint.version, sent), uid);
     } catch (error) {
       if (!(error instanceof WebhookCallError)) throw error;
       const failure = new Error(`failed calling webhook "${webhook.name}": ${error.message}`);
@@ -172,29 +167,20 @@ export class WebhookAdmission implements Admission {
     return matchesObject(webhook.objectSelector, a.object) || matchesObject(webhook.objectSelector, a.oldObject);
   }
 
-  /** The objects sent to a webhook in `version`, and how a patched one comes back to what admission holds. */
-  #sent(resource: ApiResource, phase: Phase, a: AdmissionAttributes, version: string): Sent {
+  /** The objects sent to a webhook in `endpoint`'s version (a Scale for a scale endpoint), and how a patched one comes back to what admission holds. */
+  #sent(endpoint: Endpoint, phase: Phase, a: AdmissionAttributes): Sent {
+    const { resource, version, kind } = endpoint;
     const scale = resource.subresources.scale;
-    if (a.subresource === 'scale' && scale) {
+    if (endpoint.subresource === 'scale' && scale) {
       // Mutating admission holds the Scale sent; validating admission the object it is mapped onto.
       const toScale = phase === 'mutating' ? identity : (object: KubeObject) => scaleOf(object, scale) as KubeObject;
-      return {
-        object: a.object && toScale(a.object),
-        oldObject: a.oldObject && toScale(a.oldObject),
-        kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
-        back: identity,
-      };
+      return { object: a.object && toScale(a.object), oldObject: a.oldObject && toScale(a.oldObject), kind, back: identity };
     }
+    // Admission holds the hub (the storage version), whose conversions each served version has.
     const target = servedVersion(resource, version)!;
-    const held = servedVersion(resource, resource.storageVersion)!;
-    const convert = target === held ? identity : (object: KubeObject) => (target.fromStorage ?? identity)((held.toStorage ?? identity)(object));
-    const back = target === held ? identity : (object: KubeObject) => (held.fromStorage ?? identity)((target.toStorage ?? identity)(object));
-    return {
-      object: a.object && convert(a.object),
-      oldObject: a.oldObject && convert(a.oldObject),
-      kind: { group: resource.group, version, kind: resource.kind },
-      back,
-    };
+    const convert = target.fromStorage ?? identity;
+    const back = target.toStorage ?? identity;
+    return { object: a.object && convert(a.object), oldObject: a.oldObject && convert(a.oldObject), kind, back };
   }
 }
 
@@ -211,9 +197,8 @@ function matchesObject(selector: LabelSelector, object: KubeObject | undefined):
   return object !== undefined && matchesLabels(selector, object.metadata?.labels ?? {});
 }
 
-/** The admission.k8s.io/v1 AdmissionReview of a request. */
-function review(uid: string, a: AdmissionAttributes, version: string, sent: Sent): unknown {
-  const requestKind = a.subresource === 'scale' ? sent.kind : { group: a.group, version: a.version, kind: sent.kind.kind };
+/** The admission.k8s.io/v1 AdmissionReview of a request to the `requested` endpoint, sent in `version`. */
+function review(uid: string, a: AdmissionAttributes, requested: Endpoint, version: string, sent: Sent): unknown {
   const options = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: 'ConnectOptions' }[a.operation];
   return {
     apiVersion: 'admission.k8s.io/v1',
@@ -223,7 +208,7 @@ function review(uid: string, a: AdmissionAttributes, version: string, sent: Sent
       kind: sent.kind,
       resource: { group: a.group, version, resource: a.resource },
       ...(a.subresource ? { subResource: a.subresource, requestSubResource: a.subresource } : {}),
-      requestKind,
+      requestKind: requested.kind,
       requestResource: { group: a.group, version: a.version, resource: a.resource },
       name: a.name,
       ...(a.namespace ? { namespace: a.namespace } : {}),

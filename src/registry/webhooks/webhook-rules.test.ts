@@ -3,7 +3,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { webhookConfigurations, type Webhook } from './webhook-configuration.js';
-import { matchedVersion, ruleMatches, type RuleTarget } from './webhook-rules.js';
+import type { ApiEndpoint } from '../../apis/api-endpoint.js';
+import { matchedEndpoint, ruleMatches, type RuleTarget } from './webhook-rules.js';
 
 const create: RuleTarget = { operation: 'CREATE', group: 'cairn.dev', version: 'v1', resource: 'pipelines', namespaced: true };
 const rule = { operations: ['CREATE'], apiGroups: ['cairn.dev'], apiVersions: ['v1'], resources: ['pipelines'], scope: '*' };
@@ -38,11 +39,13 @@ describe('webhook rules, as kube’s rules.Matcher', () => {
       },
     ]).validating[0];
 
-  it('sends the request’s version when a rule names it; another served version under Equivalent only', () => {
-    const served = ['v1', 'v1beta1', 'v1alpha1'];
-    expect(matchedVersion(webhook('Equivalent'), create, served)).toBe('v1');
-    expect(matchedVersion(webhook('Equivalent'), { ...create, version: 'v1alpha1' }, served)).toBe('v1');
-    expect(matchedVersion(webhook('Exact'), { ...create, version: 'v1alpha1' }, served)).toBeUndefined();
-    expect(matchedVersion(webhook('Equivalent'), { ...create, operation: 'UPDATE' }, served)).toBeUndefined();
+  it('sends the request’s endpoint when a rule names its version; an equivalent endpoint of another version under Equivalent only', () => {
+    const equivalents = ['v1', 'v1beta1', 'v1alpha1'].map((version) => ({ version }) as ApiEndpoint);
+    const [v1] = equivalents;
+    expect(matchedEndpoint(webhook('Equivalent'), create, equivalents)).toBe(v1);
+    expect(matchedEndpoint(webhook('Equivalent'), { ...create, version: 'v1alpha1' }, equivalents)).toBe(v1);
+    expect(matchedEndpoint(webhook('Exact'), { ...create, version: 'v1alpha1' }, equivalents)).toBeUndefined();
+    expect(matchedEndpoint(webhook('Equivalent'), { ...create, operation: 'UPDATE' }, equivalents)).toBeUndefined();
+    expect(matchedEndpoint(webhook('Equivalent'), { ...create, version: 'v1alpha1' }, equivalents.slice(1))).toBeUndefined();
   });
 });

@@ -2,9 +2,11 @@
  * Which webhooks a request calls, as kube's `rules.Matcher` and `matchPolicy` decide:
  * operations, apiGroups, apiVersions, resources and scope. A resource is `pipelines`,
  * `pipelines/scale`, or `*` for every resource; a subresource part `*` names every
- * subresource and, as kube matches it, the resource itself. With matchPolicy Equivalent, a rule naming another served version of the
- * resource matches too, and the webhook is sent the object in that version.
+ * subresource and, as kube matches it, the resource itself. With matchPolicy Equivalent, a
+ * rule naming another version in which the endpoint table serves the same resource and
+ * subresource matches too, and the webhook is sent the object in that version.
  */
+import type { ApiEndpoint } from '../../apis/api-endpoint.js';
 import type { Webhook, WebhookRule } from './webhook-configuration.js';
 
 /** What a request is, for rules. */
@@ -40,13 +42,15 @@ export function ruleMatches(rule: WebhookRule, target: RuleTarget): boolean {
 }
 
 /**
- * The version `webhook` is sent the object in: the request's when a rule matches it;
- * with Equivalent, the first of the resource's `servedVersions` a rule matches; undefined
- * when the webhook does not match the request.
+ * The endpoint `webhook` is sent the object of: the request's when a rule matches it;
+ * with Equivalent, the first of the request's `equivalents` (the endpoint table's same
+ * resource and subresource in each served version) that a rule matches; undefined when
+ * the webhook does not match the request.
  */
-export function matchedVersion(webhook: Webhook, target: RuleTarget, servedVersions: readonly string[]): string | undefined {
-  const matches = (version: string) => webhook.rules.some((rule) => ruleMatches(rule, { ...target, version }));
-  if (matches(target.version)) return target.version;
+export function matchedEndpoint<E extends ApiEndpoint>(webhook: Webhook, target: RuleTarget, equivalents: readonly E[]): E | undefined {
+  const matches = (endpoint: E) => webhook.rules.some((rule) => ruleMatches(rule, { ...target, version: endpoint.version }));
+  const requested = equivalents.find((endpoint) => endpoint.version === target.version);
+  if (requested && matches(requested)) return requested;
   if (webhook.matchPolicy === 'Exact') return undefined;
-  return servedVersions.find((version) => version !== target.version && matches(version));
+  return equivalents.find((endpoint) => endpoint !== requested && matches(endpoint));
 }

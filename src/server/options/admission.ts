@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { servedGroups } from '../../apis/served-groups.js';
 import { admissionChain, type Admission } from '../../registry/admission.js';
+import { endpointTable } from '../../registry/endpoints.js';
 import { NamespaceLifecycle } from '../../registry/namespace-lifecycle.js';
 import { objectLookup, type Registry } from '../../registry/registry.js';
 import { WebhookAdmission } from '../../registry/webhooks/webhook-admission.js';
@@ -75,7 +76,7 @@ export const admissionOptions = {
       ...(client ? [new NamespaceLifecycle(namespaceLookup(client))] : []),
       ...servedGroups.flatMap((group) => (group.admission ? [group.admission(objectLookup(registry, group.name))] : [])),
       new WebhookAdmission({
-        groups: servedGroups,
+        endpoints: endpointTable(servedGroups),
         configurations: () => informer?.current() ?? fileWebhooks,
         synced: informer?.synced,
         namespaceLabels: namespaceLabels(client),

@@ -2,7 +2,7 @@
 // kube's controllers do: the metadata client (PartialObjectMetadata lists, gets and
 // watches) in every served version, a NotFound Status, and a Scale through a REST client
 // that speaks only protobuf. It prints one JSON line per check, with the Content-Type
-// of every response it read, for test/client-go-protobuf.test.ts to assert on.
+// of every response it read, for test/client/client-go-protobuf.test.ts to assert on.
 //
 // Usage: client-go-protobuf KUBECONFIG NAMESPACE NAME
 package main

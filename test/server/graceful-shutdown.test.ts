@@ -1,0 +1,105 @@
+/**
+ * SIGTERM to the real command: readyz fails at once while requests and watches are still
+ * served through the shutdown delay, watches then end cleanly (HTTP/1.1 and HTTP/2) so
+ * clients re-watch elsewhere, HTTP/2 sessions get GOAWAY, and the process exits 0 within the
+ * delay plus the grace period.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import http2 from 'node:http2';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { expect, it } from 'vitest';
+import { onJsonLines } from '../support/json-lines.js';
+import { pipeline, requestServer, type ServerEndpoint } from '../support/test-server.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const pipelines = '/apis/cairn.dev/v1/namespaces/shutdown/pipelines';
+const delaySeconds = 2;
+const graceSeconds = 5;
+
+it('stops gracefully on SIGTERM', { timeout: 60_000 }, async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'cairn-shutdown-'));
+  const args = ['src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--no-controller'];
+  const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'info' };
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), [...args, '--shutdown-delay', `${delaySeconds}`, '--shutdown-grace', `${graceSeconds}`], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let listening: string | undefined;
+      onJsonLines(
+        child.stdout,
+        (line) => {
+          const entry = line as { msg?: string; url?: string };
+          if (entry.msg === 'listening') listening = entry.url;
+          if (entry.msg === 'ready' && listening) resolve(listening);
+        },
+        { lenient: true },
+      );
+      void exited.then(([code]) => reject(new Error(`the server exited (${code}) before it was ready`)));
+    });
+    const [servingCaPem, adminCertPem, adminKeyPem] = await Promise.all(
+      ['serving-ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(dataDir, 'pki', f), 'utf8')),
+    );
+    const endpoint: ServerEndpoint = { url, pki: { servingCaPem, adminCertPem, adminKeyPem } };
+    const request = (method: string, path: string, body?: unknown) => requestServer(endpoint, method, path, { body });
+    expect((await request('POST', pipelines, pipeline('before'))).status).toBe(201);
+
+    // An HTTP/1.1 watch, and an HTTP/2 session carrying another.
+    let h1Body = '';
+    const h1Ended = new Promise<string>((resolve, reject) => {
+      https
+        .get(`${url}${pipelines}?watch=true`, { ca: servingCaPem, cert: adminCertPem, key: adminKeyPem }, (res) => {
+          res.setEncoding('utf8').on('data', (chunk: string) => (h1Body += chunk));
+          res.once('end', () => resolve('end'));
+          res.once('aborted', () => resolve('aborted'));
+        })
+        .on('error', reject);
+    });
+    const session = http2.connect(url, { ca: servingCaPem, cert: adminCertPem, key: adminKeyPem });
+    session.on('error', () => undefined);
+    const goaway = once(session, 'goaway');
+    const h2Stream = session.request({ ':path': `${pipelines}?watch=true` });
+    h2Stream.resume();
+    const h2Ended = new Promise<string>((resolve) => {
+      h2Stream.once('end', () => resolve('end'));
+      h2Stream.once('aborted', () => resolve('aborted'));
+      h2Stream.once('error', () => resolve('error'));
+    });
+    const [headers] = (await once(h2Stream, 'response')) as [http2.IncomingHttpHeaders];
+    expect(headers[':status']).toBe(200);
+
+    const signalledAt = Date.now();
+    child.kill('SIGTERM');
+    // Not ready at once, yet still serving through the delay: a load balancer drains it meanwhile.
+    while ((await request('GET', '/readyz')).status === 200);
+    // Each request opens a connection, which the listener takes only until the delay is over: a 201 was served in it.
+    const during = await request('POST', pipelines, pipeline('during'));
+    expect(during.status, during.text).toBe(201);
+
+    // Then watches end cleanly, having carried what was written during the delay, and HTTP/2 clients are told to go.
+    expect(await h1Ended).toBe('end');
+    expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(delaySeconds * 1000);
+    const names = h1Body
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name);
+    expect(names).toEqual(['before', 'during']);
+    expect(await h2Ended).toBe('end');
+    await goaway;
+    const [code] = await exited;
+    expect(code).toBe(0);
+    // The grace period bounds what follows the delay; the margin is the process's own exit on a loaded machine.
+    expect(Date.now() - signalledAt).toBeLessThan((delaySeconds + graceSeconds) * 1000 + 5000);
+    session.destroy();
+  } finally {
+    child.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
