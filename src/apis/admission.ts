@@ -30,10 +30,10 @@ export interface AdmissionAttributes {
   readonly namespace: string;
   readonly name: string;
   /**
-   * The object to store; undefined for DELETE. Mutating admission sees it in the
-   * request's version (the Scale sent, on `/scale`); validating admission sees the
-   * object the store is about to write, in the storage version, as kube's admission
-   * sees its internal version.
+   * The object to store; undefined for DELETE. Admission sees it in the storage version
+   * (the hub), as kube's admission sees its internal version: mutating admission the
+   * object the write computed (the Scale sent, on `/scale`), validating admission the
+   * object the store is about to write.
    */
   readonly object?: KubeObject;
   /** The stored object, for UPDATE and DELETE. */

@@ -150,7 +150,7 @@ export async function handleResource(ctx: Context, options: ResourceHandlerOptio
     user: ctx.state.user as RequestUser | undefined,
     query,
     output,
-    representation: new Representation(resource, endpoint.version, output, () => includeObjectParam(query), endpoint.scope.tableColumns),
+    representation: new Representation(resource, endpoint.version, output, () => includeObjectParam(query), endpoint.scope),
     shutdown: options.shutdown,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     watchEvents: options.watchEvents,

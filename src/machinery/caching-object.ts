@@ -27,7 +27,7 @@ const results = new WeakMap<object, Map<Identifier, unknown>>();
  * again.
  *
  * @example
- * const v2 = cacheEncode(event.object, 'convert widgets.test/v2', scope.fromStorage);
+ * const v2 = cacheEncode(event.object, 'convert widgets.test/v2', scope.fromHub);
  */
 export function cacheEncode<O extends object, T>(object: O, identifier: Identifier, encode: (object: O) => T): T {
   let entries = results.get(object);

@@ -1,13 +1,13 @@
 /**
  * The REST objects of an endpoint in one version, as kube's `rest.Getter`, `Lister`,
  * `Watcher`, `Creater`, `Updater`, `GracefulDeleter` and `CollectionDeleter`: handlers
- * call only these, and objects go in and come out in the request's version (conversion
- * to and from the storage version happens inside). What a REST object implements is
+ * call only these, and objects go in and come out as the hub — the storage version, as
+ * kube's REST storage speaks its internal version; the request scope decodes into it and
+ * the response converts out of it. What a REST object implements is
  * what its endpoint serves: the endpoint table derives the verbs from its methods, as
  * kube's installer does.
  */
-import type { KubeObject, StoredObject } from '../machinery/meta/object.js';
-import { cacheEncode } from '../machinery/caching-object.js';
+import type { KubeObject } from '../machinery/meta/object.js';
 import type { StorageWatcher } from '../storage/interfaces.js';
 import type { DeleteOptions, GetOptions, ListOptions, WatchOptions } from './request-options.js';
 import type { ListPage, ObjectKey, Store, StoreWriteOptions, ValidateObject, ValidateObjectUpdate } from './store.js';
@@ -24,7 +24,7 @@ export interface EndpointWriteOptions extends StoreWriteOptions {
   readonly manager?: string;
 }
 
-/** kube's UpdatedObjectInfo: the object a write wants, from the current one in the request's version (undefined when there is none). */
+/** kube's UpdatedObjectInfo: the object a write wants, from the current one (undefined when there is none); both hub objects. */
 export type UpdatedObjectInfo = (current: KubeObject | undefined) => unknown;
 
 /** kube's rest.Getter. */
@@ -53,7 +53,7 @@ export interface Creater {
 export interface Lister {
   list(namespace: string | undefined, options: ListOptions): Promise<ListPage<KubeObject>>;
   listInChunks(namespace: string | undefined, options: ListOptions, chunk: number): AsyncGenerator<ListPage<KubeObject>>;
-  /** The objects' stored JSON text, never parsed: only in the storage version, which it is. */
+  /** The objects' stored JSON text (the hub's), never parsed. */
   readonly storedJson?: StoredJsonLister;
 }
 
@@ -63,7 +63,7 @@ export interface StoredJsonLister {
   listInChunks(namespace: string | undefined, options: ListOptions, chunk: number): AsyncGenerator<ListPage<string>>;
 }
 
-/** A started watch, its objects in the request's version. */
+/** A started watch, its objects the hub's (the watch cache's own, shared by every watcher). */
 export interface EndpointWatch {
   readonly initial: AsyncIterable<KubeObject>;
   readonly initialEventsEnd?: string;
@@ -130,39 +130,31 @@ export function verbsOf(methods: readonly string[]): string[] {
   return [...new Set(methods.flatMap((method) => verbsOfMethod[method] ?? []))].sort();
 }
 
-/** How a store is spoken to in one version. */
-export interface VersionConversion {
-  /** The request's apiVersion (`cairn.dev/v1alpha1`), naming its shared conversions. */
-  readonly apiVersion: string;
-  readonly toStorage: (object: KubeObject) => KubeObject;
-  readonly fromStorage: (object: KubeObject) => KubeObject;
-  /** Validates an object of the request's version before it is converted; 422 in that version's paths. */
+/** What a write through an endpoint is checked against in the endpoint's version, besides the store's validation of the hub. */
+export interface VersionValidation {
+  /** Refuses (422, in the endpoint's version's paths) a hub object that is no valid object of the endpoint's version. */
   readonly validate: (object: KubeObject) => void;
-  /** The request version's path of a field the storage version's validation names. */
+  /** The endpoint's version's path of a field the storage version's validation names. */
   readonly fieldPath?: (storagePath: string) => string;
 }
 
-/** kube's StatusREST: get and update of one store (the status store), in one version. */
+/** kube's StatusREST: get and update of one store (the status store). */
 export class ObjectREST implements Getter, Updater {
   protected readonly store: Store;
-  protected readonly conversion: VersionConversion;
+  protected readonly version: VersionValidation;
 
-  constructor(store: Store, conversion: VersionConversion) {
+  constructor(store: Store, version: VersionValidation) {
     this.store = store;
-    this.conversion = conversion;
+    this.version = version;
   }
 
-  protected inStorage(object: KubeObject): KubeObject {
-    this.conversion.validate(object);
-    return this.conversion.toStorage(object);
-  }
-
-  protected fromStorage(object: KubeObject): KubeObject {
-    return this.conversion.fromStorage(object);
+  protected validated(object: KubeObject): KubeObject {
+    this.version.validate(object);
+    return object;
   }
 
   async get(key: ObjectKey, options?: GetOptions): Promise<KubeObject> {
-    return this.fromStorage(await this.store.get(key, options));
+    return this.store.get(key, options);
   }
 
   async update(
@@ -173,85 +165,56 @@ export class ObjectREST implements Getter, Updater {
     forceAllowCreate: boolean,
     options: EndpointWriteOptions,
   ): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
-    const outcome = await this.store.update(
+    return this.store.update(
       key,
-      async (current) => this.inStorage((await objInfo(current && this.fromStorage(current))) as KubeObject),
+      async (current) => this.validated((await objInfo(current)) as KubeObject),
       createValidation,
       updateValidation,
       forceAllowCreate,
-      { ...options, fieldPath: this.conversion.fieldPath },
+      { ...options, fieldPath: this.version.fieldPath },
     );
-    return { object: this.fromStorage(outcome.object), created: outcome.created };
   }
 }
 
-/** kube's generic registry REST: every verb of a resource's main endpoint, in one version. */
+/** kube's generic registry REST: every verb of a resource's main endpoint. */
 export class ResourceREST extends ObjectREST implements Creater, Lister, Watcher, GracefulDeleter, CollectionDeleter {
-  readonly storedJson?: StoredJsonLister;
+  readonly storedJson: StoredJsonLister;
 
-  constructor(store: Store, conversion: VersionConversion, storageVersion: boolean) {
-    super(store, conversion);
-    if (storageVersion) {
-      this.storedJson = {
-        list: (namespace, options) => store.listJson(namespace, options),
-        listInChunks: (namespace, options, chunk) => store.listJsonInChunks(namespace, options, chunk),
-      };
-    }
-  }
-
-  async create(namespace: string, object: KubeObject, createValidation: ValidateObject, options: EndpointWriteOptions): Promise<KubeObject> {
-    return this.fromStorage(await this.store.create(namespace, this.inStorage(object), createValidation, { ...options, fieldPath: this.conversion.fieldPath }));
-  }
-
-  async list(namespace: string | undefined, options: ListOptions): Promise<ListPage<KubeObject>> {
-    return this.#page(await this.store.list(namespace, options));
-  }
-
-  async *listInChunks(namespace: string | undefined, options: ListOptions, chunk: number): AsyncGenerator<ListPage<KubeObject>> {
-    for await (const page of this.store.listInChunks(namespace, options, chunk)) yield this.#page(page);
-  }
-
-  /**
-   * The watch cache hands every watcher the same frozen object: its conversion to this
-   * version is made once and shared by every watcher of the version (`caching-object.ts`).
-   */
-  async watch(namespace: string | undefined, options: WatchOptions): Promise<EndpointWatch> {
-    const { initial, initialEventsEnd, watcher } = await this.store.watch(namespace, options);
-    const fromStorage = (object: KubeObject) => this.fromStorage(object);
-    const identifier = `convert ${this.conversion.apiVersion}`;
-    async function* converted(): AsyncGenerator<KubeObject> {
-      for await (const object of initial) yield fromStorage(object);
-    }
-    return {
-      initial: converted(),
-      ...(initialEventsEnd !== undefined ? { initialEventsEnd } : {}),
-      watcher: {
-        stop: () => watcher.stop(),
-        async *[Symbol.asyncIterator]() {
-          for await (const event of watcher) {
-            yield event.type === 'BOOKMARK' ? event : { ...event, object: cacheEncode(event.object, identifier, fromStorage) as StoredObject };
-          }
-        },
-      },
+  constructor(store: Store, version: VersionValidation) {
+    super(store, version);
+    this.storedJson = {
+      list: (namespace, options) => store.listJson(namespace, options),
+      listInChunks: (namespace, options, chunk) => store.listJsonInChunks(namespace, options, chunk),
     };
   }
 
-  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject): Promise<{ readonly object: KubeObject; readonly deleted: boolean }> {
-    const { object, deleted } = await this.store.delete(key, options, deleteValidation);
-    return { object: this.fromStorage(object), deleted };
+  async create(namespace: string, object: KubeObject, createValidation: ValidateObject, options: EndpointWriteOptions): Promise<KubeObject> {
+    return this.store.create(namespace, this.validated(object), createValidation, { ...options, fieldPath: this.version.fieldPath });
   }
 
-  async *deleteCollection(
+  async list(namespace: string | undefined, options: ListOptions): Promise<ListPage<KubeObject>> {
+    return this.store.list(namespace, options);
+  }
+
+  listInChunks(namespace: string | undefined, options: ListOptions, chunk: number): AsyncGenerator<ListPage<KubeObject>> {
+    return this.store.listInChunks(namespace, options, chunk);
+  }
+
+  async watch(namespace: string | undefined, options: WatchOptions): Promise<EndpointWatch> {
+    return this.store.watch(namespace, options);
+  }
+
+  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject): Promise<{ readonly object: KubeObject; readonly deleted: boolean }> {
+    return this.store.delete(key, options, deleteValidation);
+  }
+
+  deleteCollection(
     namespace: string | undefined,
     selection: ListOptions,
     options: DeleteOptions,
     deleteValidation: ValidateObject,
     chunk: number,
   ): AsyncGenerator<ListPage<KubeObject>> {
-    for await (const page of this.store.deleteCollection(namespace, selection, options, deleteValidation, chunk)) yield this.#page(page);
-  }
-
-  #page(page: ListPage): ListPage<KubeObject> {
-    return { ...page, items: page.items.map((item) => this.fromStorage(item)) };
+    return this.store.deleteCollection(namespace, selection, options, deleteValidation, chunk);
   }
 }

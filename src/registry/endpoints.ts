@@ -16,7 +16,7 @@ import type { KubeObject, StoredObject } from '../machinery/meta/object.js';
 import type { ResourceStorage } from '../storage/interfaces.js';
 import { ObjectREST, ResourceREST, restMethodsOf, verbsOf, type EndpointREST } from './endpoint-rest.js';
 import { LogREST } from './log-rest.js';
-import { objectScope, scaleScope, versionConversion, type RequestScope } from './request-scope.js';
+import { objectScope, scaleScope, versionValidation, type RequestScope } from './request-scope.js';
 import { ScaleREST } from './scale-rest.js';
 import { scaleKind } from '../machinery/types/scale.js';
 import type { SchemaValidator } from './schema-validator.js';
@@ -73,7 +73,7 @@ const installers: readonly EndpointInstaller[] = [
     rest: ResourceREST,
     make: ({ resource, served, stores, validator }) => ({
       scope: objectScope(resource, served, validator, stores.store.strategy),
-      rest: new ResourceREST(stores.store, versionConversion(resource, served, validator, stores.store.strategy), served.version === resource.storageVersion),
+      rest: new ResourceREST(stores.store, versionValidation(resource, served, validator, stores.store.strategy)),
     }),
   },
   {
@@ -82,7 +82,7 @@ const installers: readonly EndpointInstaller[] = [
     rest: ObjectREST,
     make: ({ resource, served, stores, validator, subresource }) => ({
       scope: objectScope(resource, served, validator, stores.status!.strategy, subresource),
-      rest: new ObjectREST(stores.status!, versionConversion(resource, served, validator, stores.status!.strategy)),
+      rest: new ObjectREST(stores.status!, versionValidation(resource, served, validator, stores.status!.strategy)),
     }),
   },
   {

@@ -47,6 +47,20 @@ describe('FieldManager', () => {
     expect(object.metadata?.managedFields?.map((entry) => entry.manager)).toEqual(['kubectl', 'hpa']);
   });
 
+  it('is given hub objects and records a write in its own version, the hub object keeping its fields', () => {
+    // The hub is v1 here; the endpoint speaks v2, where `spec.replicas` is `spec.size`.
+    const fromHub = ({ spec, ...object }: KubeObject): KubeObject => {
+      const { replicas, ...rest } = (spec ?? {}) as Record<string, unknown>;
+      return { ...object, apiVersion: v2, spec: { ...rest, ...(replicas !== undefined ? { size: replicas } : {}) } };
+    };
+    const hub = (replicas: number): KubeObject => ({ apiVersion: v1, kind: 'Widget', metadata: { name: 'w' }, spec: { replicas } });
+    const recorded = new FieldManager({ ...options, fromHub }).update(hub(1), hub(2), 'scaler');
+    expect(recorded.spec).toEqual({ replicas: 2 });
+    expect(recorded.metadata?.managedFields).toEqual([
+      expect.objectContaining({ manager: 'scaler', operation: 'Update', apiVersion: v2, fieldsV1: { 'f:spec': { 'f:size': {} } } }),
+    ]);
+  });
+
   it.each([
     ['no kind', { apiVersion: v2 }, 'example.dev/v2, Kind='],
     ['no apiVersion', { kind: 'Widget' }, '/, Kind=Widget'],

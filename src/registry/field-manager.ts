@@ -2,7 +2,9 @@
  * The field manager of one endpoint, as kube's handlers hold one in their request
  * scope: it records who owns which fields on every write (an `Update` entry) and
  * merges server-side apply configurations (an `Apply` entry), with the fields the
- * endpoint's strategy resets owned by nobody through it.
+ * endpoint's strategy resets owned by nobody through it. It is given hub objects and
+ * compares them in its endpoint's version, as kube's FieldManager converts with its
+ * version converter: ownership is of the fields the client wrote.
  */
 import { applyPatch } from '../machinery/managed-fields/apply.js';
 import { fieldPath } from '../machinery/managed-fields/field-path.js';
@@ -33,17 +35,23 @@ export interface FieldManagerOptions {
    * the apiVersion it wrote them in; without it, every entry is read as `apiVersion`.
    */
   readonly converter?: VersionConverter;
+  /** A hub object in `apiVersion` (a copy); the objects it is given are the hub's already when unset. */
+  readonly fromHub?: (object: KubeObject) => KubeObject;
 }
+
+const identity = (object: KubeObject): KubeObject => object;
 
 /** Records field ownership for one endpoint. */
 export class FieldManager {
   readonly #options: FieldManagerOptions;
+  readonly #fromHub: (object: KubeObject) => KubeObject;
   readonly #resetFields: FieldSet | undefined;
   /** The type an applied configuration must be, as kube prints one. */
   readonly #type: string;
 
   constructor(options: FieldManagerOptions) {
     this.#options = options;
+    this.#fromHub = options.fromHub ?? identity;
     this.#type = formatGroupVersionKind(groupVersionKindOf({ apiVersion: options.apiVersion, kind: options.kind }));
     this.#resetFields = options.resetFields.length ? FieldSet.of(options.resetFields.map((name) => fieldPath(name))) : undefined;
   }
@@ -53,9 +61,13 @@ export class FieldManager {
     return { schema, resolve, apiVersion, subresource, converter, manager, now: now(), resetFields: this.#resetFields };
   }
 
-  /** `updated` with managedFields recording that `manager` changed what differs from `live` (undefined on create). */
+  /**
+   * `updated` with managedFields recording that `manager` changed what differs from `live`
+   * (undefined on create): both hub objects, compared in the endpoint's version.
+   */
   update(live: KubeObject | undefined, updated: KubeObject, manager: string): KubeObject {
-    const entries = updateManagedFields({ ...this.#context(manager), old: live, updated });
+    const old = live && this.#fromHub(live);
+    const entries = updateManagedFields({ ...this.#context(manager), old, updated: this.#fromHub(updated) });
     return withManagedFields(updated, entries);
   }
 
@@ -70,9 +82,13 @@ export class FieldManager {
     if (applied.metadata !== undefined && !isPlainObject(applied.metadata)) throw badRequest('metadata must be an object');
   }
 
-  /** The object an apply of `applied` by `manager` makes of `live`, with its managedFields; 409 on conflicts unless `force` (after {@link checkApplied}). */
+  /**
+   * The object an apply of `applied` by `manager` makes of `live` (a hub object), with its
+   * managedFields, in the endpoint's version, where an applied configuration is written; 409
+   * on conflicts unless `force` (after {@link checkApplied}).
+   */
   apply(live: KubeObject | undefined, applied: KubeObject, manager: string, force: boolean): KubeObject {
     this.checkApplied(applied);
-    return applyPatch({ ...this.#context(manager), live, applied, force }).object;
+    return applyPatch({ ...this.#context(manager), live: live && this.#fromHub(live), applied, force }).object;
   }
 }

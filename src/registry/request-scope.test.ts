@@ -88,6 +88,20 @@ describe('RequestScope.decode', () => {
     );
   });
 
+  it('decodes a body of another version into the hub, defaulted in its version first, and converts a hub object back', () => {
+    const v1alpha1 = scope('v1alpha1');
+    const sent = { apiVersion: 'cairn.dev/v1alpha1', kind: 'Pipeline', metadata: { name: 'p' }, spec: { runnerClass: 'standard', steps } };
+    const { object } = v1alpha1.decode(structuredClone(sent), 'Strict', []);
+    expect(object).toEqual({
+      apiVersion: 'cairn.dev/v1',
+      kind: 'Pipeline',
+      metadata: { name: 'p' },
+      spec: { runnerClassName: 'standard', replicas: 1, steps },
+    });
+    expect(v1alpha1.fromHub(object)).toEqual({ ...sent, spec: { runnerClass: 'standard', parallelism: 1, steps } });
+    expect(v1.fromHub(object)).toBe(object);
+  });
+
   it('takes a Scale as sent, and refuses a patched Scale’s wrong types with a 422', () => {
     const scale = scaleScope(pipelines, 'v1', validator, 'scale');
     const sent = { spec: { replicas: 2 } };

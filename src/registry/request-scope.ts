@@ -1,10 +1,12 @@
 /**
  * What a handler needs to serve one resource (or subresource) in one version, as
  * kube's `RequestScope` holds it: the kind it speaks, how a body of that version is
- * decoded (identity checked, nulls unset, unknown fields pruned, defaults applied —
- * the store's validation then changes nothing), conversion to and from the storage
- * version, field-label conversion and the field manager. The registry builds one per
- * endpoint at startup, beside the endpoint's REST object (`endpoints.ts`).
+ * decoded into the hub — the storage version, which the registry's Store works in — (identity
+ * checked, nulls unset, unknown fields pruned, defaults applied, then converted — the
+ * store's validation then changes nothing), the conversion of a hub object back to the
+ * request's version (kube's `scope.Convertor`), field-label conversion and the field
+ * manager. The registry builds one per endpoint at startup, beside the endpoint's REST
+ * object (`endpoints.ts`).
  */
 import { storageVersionOf, type ApiResource, type ResourceVersion, type Strategy } from '../apis/api-resource.js';
 import { badRequest, invalid, patchInvalid } from '../machinery/errors.js';
@@ -14,7 +16,7 @@ import { scaleSchemaName, scaleTypeError } from '../machinery/types/scale.js';
 import { defaultTableColumns, type TableColumn } from '../machinery/types/table.js';
 import type { FieldValidation } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
-import type { VersionConversion } from './endpoint-rest.js';
+import type { VersionValidation } from './endpoint-rest.js';
 import { listFields } from '../machinery/meta/metadata-fields.js';
 import type { VersionConverter } from '../machinery/managed-fields/managed-fields.js';
 import { FieldManager } from './field-manager.js';
@@ -51,17 +53,24 @@ export interface RequestScope {
   readonly resolve: SchemaResolver;
   readonly fieldManager: FieldManager;
   /**
+   * A hub object in the request's version (a copy; the object itself in the storage version),
+   * as kube's `scope.Convertor` converts one to the request's `GroupVersion`.
+   */
+  readonly fromHub: (object: KubeObject) => KubeObject;
+  /**
    * kube's `scope.FieldManager.UpdateNoErrors`, which handlers run on the object a write
-   * that is not an apply made, before mutating admission: `object` with managedFields
-   * recording that `manager` made it of `live` (undefined on create). A Scale carries no
+   * that is not an apply made, before mutating admission: `object` (a hub object) with
+   * managedFields recording that `manager` made it of `live` (undefined on create), compared
+   * in the request's version. A Scale carries no
    * managedFields: it is returned as it is, and its endpoint records the write on the
    * object (see `EndpointWriteOptions.manager`).
    */
   readonly recordUpdate: (live: KubeObject | undefined, object: KubeObject, manager: string) => KubeObject;
   /**
    * Decodes a body of the request's version, in place (the value must be the request's
-   * own; the object returned is it, or a copy completing its apiVersion and kind); 400 when
-   * it is not one (or, under Strict, has unknown or duplicate fields). Given `patched`, the
+   * own), and returns it as a hub object (it, or a copy: converted, or completing its
+   * apiVersion and kind); 400 when it is not one (or, under Strict, has unknown or duplicate
+   * fields). Given `patched`, the
    * value is what a patch made of the object, and a failure is kube's patcher's 422 instead,
    * quoting `patched.quoted`.
    */
@@ -131,29 +140,42 @@ function without(object: KubeObject, fields: readonly string[]): KubeObject {
   return copy;
 }
 
-/** How objects of `served` are checked and converted on their way to and from the storage version. */
-export function versionConversion(resource: ApiResource, served: ResourceVersion, validator: SchemaValidator, strategy: Strategy): VersionConversion {
-  const apiVersion = `${resource.group}/${served.version}`;
+/** How objects of `served` are converted to the hub and back. */
+function hubConversion(
+  resource: ApiResource,
+  served: ResourceVersion,
+): { toHub: (object: KubeObject) => KubeObject; fromHub: (object: KubeObject) => KubeObject } {
   const storage = storageVersionOf(resource);
-  const resetFields = strategy.resetFields()[apiVersion] ?? [];
   // Defaults run in the request's version when decoding, and again on the hub after conversion.
-  const toStorage = served.toStorage
+  const toHub = served.toStorage
     ? (object: KubeObject): KubeObject => {
         const converted = served.toStorage!(object);
         storage.defaults?.(converted);
         return converted;
       }
     : identity;
-  // The store validates the storage version; another version's schema is checked before conversion, so its 422 names
-  // the fields the client sent. Fields the endpoint resets are left out: the stored ones replace them.
-  const validate =
-    served === storage
-      ? () => undefined
-      : (object: KubeObject): void => {
-          const errors = validator.validate(served.schemaName, without(object, resetFields));
-          if (errors.length) throw invalid(resource.kind, resource.group, object.metadata?.name ?? '', errors);
-        };
-  return { apiVersion, toStorage, fromStorage: served.fromStorage ?? identity, validate, fieldPath: served.fieldPath };
+  return { toHub, fromHub: served.fromStorage ?? identity };
+}
+
+/**
+ * What the REST object of `served`'s endpoints checks in that version: a hub object about to
+ * be stored, converted back to `served`, against that version's schema, so its 422 names the
+ * fields the client sent (the store validates the hub). Fields the endpoint resets are left
+ * out: the stored ones replace them.
+ */
+export function versionValidation(resource: ApiResource, served: ResourceVersion, validator: SchemaValidator, strategy: Strategy): VersionValidation {
+  const apiVersion = `${resource.group}/${served.version}`;
+  if (served === storageVersionOf(resource)) return { validate: () => undefined };
+  const resetFields = strategy.resetFields()[apiVersion] ?? [];
+  const { fromHub } = hubConversion(resource, served);
+  return {
+    validate: (hub) => {
+      const object = fromHub(hub);
+      const errors = validator.validate(served.schemaName, without(object, resetFields));
+      if (errors.length) throw invalid(resource.kind, resource.group, object.metadata?.name ?? '', errors);
+    },
+    fieldPath: served.fieldPath,
+  };
 }
 
 /** The scope of `resource`'s main endpoint (or another that speaks its kind, `subresource`) in `served`, writing through `strategy`. */
@@ -169,7 +191,8 @@ export function objectScope(
   const selectable = new Set(['metadata.name', ...(resource.namespaced ? ['metadata.namespace'] : []), ...resource.selectableFields, ...listFields]);
   const resetFields = strategy.resetFields()[apiVersion] ?? [];
   const converter = versionConverter(resource, served, validator);
-  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, kind: resource.kind, subresource, resetFields, converter });
+  const { toHub, fromHub } = hubConversion(resource, served);
+  const fieldManager = new FieldManager({ schema, resolve: validator.resolve, apiVersion, kind: resource.kind, subresource, resetFields, converter, fromHub });
   return {
     resource,
     version: served.version,
@@ -181,6 +204,7 @@ export function objectScope(
     schema,
     resolve: validator.resolve,
     fieldManager,
+    fromHub,
     recordUpdate: (live, object, manager) => fieldManager.update(live, object, manager),
     decode(value, fieldValidation, duplicateFields, patched) {
       // In place: a body is parsed for this request alone, and a patch applies to a copy of the stored object.
@@ -192,7 +216,7 @@ export function objectScope(
         throw patched ? patchInvalid(patched.quoted, `strict decoding error: ${problems.join(', ')}`) : strictError(resource.kind, served.version, problems);
       }
       served.defaults?.(object);
-      return { object, warnings: fieldValidation === 'Warn' ? problems : [] };
+      return { object: toHub(object), warnings: fieldValidation === 'Warn' ? problems : [] };
     },
     fieldLabel: (label) => {
       const converted = served.fieldLabel ? served.fieldLabel(label) : label;
@@ -228,6 +252,8 @@ export function scaleScope(resource: ApiResource, version: string, validator: Sc
     schema: validator.schema(scaleSchemaName),
     resolve: validator.resolve,
     fieldManager,
+    // A Scale is its own hub: the REST object maps it onto the object.
+    fromHub: identity,
     recordUpdate: (_live, scale) => scale,
     // What a Scale may hold is checked where it is mapped onto the object (machinery/scale.ts); a patched Scale's types
     // here, for kube's patcher refuses them with its 422.

@@ -37,7 +37,7 @@ export async function readWrite(
   return { value, options: { ...options, duplicateFields: repeated }, manager };
 }
 
-/** Decodes the body of a create or update (`kind` of its options) as an object of the endpoint's kind and version. */
+/** Decodes the body of a create or update (`kind` of its options) as an object of the endpoint's kind and version, returned as the hub's. */
 export async function decodeObject(
   rc: ResourceContext,
   kind: 'CreateOptions' | 'UpdateOptions',

@@ -24,7 +24,8 @@ const listMetaOf = (page: Pick<ListPage<unknown>, 'resourceVersion' | 'continue'
 export async function listHandler(rc: ResourceContext, rest: Lister): Promise<void> {
   const options = listOptions(rc.query, rc.scope, false);
   // A list audited with its response object is read as objects, so the audit event can hold them.
-  const storedJson = rc.output.format === 'json' && !rc.output.transform && !auditsResponseObject(rc.ctx) ? rest.storedJson : undefined;
+  const storedJson =
+    rc.output.format === 'json' && !rc.output.transform && rc.representation.inHubVersion && !auditsResponseObject(rc.ctx) ? rest.storedJson : undefined;
   const whole = options.limit === undefined && !options.continue;
   const namespace = rc.namespace;
   if (whole) {

@@ -31,7 +31,8 @@ function patchTypeErrors(rc: ResourceContext, apply: boolean): FieldError[] {
 /**
  * Answers `patch`. The patch is applied to the current object in the request's version
  * with no lock held (again, should another write win the race), decoded like a body
- * (pruned, defaulted), admitted, and stored; an apply to the main resource may create (201).
+ * (pruned, defaulted, converted to the hub), admitted, and stored; an apply to the main
+ * resource may create (201).
  */
 export async function patchHandler(rc: ResourceContext, rest: Updater): Promise<void> {
   const contentType = mediaType(rc.ctx.get('Content-Type'));
@@ -68,7 +69,8 @@ export async function patchHandler(rc: ResourceContext, rest: Updater): Promise<
     const type = (Object.keys(patchTypes) as PatchType[]).find((t) => patchTypes[t] === contentType)!;
     const patchedObject = (live: KubeObject | undefined): KubeObject => {
       // The patched object shares the patch's values, which decoding would change for the next attempt: it gets a copy.
-      const object = deepCopy(patched(live!, type, value, scope.schema, scope.resolve, options.fieldValidation));
+      // A patch is written against the request's version: it applies to the live hub object converted there, as kube's patcher.
+      const object = deepCopy(patched(scope.fromHub(live!), type, value, scope.schema, scope.resolve, options.fieldValidation));
       // Quoted before decoding changes it: kube's 422 quotes the patched object (a strategic merge patch, the patch).
       const quoted = type === 'strategic' ? goFormat(value) : sortedGoJson(object);
       return checked(decoded(object, { quoted }));

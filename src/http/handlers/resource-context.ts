@@ -22,9 +22,9 @@ export interface ResourceContext {
   /** The object the path names; undefined for a collection. */
   readonly name?: string;
   readonly resource: ApiResource;
-  /** The endpoint in the request's version: decoding, field-label conversion, field manager. */
+  /** The endpoint in the request's version: decoding into the hub, conversion out of it, field-label conversion, field manager. */
   readonly scope: RequestScope;
-  /** The endpoint's REST object, which speaks the request's version (the router picked the handler by what it implements). */
+  /** The endpoint's REST object, which speaks the hub (the router picked the handler by what it implements). */
   readonly rest: EndpointREST;
   readonly admission: Admission;
   /** The authenticated user, when the request has one. */
@@ -32,6 +32,7 @@ export interface ResourceContext {
   readonly query: Query;
   /** The negotiated format and transformation of the response. */
   readonly output: OutputTarget;
+  /** The one place a response's hub objects are converted to the request's version. */
   readonly representation: Representation;
   /** Aborts when the server starts shutting down, for long-running requests. */
   readonly shutdown: AbortSignal;
@@ -53,7 +54,7 @@ export function keyOf(rc: ResourceContext): ObjectKey {
   return { namespace: namespaceOf(rc), name: rc.name! };
 }
 
-/** Answers with one object in the negotiated representation. */
+/** Answers with one hub object in the request's version and the negotiated representation. */
 export function respondObject(rc: ResourceContext, status: number, object: KubeObject): void {
   respond(rc.ctx, status, rc.representation.object(object), rc.output.format);
 }

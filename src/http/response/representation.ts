@@ -1,12 +1,24 @@
 /**
  * Turns objects into the representation a client negotiated: the object itself,
  * a meta.k8s.io Table of the resource's printer columns, or PartialObjectMetadata.
+ * It is given hub objects, as the REST objects return them, and is the one place they
+ * are converted to the request's version, as kube's `transformResponseObject` does
+ * before anything else.
  */
 import type { ApiResource } from '../../apis/api-resource.js';
 import type { KubeObject, ObjectMeta } from '../../machinery/meta/object.js';
+import { cacheEncode } from '../../machinery/caching-object.js';
 import { partialObjectMetadata, partialObjectMetadataList, type ListMeta } from '../../machinery/types/partial-object-metadata.js';
 import { toTable, type IncludeObject, type TableColumn } from '../../machinery/types/table.js';
 import type { OutputTarget } from './negotiation.js';
+
+/** What a request's objects are in its version: its columns, and how a hub object is converted to it. */
+export interface RequestVersion {
+  /** The columns of its objects in a Table. */
+  readonly tableColumns: readonly TableColumn[];
+  /** A hub object in the request's version (a copy; the object itself in the storage version). */
+  readonly fromHub: (object: KubeObject) => KubeObject;
+}
 
 /** The representations of one request's objects. */
 export class Representation {
@@ -15,24 +27,37 @@ export class Representation {
   readonly #apiVersion: string;
   readonly #target: OutputTarget;
   readonly #includeObject: IncludeObject;
+  readonly #fromHub: ((object: KubeObject) => KubeObject) | undefined;
   #headersSent = false;
 
   /**
    * `includeObject` is what a Table's rows carry (the request's `includeObject`, read only
-   * for a Table); `columns` replace the resource's printer columns (a subresource's own kind).
+   * for a Table); `requestVersion` has the columns (a subresource's own kind's) and the
+   * conversion of `version`.
    */
-  constructor(
-    resource: ApiResource,
-    version: string,
-    target: OutputTarget,
-    includeObject: () => IncludeObject,
-    columns: readonly TableColumn[] = resource.printerColumns,
-  ) {
+  constructor(resource: ApiResource, version: string, target: OutputTarget, includeObject: () => IncludeObject, requestVersion: RequestVersion) {
     this.#resource = resource;
-    this.#columns = columns;
+    this.#columns = requestVersion.tableColumns;
     this.#apiVersion = `${resource.group}/${version}`;
     this.#target = target;
     this.#includeObject = target.transform?.as === 'Table' ? includeObject() : 'Metadata';
+    this.#fromHub = version === resource.storageVersion ? undefined : requestVersion.fromHub;
+  }
+
+  /** Whether the request's version is the hub's, so that stored objects are what it answers, as they are. */
+  get inHubVersion(): boolean {
+    return this.#fromHub === undefined;
+  }
+
+  /**
+   * `object` in the request's version. An object `shared` by every watcher (the watch
+   * cache's, frozen) is converted once per version, and the conversion shared
+   * (`caching-object.ts`).
+   */
+  #versioned(object: KubeObject, shared = false): KubeObject {
+    const fromHub = this.#fromHub;
+    if (fromHub === undefined) return object;
+    return shared ? cacheEncode(object, `convert ${this.#apiVersion}`, fromHub) : fromHub(object);
   }
 
   #table(objects: readonly KubeObject[], listMeta: ListMeta, noHeaders = false) {
@@ -40,8 +65,13 @@ export class Representation {
     return toTable(this.#columns, objects, listMeta, { version, includeObject: this.#includeObject, noHeaders });
   }
 
-  /** One object (get, and the result of writes). */
-  object(object: KubeObject): unknown {
+  /** One hub object (get, and the result of writes). */
+  object(hub: KubeObject): unknown {
+    return this.#shown(this.#versioned(hub));
+  }
+
+  /** One object of the request's version, in the representation. */
+  #shown(object: KubeObject): unknown {
     switch (this.#target.transform?.as) {
       case 'Table':
         return this.#table([object], { resourceVersion: object.metadata?.resourceVersion });
@@ -52,8 +82,9 @@ export class Representation {
     }
   }
 
-  /** A list page. */
-  list(items: readonly KubeObject[], listMeta: ListMeta): unknown {
+  /** A list page of hub objects. */
+  list(hubItems: readonly KubeObject[], listMeta: ListMeta): unknown {
+    const items = hubItems.map((item) => this.#versioned(item));
     switch (this.#target.transform?.as) {
       case 'Table':
         return this.#table(items, listMeta);
@@ -66,21 +97,29 @@ export class Representation {
 
   /**
    * A list in parts, for a list written a page at a time: its envelope (without items),
-   * the field that holds them, and what each page's objects become there.
+   * the field that holds them, and what each page's hub objects become there.
    */
   listParts(listMeta: ListMeta): { envelope: Readonly<Record<string, unknown>>; key: string; items(objects: readonly KubeObject[]): unknown[] } {
     const transform = this.#target.transform;
     switch (transform?.as) {
       case 'Table':
-        return { envelope: this.#table([], listMeta), key: 'rows', items: (objects) => this.#table(objects, listMeta).rows };
+        return {
+          envelope: this.#table([], listMeta),
+          key: 'rows',
+          items: (objects) =>
+            this.#table(
+              objects.map((o) => this.#versioned(o)),
+              listMeta,
+            ).rows,
+        };
       case 'PartialObjectMetadataList':
         return {
           envelope: partialObjectMetadataList([], listMeta, transform.version),
           key: 'items',
-          items: (objects) => objects.map((o) => partialObjectMetadata(o.metadata, transform.version)),
+          items: (objects) => objects.map((o) => partialObjectMetadata(this.#versioned(o).metadata, transform.version)),
         };
       default:
-        return { envelope: this.list([], listMeta) as Record<string, unknown>, key: 'items', items: (objects) => [...objects] };
+        return { envelope: this.list([], listMeta) as Record<string, unknown>, key: 'items', items: (objects) => objects.map((o) => this.#versioned(o)) };
     }
   }
 
@@ -97,9 +136,13 @@ export class Representation {
     return transform.as === 'Table' ? undefined : `${transform.as}.meta.k8s.io/${transform.version}`;
   }
 
-  /** The object of one watch event: a one-row Table carries column definitions only in the first event, as kube does. */
-  watchObject(object: KubeObject): unknown {
-    if (this.#target.transform?.as !== 'Table') return this.object(object);
+  /**
+   * The object of one watch event, of a hub object (`shared` by every watcher when it is the
+   * watch cache's): a one-row Table carries column definitions only in the first event, as kube does.
+   */
+  watchObject(hub: KubeObject, shared: boolean): unknown {
+    const object = this.#versioned(hub, shared);
+    if (this.#target.transform?.as !== 'Table') return this.#shown(object);
     const table = this.#table([object], { resourceVersion: object.metadata?.resourceVersion }, this.#headersSent);
     this.#headersSent = true;
     return table;

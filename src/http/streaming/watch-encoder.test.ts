@@ -1,11 +1,12 @@
 /**
  * The watch encoder, representation by representation and serializer by serializer: each
- * event's frame carries the object (in the request's version already: the endpoint's REST
- * object converted it) put in the negotiated representation; watchers that agree on version,
- * representation and media type share one frame per event type; a Table shares none; YAML
- * cannot stream.
+ * event's frame carries the hub object converted to the request's version and put in the
+ * negotiated representation; watchers that agree on version, representation and media type
+ * share one frame per event type, and watchers of one version one conversion; a Table shares
+ * no frame; YAML cannot stream.
  */
 import { describe, expect, it } from 'vitest';
+import { servedVersion } from '../../apis/api-resource.js';
 import { cairnGroup } from '../../apis/cairn/register.js';
 import type { KubeObject } from '../../machinery/meta/object.js';
 import { failureStatus } from '../../machinery/status.js';
@@ -22,9 +23,20 @@ const stored = (name: string): KubeObject => ({
   spec: { runnerClassName: 'standard', replicas: 1, steps: [{ name: 'fetch', image: 'alpine' }] },
 });
 
-/** A watch's encoder of objects of `apiVersion`, which the endpoint's REST object has converted them to. */
-const encoder = (target: OutputTarget, apiVersion = 'cairn.dev/v1') =>
-  new WatchEncoder(apiVersion, new Representation(pipelines, apiVersion.split('/')[1], target, () => 'Metadata'), serializerOf(target.format));
+/** How many hub objects were converted to another version. */
+let conversions = 0;
+
+/** A watch's encoder of hub objects, in `apiVersion`. */
+const encoder = (target: OutputTarget, apiVersion = 'cairn.dev/v1') => {
+  const version = apiVersion.split('/')[1];
+  const fromStorage = servedVersion(pipelines, version)!.fromStorage!;
+  const fromHub = (object: KubeObject): KubeObject => {
+    conversions++;
+    return fromStorage(object);
+  };
+  const representation = new Representation(pipelines, version, target, () => 'Metadata', { tableColumns: pipelines.printerColumns, fromHub });
+  return new WatchEncoder(apiVersion, representation, serializerOf(target.format));
+};
 const jsonEvent = (frame: Frame) => JSON.parse(typeof frame === 'string' ? frame : Buffer.from(frame).toString('utf8'));
 
 const plain: OutputTarget = { format: 'json' };
@@ -89,6 +101,19 @@ describe('WatchEncoder', () => {
     expect(one.sharedObjectEvent('MODIFIED', object)).toBe(modified);
     // An initial event is the watch's own: encoded again, never cached.
     expect(one.objectEvent('ADDED', object)).not.toBe(added);
+  });
+
+  it('converts a hub object to the watch’s version, once per version for every watcher of an object the watch cache shares', () => {
+    const object = stored('converted');
+    const before = conversions;
+    const [one, other, metadata] = [encoder(plain, 'cairn.dev/v1alpha1'), encoder(plain, 'cairn.dev/v1alpha1'), encoder(partial, 'cairn.dev/v1alpha1')];
+    const frames = [one, other, metadata].map((watch) => jsonEvent(watch.sharedObjectEvent('ADDED', object)).object);
+    expect(frames[0]).toMatchObject({ apiVersion: 'cairn.dev/v1alpha1', spec: { runnerClass: 'standard', parallelism: 1 } });
+    expect(frames[2]).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'converted' } });
+    expect(conversions - before).toBe(1);
+    // The storage version's watchers are sent the hub object as it is.
+    expect(jsonEvent(encoder(plain).sharedObjectEvent('ADDED', object)).object).toMatchObject({ apiVersion: 'cairn.dev/v1', spec: { replicas: 1 } });
+    expect(conversions - before).toBe(1);
   });
 
   it.each([

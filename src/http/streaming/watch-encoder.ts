@@ -1,7 +1,7 @@
 /**
- * kube's watchEncoder: one watch's events as the frames its stream writes — each object
- * (in the request's version: the endpoint's REST object converted it) put in the
- * negotiated representation, encoded and framed by a serializer that streams.
+ * kube's watchEncoder: one watch's events as the frames its stream writes — each hub
+ * object converted to the request's version and put in the negotiated representation
+ * (`Representation`), encoded and framed by a serializer that streams.
  */
 import type { KubeObject } from '../../machinery/meta/object.js';
 import type { Status } from '../../machinery/status.js';
@@ -50,19 +50,19 @@ export class WatchEncoder {
 
   /** An object's event made for this watch alone: the objects of its initial list are no other watch's. */
   objectEvent(type: ObjectEventType, object: KubeObject): Frame {
-    return this.#frame({ type, object: this.#representation.watchObject(object) });
+    return this.#frame({ type, object: this.#representation.watchObject(object, false) });
   }
 
   /**
-   * An object's event from storage's watch, whose object (converted once per version, by
-   * the REST object) other watches may be handed too: the frame is made once per event
-   * type, version, representation and media type (`caching-object.ts`). A Table is this
-   * watch's own.
+   * An object's event from storage's watch, whose hub object other watches are handed
+   * too: it is converted once per version (by the representation), and the frame made once
+   * per event type, version, representation and media type (`caching-object.ts`). A Table
+   * is this watch's own.
    */
   sharedObjectEvent(type: ObjectEventType, object: KubeObject): Frame {
-    if (this.#frames === undefined) return this.#frame({ type, object: this.#representation.watchObject(object) });
+    if (this.#frames === undefined) return this.#frame({ type, object: this.#representation.watchObject(object, true) });
     return cacheEncode(object, this.#frames[type], (o) => {
-      const frame = this.#frame({ type, object: this.#representation.watchObject(o) });
+      const frame = this.#frame({ type, object: this.#representation.watchObject(o, true) });
       return typeof frame === 'string' ? utf8.encode(frame) : frame;
     });
   }

@@ -5,9 +5,9 @@
  * Mutating webhooks run one after another, each on the previous one's result, their
  * JSON Patches applied; validating webhooks run in parallel and any may refuse.
  *
- * Mutating admission sees the object in the request's version (a Scale on `/scale`),
- * validating admission the object about to be stored (storage version); a webhook is
- * sent either in the version its rule matched; a DELETE is validated with the object
+ * Admission sees the hub object (the storage version; a Scale on `/scale`), mutating
+ * admission the object a write computed and validating admission the object about to be
+ * stored; a webhook is sent either in the version its rule matched; a DELETE is validated with the object
  * deleted as oldObject. A mutating webhook with reinvocationPolicy IfNeeded is called
  * once more when a later one changed what it returned. Not supported: CONNECT (Cairn
  * serves none) and `matchConditions`.
@@ -176,10 +176,10 @@ export class WebhookAdmission implements Admission {
       const toScale = phase === 'mutating' ? identity : (object: KubeObject) => scaleOf(object, scale) as KubeObject;
       return { object: a.object && toScale(a.object), oldObject: a.oldObject && toScale(a.oldObject), kind, back: identity };
     }
+    // Admission holds the hub (the storage version), whose conversions each served version has.
     const target = servedVersion(resource, version)!;
-    const held = servedVersion(resource, phase === 'mutating' ? a.version : resource.storageVersion)!;
-    const convert = target === held ? identity : (object: KubeObject) => (target.fromStorage ?? identity)((held.toStorage ?? identity)(object));
-    const back = target === held ? identity : (object: KubeObject) => (held.fromStorage ?? identity)((target.toStorage ?? identity)(object));
+    const convert = target.fromStorage ?? identity;
+    const back = target.toStorage ?? identity;
     return { object: a.object && convert(a.object), oldObject: a.oldObject && convert(a.oldObject), kind, back };
   }
 }
