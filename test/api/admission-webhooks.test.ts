@@ -70,6 +70,8 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
       '/never': () => ({ allowed: false }),
       // Sets a label to a new value at every call, so that any write whose manager were recorded after it would own it.
       '/stamp': () => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels/stamp', value: String(++stamps) }]) }),
+      // Removes what the client set and a default would fill.
+      '/unset-replicas': () => ({ allowed: true, ...jsonPatch([{ op: 'remove', path: '/spec/replicas' }]) }),
       // Leaves managedFields that are not valid: kube puts back the ones it recorded before admission.
       '/break-managed-fields': () => ({
         allowed: true,
@@ -133,6 +135,7 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
         mutating('0-reinvoked', 'reinvoked.cairn.test', '/mutate-reinvoked', { reinvocationPolicy: 'IfNeeded' }),
         mutating('c-stamp', 'stamp.cairn.test', '/stamp', byLabel('stamp')),
         mutating('d-break', 'break.cairn.test', '/break-managed-fields', byLabel('break')),
+        mutating('e-unset', 'unset.cairn.test', '/unset-replicas', byLabel('unset')),
       ]
         .map((doc) => stringify(doc))
         .join('---\n'),
@@ -170,6 +173,26 @@ describe('admission webhooks from --admission-webhook-config-file', () => {
     const updated = await server.request('PATCH', `${pipelinesIn('hooks')}/allowed`, { body: { spec: { replicas: 3 } }, headers: merge });
     expect(updated.status).toBe(200);
     expect(lastReview('/allow')).toMatchObject({ operation: 'UPDATE', object: { spec: { replicas: 3 } }, oldObject: { spec: { replicas: 1 } } });
+  });
+
+  it('defaults what a mutating webhook’s patch left unset, as kube defaults a custom resource after a patching webhook', async () => {
+    const alpha = {
+      apiVersion: 'cairn.dev/v1alpha1',
+      kind: 'Pipeline',
+      metadata: { name: 'unset-v1alpha1', labels: { webhook: 'unset' } },
+      spec: { runnerClass: 'standard', parallelism: 3, steps: [{ name: 'a', run: 'true' }] },
+    };
+    // In the webhook's version (v1, also for a v1alpha1 request under matchPolicy Equivalent).
+    for (const [version, body] of [
+      ['v1', selected('unset-v1', 'unset', { replicas: 3 })],
+      ['v1alpha1', alpha],
+    ] as const) {
+      const created = await server.request('POST', pipelinesIn('hooks', version), { body });
+      expect(created.status, created.text).toBe(201);
+      expect(lastReview('/unset-replicas').object.spec.replicas).toBe(3);
+      const stored = await server.request('GET', `${pipelinesIn('hooks')}/unset-${version}`);
+      expect(stored.json.spec.replicas, version).toBe(1);
+    }
   });
 
   it('refuses what a webhook denies with its Status, as kube words it, and stores nothing', async () => {

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Admission, AdmissionAttributes } from '../../apis/admission.js';
-import { servedVersion } from '../../apis/api-resource.js';
+import { servedVersion, storageVersionOf } from '../../apis/api-resource.js';
 import { badRequest, forbidden, internal } from '../../machinery/errors.js';
 import { isPlainObject, jsonEqual, type KubeObject } from '../../machinery/meta/object.js';
 import { applyJsonPatch } from '../../machinery/patch/patch.js';
@@ -179,7 +179,15 @@ export class WebhookAdmission implements Admission {
     // Admission holds the hub (the storage version), whose conversions each served version has.
     const target = servedVersion(resource, version)!;
     const convert = target.fromStorage ?? identity;
-    const back = target.toStorage ?? identity;
+    const toHub = target.toStorage ?? identity;
+    const hub = storageVersionOf(resource);
+    // As kube defaults a custom resource a webhook patched: in the webhook's version, then (converted) in the hub's.
+    const back = (patched: KubeObject): KubeObject => {
+      target.defaults?.(patched);
+      const object = toHub(patched);
+      if (target !== hub) hub.defaults?.(object);
+      return object;
+    };
     return { object: a.object && convert(a.object), oldObject: a.oldObject && convert(a.oldObject), kind, back };
   }
 }
