@@ -5,13 +5,8 @@ import tseslint from 'typescript-eslint';
 
 /** The server's layers, top to bottom. */
 const layers = ['server', 'http', 'audit', 'auth', 'registry', 'apis', 'storage', 'machinery'];
-/**
- * Beside the server: the client layer of any Kubernetes API server (kubeconfig, transport,
- * informer) at machinery's level, and on it the typed client and the sample controller.
- */
-const beside = { kubeclient: ['machinery'], client: ['kubeclient', 'machinery'], controller: ['client', 'kubeclient', 'machinery'] };
-/** The server's layers that talk to the main API server through the client layer (the server itself may import anything). */
-const kubeclientUsers = ['http', 'auth', 'registry'];
+/** Beside the server: the typed client and the sample controller, clients of the API. */
+const beside = { client: ['machinery'], controller: ['client', 'machinery'] };
 const folders = [...layers, 'openapi', ...Object.keys(beside)];
 
 /** The folders a file in `layer` may not import from. */
@@ -19,13 +14,12 @@ function forbiddenFor(layer) {
   if (layer in beside) return folders.filter((f) => f !== layer && !beside[layer].includes(f));
   const below = layers.slice(layers.indexOf(layer) + 1);
   // openapi/ builds documents from the groups (apis/ and machinery/ only): http/ may use it.
-  const allowed = new Set([layer, ...below, ...(layer === 'http' ? ['openapi'] : []), ...(kubeclientUsers.includes(layer) ? ['kubeclient'] : [])]);
+  const allowed = new Set([layer, ...below, ...(layer === 'http' ? ['openapi'] : [])]);
   return folders.filter((f) => !allowed.has(f));
 }
 
 const layering = [...layers.filter((l) => l !== 'server'), 'openapi', ...Object.keys(beside)].map((layer) => {
-  const forbidden =
-    layer === 'openapi' ? ['server', 'http', 'audit', 'auth', 'registry', 'storage', 'client', 'controller', 'kubeclient'] : forbiddenFor(layer);
+  const forbidden = layer === 'openapi' ? ['server', 'http', 'audit', 'auth', 'registry', 'storage', 'client', 'controller'] : forbiddenFor(layer);
   return {
     files: [`src/${layer}/**/*.ts`],
     ignores: ['**/*.test.ts'],
@@ -63,6 +57,27 @@ const httpLayering = httpFolders.map((folder, i) => ({
   },
 }));
 
+/**
+ * machinery/kubeclient/ is shipped in the client package beside client/ and nothing else of
+ * the repository, so it imports only from itself.
+ */
+const kubeclientAlone = {
+  files: ['src/machinery/kubeclient/**/*.ts'],
+  ignores: ['**/*.test.ts'],
+  rules: {
+    // One rule per file: it repeats machinery's groups, which it replaces.
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: forbiddenFor('machinery').map((f) => `**/${f}/**`), message: 'src/machinery/ may not import this layer (see docs/architecture.md).' },
+          { group: ['../*'], message: 'src/machinery/kubeclient/ ships in the client package alone: it imports only from itself.' },
+        ],
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.data/', 'src/client/generated/'] },
   js.configs.recommended,
@@ -95,4 +110,5 @@ export default tseslint.config(
   ...layering,
   // After the http layer's rule, which these replace for its sub-folders.
   ...httpLayering,
+  kubeclientAlone,
 );

@@ -3,7 +3,7 @@
  * kubeconfig Cairn writes, and a small JSON request helper over HTTPS.
  */
 import https from 'node:https';
-import { loadKubeconfig } from '../src/kubeclient/kubeconfig.js';
+import { loadKubeconfig } from '../src/machinery/kubeclient/kubeconfig.js';
 
 /** A server's address and the TLS material of its admin user. */
 export interface ServerAccess {

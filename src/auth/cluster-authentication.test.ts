@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePki, type Pki } from '../server/pki.js';
 import { ClusterAuthentication, parseClusterAuthentication, type ClusterAuthenticationInfo } from './cluster-authentication.js';
-import type { RestResponse } from '../kubeclient/rest-client.js';
-import type { RawWatchEvent } from '../kubeclient/watch-events.js';
+import type { RestResponse } from '../machinery/kubeclient/rest-client.js';
+import type { RawWatchEvent } from '../machinery/kubeclient/watch-events.js';
 
 describe('kube-system/extension-apiserver-authentication', () => {
   let dir: string;

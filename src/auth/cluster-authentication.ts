@@ -11,8 +11,8 @@
  * resourceVersion seen (bookmarks included); it reads the ConfigMap again when the server
  * no longer has that resourceVersion (410) or a watch fails.
  */
-import { Informer } from '../kubeclient/informer.js';
-import { restListWatch, type RestClient } from '../kubeclient/rest-client.js';
+import { Informer } from '../machinery/kubeclient/informer.js';
+import { restListWatch, type RestClient } from '../machinery/kubeclient/rest-client.js';
 import { parseCertificates } from './certificate-verifier.js';
 import { RequestHeaderAuthenticator, type RequestHeaderAuthenticatorOptions } from './request-header-authenticator.js';
 import type { AuthenticationRequest, Authenticator, RequestHeaders, UserInfo } from './user-info.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes } from './authorizer.js';
 import { delegatingAuthorizer } from './delegating-authorizer.js';
-import type { RestResponse } from '../kubeclient/rest-client.js';
+import type { RestResponse } from '../machinery/kubeclient/rest-client.js';
 import { subjectAccessReviewSpec, SubjectAccessReviewAuthorizer } from './subject-access-review-authorizer.js';
 
 const jane = { name: 'jane', uid: 'u-1', groups: ['devs', 'system:authenticated'], extra: { scopes: ['a'] } };

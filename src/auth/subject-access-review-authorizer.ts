@@ -8,7 +8,7 @@
  */
 import { internal } from '../machinery/errors.js';
 import { allow, deny, noOpinion, type Authorization, type AuthorizationAttributes, type Authorizer } from './authorizer.js';
-import type { RestClient } from '../kubeclient/rest-client.js';
+import type { RestClient } from '../machinery/kubeclient/rest-client.js';
 import { TtlCache } from './ttl-cache.js';
 
 /** How the authorizer asks and remembers. */

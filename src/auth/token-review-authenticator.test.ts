@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ensurePki } from '../server/pki.js';
-import { RestClient, type RestResponse } from '../kubeclient/rest-client.js';
+import { RestClient, type RestResponse } from '../machinery/kubeclient/rest-client.js';
 import { TokenReviewAuthenticator } from './token-review-authenticator.js';
 
 /** A client whose answers the test decides, counting the reviews it was sent. */

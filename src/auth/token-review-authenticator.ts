@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { unauthorized } from '../machinery/errors.js';
-import type { RestClient } from '../kubeclient/rest-client.js';
+import type { RestClient } from '../machinery/kubeclient/rest-client.js';
 import type { TokenAuthenticator } from './bearer-token-authenticator.js';
 import { TtlCache } from './ttl-cache.js';
 import { withAuthenticatedGroup, type UserInfo } from './user-info.js';

@@ -6,9 +6,9 @@
  * patch type, the status and scale subresources, and the streamed log subresource.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import { httpsFetch } from '../kubeclient/https-fetch.js';
+import { httpsFetch } from '../machinery/kubeclient/https-fetch.js';
 import type { Scale } from './kinds.js';
-import type { ClusterAccess } from '../kubeclient/kubeconfig.js';
+import type { ClusterAccess } from '../machinery/kubeclient/kubeconfig.js';
 import { listAndWatch, type ListAndWatchEvent, type ListAndWatchOptions } from './list-and-watch.js';
 import { listPages, type ListPage, type ListPagesOptions, type ListPath } from './list-pages.js';
 import { listWatch, type ListWatchOptions, type ListWatchPath } from './list-watch.js';
@@ -17,7 +17,7 @@ import type { ObjectOf, paths } from './paths.js';
 import { appendLog, readLog, type LogAppend, type LogOptions } from './pipeline-log.js';
 import type { PipelineName, PipelineRequestOptions } from './pipeline-name.js';
 import { getScale, getStatus, patchStatus, replaceScale, replaceStatus, scale, type StatusOf, type StatusPath, type StatusRequest } from './subresources.js';
-import type { WatchEvent } from '../kubeclient/list-watch.js';
+import type { WatchEvent } from '../machinery/kubeclient/list-watch.js';
 import { watch, type WatchedObject, type WatchOptions, type WatchPath } from './watch.js';
 
 /** A client of one Cairn server. */

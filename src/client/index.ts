@@ -13,18 +13,18 @@
  *   console.log(event.type, event.object.status?.phase);
  * }
  */
-export { ApiError, isConflict, isNotFound, ResourceExpiredError, type Status } from '../kubeclient/api-error.js';
+export { ApiError, isConflict, isNotFound, ResourceExpiredError, type Status } from '../machinery/kubeclient/api-error.js';
 export { createCairnClient, type CairnClient } from './cairn-client.js';
 export type { components, operations } from './generated/cairn-dev-v1.js';
-export { Informer, keyOf, type ChangeHandler, type InformerOptions } from '../kubeclient/informer.js';
-export type { ListWatch, WatchEvent } from '../kubeclient/list-watch.js';
+export { Informer, keyOf, type ChangeHandler, type InformerOptions } from '../machinery/kubeclient/informer.js';
+export type { ListWatch, WatchEvent } from '../machinery/kubeclient/list-watch.js';
 export type * from './kinds.js';
 export type * as v1beta1 from './kinds-v1beta1.js';
 export type * as v1alpha1 from './kinds-v1alpha1.js';
 export { listAndWatch, type ListAndWatchEvent, type ListAndWatchOptions } from './list-and-watch.js';
 export type { ListPage, ListPagesOptions, ListPath } from './list-pages.js';
 export { DEFAULT_LIST_PAGE_SIZE, listWatch, type ListWatchOptions, type ListWatchPath } from './list-watch.js';
-export { loadKubeconfig, type ClusterAccess } from '../kubeclient/kubeconfig.js';
+export { loadKubeconfig, type ClusterAccess } from '../machinery/kubeclient/kubeconfig.js';
 export type { ApplyConfiguration, JsonPatchOperation, MergePatch, PatchedObject, PatchPath, PatchRequest, PatchType, StrategicMergePatch } from './patch.js';
 export type { ObjectOf, PathParameters, paths } from './paths.js';
 export type { LogAppend, LogOptions } from './pipeline-log.js';

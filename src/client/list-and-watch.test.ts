@@ -3,10 +3,10 @@
  * losing or repeating a change.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError, ResourceExpiredError } from '../kubeclient/api-error.js';
+import { ApiError, ResourceExpiredError } from '../machinery/kubeclient/api-error.js';
 import { listAndWatch, type ListAndWatchEvent } from './list-and-watch.js';
 import { item, scripted, type Item } from '../../test/support/scripted-list-watch.js';
-import type { ListWatch } from '../kubeclient/list-watch.js';
+import type { ListWatch } from '../machinery/kubeclient/list-watch.js';
 
 const describeEvent = (event: ListAndWatchEvent<Item>) =>
   event.type === 'SYNCED' ? 'SYNCED' : `${event.type} ${event.object.metadata.name} ${event.object.metadata.resourceVersion}`;

@@ -14,9 +14,9 @@
  * path is wrong, the user may not list) ends the iteration with its ApiError; other
  * failures are retried after `retryDelayMs`, as the informer does.
  */
-import { ApiError } from '../kubeclient/api-error.js';
-import { Informer } from '../kubeclient/informer.js';
-import type { ListWatch, WatchEvent } from '../kubeclient/list-watch.js';
+import { ApiError } from '../machinery/kubeclient/api-error.js';
+import { Informer } from '../machinery/kubeclient/informer.js';
+import type { ListWatch, WatchEvent } from '../machinery/kubeclient/list-watch.js';
 
 /** A change, or SYNCED: every object of the first list has been yielded (the caller's copy is complete). */
 export type ListAndWatchEvent<T> = WatchEvent<T> | { readonly type: 'SYNCED' };

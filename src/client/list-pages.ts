@@ -4,7 +4,7 @@
  * a ResourceExpiredError (410) when a token outlived the server's history.
  */
 import type { Client } from 'openapi-fetch';
-import { pager } from '../kubeclient/pager.js';
+import { pager } from '../machinery/kubeclient/pager.js';
 import type { paths, UntypedCall } from './paths.js';
 import { unwrap } from './unwrap.js';
 

@@ -4,7 +4,7 @@
  * its resourceVersion.
  */
 import type { Client } from 'openapi-fetch';
-import type { ListWatch } from '../kubeclient/list-watch.js';
+import type { ListWatch } from '../machinery/kubeclient/list-watch.js';
 import { listPages, type ListPath } from './list-pages.js';
 import type { paths } from './paths.js';
 import { watch, type WatchedObject, type WatchPath } from './watch.js';

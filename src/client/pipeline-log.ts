@@ -4,9 +4,9 @@
  * OpenAPI describes the text/plain body as one string; here it streams.
  */
 import type { Client } from 'openapi-fetch';
-import { apiError } from '../kubeclient/api-error.js';
+import { apiError } from '../machinery/kubeclient/api-error.js';
 import type { paths } from './paths.js';
-import { lines } from '../kubeclient/lines.js';
+import { lines } from '../machinery/kubeclient/lines.js';
 import { pipelineSubresourcePath, type PipelineName, type PipelineRequestOptions } from './pipeline-name.js';
 import { unwrap } from './unwrap.js';
 

@@ -2,7 +2,7 @@
  * Turns an openapi-fetch result into its data, or throws the ApiError of a failed
  * request: callers write `await unwrap(api.GET(...))` and handle errors by type.
  */
-import { apiError } from '../kubeclient/api-error.js';
+import { apiError } from '../machinery/kubeclient/api-error.js';
 
 /** What every openapi-fetch call resolves to. */
 interface FetchResult<T> {

@@ -5,9 +5,9 @@
  * streams opened through openapi-fetch.
  */
 import type { Client } from 'openapi-fetch';
-import { apiError } from '../kubeclient/api-error.js';
-import type { WatchEvent } from '../kubeclient/list-watch.js';
-import { retryWatch } from '../kubeclient/retry-watch.js';
+import { apiError } from '../machinery/kubeclient/api-error.js';
+import type { WatchEvent } from '../machinery/kubeclient/list-watch.js';
+import { retryWatch } from '../machinery/kubeclient/retry-watch.js';
 import type { paths, UntypedCall } from './paths.js';
 
 /** The paths of collections that can be watched (their GET takes `watch`). */

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createCairnClient } from '../client/cairn-client.js';
-import { loadKubeconfig } from '../kubeclient/kubeconfig.js';
+import { loadKubeconfig } from '../machinery/kubeclient/kubeconfig.js';
 import { startController } from './controller.js';
 
 const usage = `usage: npm run controller -- --kubeconfig PATH [--context NAME] [--tick SECONDS] [--log-level LEVEL]

@@ -11,7 +11,7 @@
  */
 import { once } from 'node:events';
 import type { CairnClient } from '../client/cairn-client.js';
-import { Informer, keyOf } from '../kubeclient/informer.js';
+import { Informer, keyOf } from '../machinery/kubeclient/informer.js';
 import { listWatch } from '../client/list-watch.js';
 import { PipelineController } from './pipeline-controller.js';
 import { RunnerClassController, runnerClassesOf } from './runner-class-controller.js';

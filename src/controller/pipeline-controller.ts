@@ -5,12 +5,12 @@
  * the Pipeline's step names), and asks for another tick until the simulated runners
  * reach the target.
  */
-import { isNotFound } from '../kubeclient/api-error.js';
+import { isNotFound } from '../machinery/kubeclient/api-error.js';
 import type { CairnClient } from '../client/cairn-client.js';
 import type { Pipeline } from '../client/kinds.js';
 import { unwrap } from '../client/unwrap.js';
 import { jsonEqual } from '../machinery/meta/object.js';
-import type { Informer } from '../kubeclient/informer.js';
+import type { Informer } from '../machinery/kubeclient/informer.js';
 import { desiredStatus, targetReadyReplicas } from './pipeline-status.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 import { fieldManager, statusPatch } from './status-patch.js';

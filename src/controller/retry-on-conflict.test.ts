@@ -1,6 +1,6 @@
 // client-go's RetryOnConflict: a 409 is tried again with a fresh read, anything else is the caller's.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../kubeclient/api-error.js';
+import { ApiError } from '../machinery/kubeclient/api-error.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 
 const conflict = () => new ApiError({ kind: 'Status', code: 409, reason: 'Conflict', message: 'the object has been modified' });

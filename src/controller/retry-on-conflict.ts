@@ -3,7 +3,7 @@
  * write from the cached object (its resourceVersion is the precondition) and, when
  * the server answers 409 Conflict, read the object again and write from that.
  */
-import { isConflict } from '../kubeclient/api-error.js';
+import { isConflict } from '../machinery/kubeclient/api-error.js';
 
 /** How many times a write is tried before the conflict is left to the next reconcile. */
 const attempts = 3;

@@ -3,11 +3,11 @@
  * in every namespace, whose `spec.runnerClassName` names it, counted in the Pipeline
  * informer's cache.
  */
-import { isNotFound } from '../kubeclient/api-error.js';
+import { isNotFound } from '../machinery/kubeclient/api-error.js';
 import type { CairnClient } from '../client/cairn-client.js';
 import type { Pipeline, RunnerClass } from '../client/kinds.js';
 import { unwrap } from '../client/unwrap.js';
-import type { Informer } from '../kubeclient/informer.js';
+import type { Informer } from '../machinery/kubeclient/informer.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 import { fieldManager, statusPatch } from './status-patch.js';
 

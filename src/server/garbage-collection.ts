@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { createCairnClient } from '../client/cairn-client.js';
-import { loadKubeconfig } from '../kubeclient/kubeconfig.js';
+import { loadKubeconfig } from '../machinery/kubeclient/kubeconfig.js';
 import { startGarbageCollector, type RunningGarbageCollector } from '../controller/garbage-collector/garbage-collector.js';
 import { garbageCollectorLockKey, trySessionLock, type SessionLock } from '../storage/session-lock.js';
 

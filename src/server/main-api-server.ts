@@ -5,8 +5,8 @@
  * authorization, admission and the garbage collector's mode read what is here.
  */
 import type { Logger } from 'pino';
-import { serviceAccountDir } from '../kubeclient/kubeconfig.js';
-import { RestClient } from '../kubeclient/rest-client.js';
+import { serviceAccountDir } from '../machinery/kubeclient/kubeconfig.js';
+import { RestClient } from '../machinery/kubeclient/rest-client.js';
 import type { NamespaceLookup } from '../registry/namespace-lifecycle.js';
 import type { AuthenticationDelegation } from './options/authentication.js';
 import type { AuthorizationDelegation } from './options/authorization.js';

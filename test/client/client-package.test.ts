@@ -145,7 +145,7 @@ describe('the client package (npm pack, installed into another project)', () => 
     expect(files).toContain('dist/src/client/index.d.ts');
     for (const version of ['v1', 'v1beta1', 'v1alpha1']) expect(files).toContain(`dist/src/client/generated/cairn-dev-${version}.d.ts`);
     expect(files).toContain('package.json');
-    const shipped = files.filter((path) => !/^dist\/src\/(client|kubeclient)\/.*\.(js|d\.ts)$/.test(path));
+    const shipped = files.filter((path) => !/^dist\/src\/(client|machinery\/kubeclient)\/.*\.(js|d\.ts)$/.test(path));
     expect(shipped.sort()).toEqual(['README.md', 'package.json']);
     expect(files.filter((path) => /generate-|\.test\./.test(path))).toEqual([]);
   });

@@ -17,7 +17,7 @@ import pg from 'pg';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCairnClient } from '../../src/client/cairn-client.js';
-import { loadKubeconfig } from '../../src/kubeclient/kubeconfig.js';
+import { loadKubeconfig } from '../../src/machinery/kubeclient/kubeconfig.js';
 import { allMigrationsLogged } from '../support/migration-files.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 

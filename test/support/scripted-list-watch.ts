@@ -2,7 +2,7 @@
  * A scripted ListWatch for the Reflector's, the Informer's and listAndWatch's unit
  * tests: rounds of a list and the watch that follows it, played in turn.
  */
-import type { Bookmark, ListWatch, WatchEvent } from '../../src/kubeclient/list-watch.js';
+import type { Bookmark, ListWatch, WatchEvent } from '../../src/machinery/kubeclient/list-watch.js';
 
 /** An object as the scripts list and watch it. */
 export interface Item {

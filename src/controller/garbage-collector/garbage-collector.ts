@@ -27,9 +27,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
-import { isConflict, isNotFound } from '../../kubeclient/api-error.js';
-import type { ListWatch } from '../../kubeclient/list-watch.js';
-import { Reflector, type ReflectorSink } from '../../kubeclient/reflector.js';
+import { isConflict, isNotFound } from '../../machinery/kubeclient/api-error.js';
+import type { ListWatch } from '../../machinery/kubeclient/list-watch.js';
+import { Reflector, type ReflectorSink } from '../../machinery/kubeclient/reflector.js';
 import type { CairnClient } from '../../client/cairn-client.js';
 import { foregroundFinalizer, orphanFinalizer } from '../../machinery/meta/finalizers.js';
 import { finalizersField, ownerUidsField } from '../../machinery/meta/metadata-fields.js';

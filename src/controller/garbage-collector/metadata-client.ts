@@ -7,13 +7,13 @@
  */
 import type { APIGroupList, APIResourceList, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { Client } from 'openapi-fetch';
-import { isNotFound } from '../../kubeclient/api-error.js';
+import { isNotFound } from '../../machinery/kubeclient/api-error.js';
 import type { CairnClient } from '../../client/cairn-client.js';
 import { unwrap } from '../../client/unwrap.js';
-import type { WatchEvent } from '../../kubeclient/list-watch.js';
+import type { WatchEvent } from '../../machinery/kubeclient/list-watch.js';
 import { watchPath } from '../../client/watch.js';
 import { DEFAULT_LIST_PAGE_SIZE } from '../../client/list-watch.js';
-import { pager } from '../../kubeclient/pager.js';
+import { pager } from '../../machinery/kubeclient/pager.js';
 
 /** An object as the metadata client sees it: kube's `PartialObjectMetadata`. */
 export interface MetadataObject {

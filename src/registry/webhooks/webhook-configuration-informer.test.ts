@@ -4,8 +4,8 @@
  * and told of at most once per list or event, however many objects that list held.
  */
 import { describe, expect, it } from 'vitest';
-import type { RestResponse } from '../../kubeclient/rest-client.js';
-import type { RawWatchEvent } from '../../kubeclient/watch-events.js';
+import type { RestResponse } from '../../machinery/kubeclient/rest-client.js';
+import type { RawWatchEvent } from '../../machinery/kubeclient/watch-events.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { WebhookConfigurationInformer } from './webhook-configuration-informer.js';
 

@@ -6,8 +6,8 @@
  * has that resourceVersion (410) or a watch fails. A configuration the server holds but
  * Cairn cannot use is told to `onError` and left out.
  */
-import { Informer } from '../../kubeclient/informer.js';
-import { restListWatch, type RestClient } from '../../kubeclient/rest-client.js';
+import { Informer } from '../../machinery/kubeclient/informer.js';
+import { restListWatch, type RestClient } from '../../machinery/kubeclient/rest-client.js';
 import type { KubeObject } from '../../machinery/meta/object.js';
 import { webhookConfigurations, type WebhookConfigurations } from './webhook-configuration.js';
 

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createCairnClient } from '../../client/cairn-client.js';
-import { loadKubeconfig } from '../../kubeclient/kubeconfig.js';
+import { loadKubeconfig } from '../../machinery/kubeclient/kubeconfig.js';
 import { startController } from '../../controller/controller.js';
 import { startGarbageCollection } from '../garbage-collection.js';
 import type { Lifecycle } from '../lifecycle.js';

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ResourceExpiredError } from './api-error.js';
-import { eventually } from '../../test/support/eventually.js';
+import { eventually } from '../../../test/support/eventually.js';
 import { Informer, keyOf } from './informer.js';
-import { item, scripted } from '../../test/support/scripted-list-watch.js';
+import { item, scripted } from '../../../test/support/scripted-list-watch.js';
 
 /** Waits until `condition` holds (the informer runs on its own). */
 const until = (condition: () => boolean): Promise<void> => eventually('the informer', 5000, () => Promise.resolve(condition()), 5);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { renderKubeconfig } from '../server/kubeconfig.js';
+import { renderKubeconfig } from '../../server/kubeconfig.js';
 import { loadKubeconfig } from './kubeconfig.js';
 
 describe('loadKubeconfig', () => {

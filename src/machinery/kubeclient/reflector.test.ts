@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError, ResourceExpiredError } from './api-error.js';
-import { eventually } from '../../test/support/eventually.js';
+import { eventually } from '../../../test/support/eventually.js';
 import { Reflector, type ReflectorSink } from './reflector.js';
-import { item, scripted, type Item } from '../../test/support/scripted-list-watch.js';
+import { item, scripted, type Item } from '../../../test/support/scripted-list-watch.js';
 
 /** Waits until `condition` holds (the reflector runs on its own). */
 const until = (condition: () => boolean): Promise<void> => eventually('the reflector', 5000, () => Promise.resolve(condition()), 5);
