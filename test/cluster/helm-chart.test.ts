@@ -288,6 +288,20 @@ describe.runIf(kubectlAvailable)('charts/cairn against the test control plane (n
     await kubectlOk('-n', cairnNamespace, 'get', 'poddisruptionbudget', cairnService);
     await kubectlOk('-n', 'kube-system', 'get', 'rolebinding', `${cairnService}:extension-apiserver-authentication-reader`);
     await kubectlOk('get', 'clusterrole', 'cairn-view', `${cairnService}:webhook-configuration-reader`);
+    // An upgrade that turns on the PostgreSQL for trying it, then another: the generated password stays, or the data would be locked out.
+    const password = async (): Promise<string> =>
+      Buffer.from(
+        JSON.parse((await kubectlOk('-n', cairnNamespace, 'get', 'secret', `${cairnService}-postgresql`, '-o', 'json')).stdout).data.password,
+        'base64',
+      ).toString('utf8');
+    const upgraded = await runHelm(helm, ['upgrade', 'cairn', cairnChart, '--namespace', cairnNamespace, '--set', 'postgresql.enabled=true'], env);
+    expect(upgraded.code, upgraded.stderr).toBe(0);
+    const generated = await password();
+    expect(generated).toMatch(/^[A-Za-z0-9]{32}$/);
+    const again = await runHelm(helm, ['upgrade', 'cairn', cairnChart, '--namespace', cairnNamespace, '--reuse-values', '--set', 'replicas=3'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await password()).toBe(generated);
+    expect(JSON.parse((await kubectlOk('-n', cairnNamespace, 'get', 'deployment', cairnService, '-o', 'json')).stdout).spec.replicas).toBe(3);
     const listed = await runHelm(helm, ['list', '--namespace', cairnNamespace, '-o', 'json'], env);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'cairn', status: 'deployed', chart: 'cairn-0.1.0' }]);
     const uninstalled = await runHelm(helm, ['uninstall', 'cairn', '--namespace', cairnNamespace], env);
