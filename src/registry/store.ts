@@ -26,7 +26,7 @@ import { generateName } from '../machinery/meta/names.js';
 import { compactObjectMeta, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/meta/object-meta-validation.js';
 import { StatusError } from '../machinery/status.js';
-import type { ListRequest, ListResult, ResourceStorage, StorageWatcher } from '../storage/interfaces.js';
+import type { ListRequest, ListResult, ResourceStorage, StorageWatcher, WriteOrigin } from '../storage/interfaces.js';
 import { StorageError } from '../storage/storage-error.js';
 import { conversionAnnotationErrors } from './conversion-annotations.js';
 import { deletionComplete, deletionDecision, type DeletionDecision } from './deletion.js';
@@ -66,6 +66,8 @@ export interface StoreWriteOptions {
    * when that is another: a 422 names the fields the client sent.
    */
   readonly fieldPath?: (storagePath: string) => string;
+  /** Who writes, and how: storage records it with the write's event, which the `history` subresource shows. */
+  readonly origin?: WriteOrigin;
 }
 
 /** The result of a delete: the object's last state, and whether it is gone (false while finalizers hold it). */
@@ -277,7 +279,7 @@ export class Store {
       if (namesResourceVersion(object)) throw badRequest('resourceVersion should not be set on objects to be created');
       const name = prepared.metadata!.name!;
       try {
-        return await this.#storage.create(this.#storageKey({ namespace, name }), prepared);
+        return await this.#storage.create(this.#storageKey({ namespace, name }), prepared, options.origin);
       } catch (error) {
         // As kube's RetryGenerateName does.
         if (generate && attempt < generateNameAttempts && error instanceof StorageError && error.code === 'KeyExists') continue;
@@ -424,7 +426,7 @@ export class Store {
         const object = await tryUpdate(current);
         if (object) return { object: object as StoredObject, created: current === undefined };
       } else {
-        const result = await this.#storage.guaranteedUpdate(storageKey, tryUpdate, { ignoreNotFound: forceAllowCreate });
+        const result = await this.#storage.guaranteedUpdate(storageKey, tryUpdate, { ignoreNotFound: forceAllowCreate, origin: options.origin });
         if (decision?.action !== 'remove') return { object: result.object, created: result.created };
       }
     } catch (error) {
@@ -434,7 +436,7 @@ export class Store {
     // As there, the answer is the object the update made (without its finalizers), not the last one stored.
     const removal = decision as Extract<UpdateDecision, { action: 'remove' }>;
     if (!options.dryRun) {
-      await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, removal.resourceVersion)));
+      await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, removal.resourceVersion), options.origin));
     }
     return { object: removal.object as StoredObject, created: false };
   }
@@ -482,13 +484,17 @@ export class Store {
       // The decision on the object the marking step last read: storage writes a mark, and leaves an object to remove.
       let decision = undefined as DeletionDecision | undefined;
       try {
-        const removed = await this.#storage.delete(storageKey, async (current) => (await decide(current)).action === 'remove');
+        const removed = await this.#storage.delete(storageKey, async (current) => (await decide(current)).action === 'remove', options.origin);
         if (removed) return { object: removed, deleted: true };
-        const marked = await this.#storage.guaranteedUpdate(storageKey, async (current) => {
-          if (!current) throw notFound(this.#gr, key.name);
-          decision = await decide(current);
-          return decision.action === 'mark' ? decision.object : undefined;
-        });
+        const marked = await this.#storage.guaranteedUpdate(
+          storageKey,
+          async (current) => {
+            if (!current) throw notFound(this.#gr, key.name);
+            decision = await decide(current);
+            return decision.action === 'mark' ? decision.object : undefined;
+          },
+          { origin: options.origin },
+        );
         if (decision?.action === 'mark') return { object: marked.object, deleted: false };
       } catch (error) {
         throw interpretStorageError(error, this.#gr, key.name);

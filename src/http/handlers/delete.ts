@@ -5,13 +5,13 @@ import { logRequestBody } from '../filters/audit-context.js';
 import { decodeDeleteOptions, deleteOptions } from '../request/delete-options.js';
 import { deleteValidation } from './admission.js';
 import { readBodyBytes } from '../request/read-body.js';
-import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
+import { keyOf, respondObject, writeOrigin, type ResourceContext } from './resource-context.js';
 
 /** The DeleteOptions of a delete or deletecollection; a body sent is the audit's request object, as kube records it. */
 export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOptions> {
   const body = decodeDeleteOptions(await readBodyBytes(rc.ctx.req), rc.ctx.get('Content-Type'));
   if (body) logRequestBody(rc.ctx, body);
-  return deleteOptions(body, rc.query);
+  return { ...deleteOptions(body, rc.query), origin: writeOrigin(rc, 'delete') };
 }
 
 /**

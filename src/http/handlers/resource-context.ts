@@ -5,6 +5,7 @@ import type { Context } from 'koa';
 import type { ApiResource } from '../../apis/api-resource.js';
 import type { KubeObject } from '../../machinery/meta/object.js';
 import type { Admission, RequestUser } from '../../registry/admission.js';
+import type { WriteOperation, WriteOrigin } from '../../registry/request-options.js';
 import type { EndpointREST } from '../../registry/endpoint-rest.js';
 import type { RequestScope } from '../../registry/request-scope.js';
 import type { ObjectKey } from '../../registry/store.js';
@@ -52,6 +53,11 @@ export function namespaceOf(rc: ResourceContext): string {
 /** The object a request names. */
 export function keyOf(rc: ResourceContext): ObjectKey {
   return { namespace: namespaceOf(rc), name: rc.name! };
+}
+
+/** Who writes through the request, and how (the audit's verb and user, the field manager): storage records it with the write. */
+export function writeOrigin(rc: ResourceContext, operation: WriteOperation, fieldManager = ''): WriteOrigin {
+  return { operation, subresource: rc.scope.subresource ?? '', fieldManager, user: rc.user?.name ?? '' };
 }
 
 /** Answers with one hub object in the request's version and the negotiated representation. */
