@@ -10,22 +10,40 @@ import { kubeKinds } from '../machinery/protobuf/kube-messages.js';
 import type { MessageDefinition, ProtobufKind } from '../machinery/protobuf/messages.js';
 import { ProtobufScheme } from '../machinery/protobuf/protobuf-scheme.js';
 import { kindMessages, type FieldNumbers } from '../machinery/protobuf/schema-messages.js';
+import { revisionListKind, revisionSchemaNames, revisionSchemas } from '../machinery/types/revision-list.js';
 
 /** The messages of a group's kinds and lists, and the field numbers they use. */
 export function groupMessages(group: ApiGroup, committed: FieldNumbers): { messages: MessageDefinition[]; numbers: FieldNumbers } {
   const kinds = group.resources.flatMap((resource) => resource.versions.map((v) => ({ message: v.schemaName, schema: v.schema })));
-  return kindMessages(kinds, committed);
+  // A Revision's message, and its list's: the history subresource's RevisionList.
+  const revisions = revisionVersions(group).map((version) => {
+    const message = revisionSchemaNames(group.name, version).revision;
+    return { message, schema: revisionSchemas(group.name, version)[message] };
+  });
+  return kindMessages([...kinds, ...revisions], committed);
+}
+
+/** The versions of `group` that serve a RevisionList: all, when a resource has history. */
+function revisionVersions(group: ApiGroup): readonly string[] {
+  return group.resources.some((resource) => resource.subresources.history) ? group.versions : [];
 }
 
 function groupKinds(group: ApiGroup): ProtobufKind[] {
-  return group.resources.flatMap((resource) =>
-    resource.versions.flatMap((v) => {
-      const apiVersion = `${group.name}/${v.version}`;
-      return [
-        { apiVersion, kind: resource.kind, message: v.schemaName },
-        { apiVersion, kind: resource.listKind, message: `${v.schemaName}List`, itemKind: resource.kind },
-      ];
-    }),
+  const revisionLists = revisionVersions(group).map((version) => ({
+    apiVersion: `${group.name}/${version}`,
+    kind: revisionListKind,
+    message: revisionSchemaNames(group.name, version).list,
+  }));
+  return revisionLists.concat(
+    ...group.resources.map((resource) =>
+      resource.versions.flatMap((v) => {
+        const apiVersion = `${group.name}/${v.version}`;
+        return [
+          { apiVersion, kind: resource.kind, message: v.schemaName },
+          { apiVersion, kind: resource.listKind, message: `${v.schemaName}List`, itemKind: resource.kind },
+        ];
+      }),
+    ),
   );
 }
 

@@ -32,6 +32,14 @@ export interface Getter {
   get(key: ObjectKey, options?: GetOptions): Promise<KubeObject>;
 }
 
+/**
+ * kube's rest.GetterWithOptions: a read whose query parameters are its own options (the
+ * REST object reads and validates them), answering one object in the representation negotiated.
+ */
+export interface GetterWithOptions {
+  getWithOptions(key: ObjectKey, parameters: URLSearchParams): Promise<KubeObject>;
+}
+
 /** kube's rest.Updater, which serves both PUT and PATCH. */
 export interface Updater {
   update(
@@ -105,7 +113,9 @@ export interface LogAppender {
 }
 
 /** Any endpoint's REST object: some of kube's REST interfaces. */
-export type EndpointREST = Partial<Getter & Updater & Creater & Lister & Watcher & GracefulDeleter & CollectionDeleter & LogStreamer & LogAppender>;
+export type EndpointREST = Partial<
+  Getter & GetterWithOptions & Updater & Creater & Lister & Watcher & GracefulDeleter & CollectionDeleter & LogStreamer & LogAppender
+>;
 
 /** The methods of the REST interfaces, and the verbs each serves (kube's installer: an Updater serves update and patch). */
 const verbsOfMethod: Readonly<Record<string, readonly string[]>> = {
@@ -114,6 +124,7 @@ const verbsOfMethod: Readonly<Record<string, readonly string[]>> = {
   delete: ['delete'],
   deleteCollection: ['deletecollection'],
   get: ['get'],
+  getWithOptions: ['get'],
   open: ['get'],
   list: ['list'],
   update: ['patch', 'update'],
