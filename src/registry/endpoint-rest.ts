@@ -10,7 +10,7 @@
 import type { KubeObject } from '../machinery/meta/object.js';
 import type { StorageWatcher } from '../storage/interfaces.js';
 import type { DeleteOptions, GetOptions, ListOptions, WatchOptions } from './request-options.js';
-import type { ListPage, ObjectKey, Store, StoreWriteOptions, ValidateObject, ValidateObjectUpdate } from './store.js';
+import type { ListPage, ObjectKey, Store, StoreWriteOptions, ValidateObject, ValidateObjectUpdate, WriteOrigin } from './store.js';
 import type { LogReader } from './log-reader.js';
 import type { LogOptions } from './request-options.js';
 
@@ -83,9 +83,14 @@ export interface Watcher {
   watch(namespace: string | undefined, options: WatchOptions): Promise<EndpointWatch>;
 }
 
-/** kube's rest.GracefulDeleter. */
+/** kube's rest.GracefulDeleter; `origin` is recorded with what the deletion writes. */
 export interface GracefulDeleter {
-  delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject): Promise<{ readonly object: KubeObject; readonly deleted: boolean }>;
+  delete(
+    key: ObjectKey,
+    options: DeleteOptions,
+    deleteValidation: ValidateObject,
+    origin?: WriteOrigin,
+  ): Promise<{ readonly object: KubeObject; readonly deleted: boolean }>;
 }
 
 /** kube's rest.CollectionDeleter: what it deleted, a chunk at a time. */
@@ -96,6 +101,7 @@ export interface CollectionDeleter {
     options: DeleteOptions,
     deleteValidation: ValidateObject,
     chunk: number,
+    origin?: WriteOrigin,
   ): AsyncGenerator<ListPage<KubeObject>>;
 }
 
@@ -215,8 +221,13 @@ export class ResourceREST extends ObjectREST implements Creater, Lister, Watcher
     return this.store.watch(namespace, options);
   }
 
-  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject): Promise<{ readonly object: KubeObject; readonly deleted: boolean }> {
-    return this.store.delete(key, options, deleteValidation);
+  async delete(
+    key: ObjectKey,
+    options: DeleteOptions,
+    deleteValidation: ValidateObject,
+    origin?: WriteOrigin,
+  ): Promise<{ readonly object: KubeObject; readonly deleted: boolean }> {
+    return this.store.delete(key, options, deleteValidation, origin);
   }
 
   deleteCollection(
@@ -225,7 +236,8 @@ export class ResourceREST extends ObjectREST implements Creater, Lister, Watcher
     options: DeleteOptions,
     deleteValidation: ValidateObject,
     chunk: number,
+    origin?: WriteOrigin,
   ): AsyncGenerator<ListPage<KubeObject>> {
-    return this.store.deleteCollection(namespace, selection, options, deleteValidation, chunk);
+    return this.store.deleteCollection(namespace, selection, options, deleteValidation, chunk, origin);
   }
 }

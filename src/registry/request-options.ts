@@ -3,9 +3,6 @@
  */
 import type { FieldSelector } from '../machinery/selectors/field-selector.js';
 import type { LabelSelector } from '../machinery/selectors/label-selector.js';
-import type { WriteOrigin } from '../storage/interfaces.js';
-
-export type { WriteOperation, WriteOrigin } from '../storage/interfaces.js';
 
 /** `fieldValidation`: what to do with fields the schema does not know. */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -35,8 +32,6 @@ export interface DeleteOptions {
   readonly propagationPolicy?: PropagationPolicy;
   /** The deprecated form of propagationPolicy Orphan. */
   readonly orphanDependents?: boolean;
-  /** Who deletes: storage records it with the deletion's event (the `history` subresource shows it). */
-  readonly origin?: WriteOrigin;
 }
 
 /**

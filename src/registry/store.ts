@@ -53,9 +53,16 @@ export type ValidateObject = (object: KubeObject) => void | Promise<void>;
 /** kube's `rest.ValidateObjectUpdateFunc`: validating admission of an update. */
 export type ValidateObjectUpdate = (object: KubeObject, old: StoredObject) => void | Promise<void>;
 
+export type { WriteOperation, WriteOrigin } from '../storage/interfaces.js';
+
 /** Options every write takes. */
 export interface StoreWriteOptions {
   readonly dryRun: boolean;
+  /**
+   * Who writes and how (the request's verb, subresource, field manager and user),
+   * recorded with the event the write logs, for the object's history.
+   */
+  readonly origin?: WriteOrigin;
   /**
    * kube's `UpdatedObjectInfo.Preconditions()`: the uid a PUT's body carries, which the
    * object must have (409 otherwise, before anything else is checked). A patch has none.
@@ -66,8 +73,6 @@ export interface StoreWriteOptions {
    * when that is another: a 422 names the fields the client sent.
    */
   readonly fieldPath?: (storagePath: string) => string;
-  /** Who writes, and how: storage records it with the write's event, which the `history` subresource shows. */
-  readonly origin?: WriteOrigin;
 }
 
 /** The result of a delete: the object's last state, and whether it is gone (false while finalizers hold it). */
@@ -434,6 +439,7 @@ export class Store {
     }
     // The last finalizer of an object being deleted is gone: remove it, as kube's store does, instead of writing it.
     // As there, the answer is the object the update made (without its finalizers), not the last one stored.
+    // The DELETED event records the update's origin: that request is what removed it.
     const removal = decision as Extract<UpdateDecision, { action: 'remove' }>;
     if (!options.dryRun) {
       await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, removal.resourceVersion), options.origin));
@@ -455,9 +461,9 @@ export class Store {
   /**
    * delete: checks preconditions and the validating admission of the deletion, then
    * removes the object, or marks it while finalizers hold it; returns its last state
-   * and whether it is gone.
+   * and whether it is gone. `origin` is recorded with the removal, or with the mark.
    */
-  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject = () => {}): Promise<DeleteOutcome> {
+  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject = () => {}, origin?: WriteOrigin): Promise<DeleteOutcome> {
     const check = async (current: StoredObject): Promise<void> => {
       // As kube's rest.BeforeDelete: a precondition sent, even "", must match.
       const { uid, resourceVersion } = options.preconditions ?? {};
@@ -484,7 +490,7 @@ export class Store {
       // The decision on the object the marking step last read: storage writes a mark, and leaves an object to remove.
       let decision = undefined as DeletionDecision | undefined;
       try {
-        const removed = await this.#storage.delete(storageKey, async (current) => (await decide(current)).action === 'remove', options.origin);
+        const removed = await this.#storage.delete(storageKey, async (current) => (await decide(current)).action === 'remove', origin);
         if (removed) return { object: removed, deleted: true };
         const marked = await this.#storage.guaranteedUpdate(
           storageKey,
@@ -493,7 +499,7 @@ export class Store {
             decision = await decide(current);
             return decision.action === 'mark' ? decision.object : undefined;
           },
-          { origin: options.origin },
+          { origin },
         );
         if (decision?.action === 'mark') return { object: marked.object, deleted: false };
       } catch (error) {
@@ -521,11 +527,12 @@ export class Store {
     options: DeleteOptions,
     deleteValidation: ValidateObject | undefined,
     chunk: number,
+    origin?: WriteOrigin,
   ): AsyncGenerator<ListPage> {
     for await (const page of this.listInChunks(namespace, { ...selection, limit: undefined, continue: undefined }, chunk)) {
       for (const item of page.items) {
         try {
-          await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation);
+          await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation, origin);
         } catch (error) {
           if (!(error instanceof StatusError && error.code === 404)) throw error;
         }

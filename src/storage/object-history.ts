@@ -14,7 +14,7 @@
  * is not there, the incarnation is the live one, and no newer one exists: the scan
  * still reads nothing of another incarnation.
  */
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { StoredObject } from '../machinery/meta/object.js';
 import type { Database } from './database.js';
 import { readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
@@ -31,7 +31,7 @@ export interface HistoryRows {
 }
 
 /** The resourceVersions one incarnation's events lie within (inclusive); either end open when unknown. */
-interface Incarnation {
+export interface Incarnation {
   readonly from?: string;
   readonly through?: string;
 }
@@ -45,21 +45,26 @@ async function readHistoryMark(trx: Transaction<StorageSchema>, resource: string
   return own ? BigInt(own.compacted) : readCompactedResourceVersion(trx);
 }
 
-/**
- * Where the incarnation with `uid` lies among the key's events; undefined when nothing
- * of it is retained.
- */
-async function findIncarnation(trx: Transaction<StorageSchema>, resource: string, key: StorageKey, uid: string): Promise<Incarnation | undefined> {
-  const [namespace, name] = [encodeText(key.namespace), encodeText(key.name)];
-  const ends = await trx
+type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
+
+/** The ADDED and DELETED events of the object with `uid` at `key`: at most two rows, from the partial index of those (exported for the test that reads its plan). */
+export function incarnationEndsQuery(db: Queryable, resource: string, key: StorageKey, uid: string) {
+  return db
     .selectFrom('cairn_events')
     .select(['resource_version', 'type'])
     .where('uid', '=', encodeText(uid))
     .where('type', '<>', 'MODIFIED')
     .where('resource', '=', resource)
-    .where('namespace', '=', namespace)
-    .where('name', '=', name)
-    .execute();
+    .where('namespace', '=', encodeText(key.namespace))
+    .where('name', '=', encodeText(key.name));
+}
+
+/**
+ * Where the incarnation with `uid` lies among the key's events; undefined when nothing
+ * of it is retained.
+ */
+async function findIncarnation(trx: Transaction<StorageSchema>, resource: string, key: StorageKey, uid: string): Promise<Incarnation | undefined> {
+  const ends = await incarnationEndsQuery(trx, resource, key, uid).execute();
   const from = ends.find((e) => e.type === 'ADDED')?.resource_version;
   const through = ends.find((e) => e.type === 'DELETED')?.resource_version;
   if (from !== undefined || through !== undefined) return { from: from && String(from), through: through && String(through) };
@@ -68,10 +73,29 @@ async function findIncarnation(trx: Transaction<StorageSchema>, resource: string
     .selectFrom('cairn_objects')
     .select('uid')
     .where('resource', '=', resource)
-    .where('namespace', '=', namespace)
-    .where('name', '=', name)
+    .where('namespace', '=', encodeText(key.namespace))
+    .where('name', '=', encodeText(key.name))
     .executeTakeFirst();
   return live?.uid === encodeText(uid) ? {} : undefined;
+}
+
+/**
+ * One page of the key's events, newest first: `limit + 1` of them at most (the one
+ * past the limit says more follow), within `incarnation` (exported for the test that
+ * reads its plan).
+ */
+export function historyPageQuery(db: Queryable, resource: string, key: StorageKey, request: HistoryRequest, incarnation: Incarnation = {}) {
+  let query = db
+    .selectFrom('cairn_events')
+    .select(['resource_version', 'type', 'created_at', 'operation', 'subresource', 'field_manager', 'username', 'object'])
+    .where('resource', '=', resource)
+    .where('namespace', '=', encodeText(key.namespace))
+    .where('name', '=', encodeText(key.name));
+  if (request.before !== undefined) query = query.where('resource_version', '<', request.before);
+  if (incarnation.from !== undefined) query = query.where('resource_version', '>=', incarnation.from);
+  if (incarnation.through !== undefined) query = query.where('resource_version', '<=', incarnation.through);
+  if (request.uid !== undefined) query = query.where('uid', '=', encodeText(request.uid));
+  return query.orderBy('resource_version', 'desc').limit(request.limit + 1);
 }
 
 /** Reads a page of the revisions of `key` in `resource`, newest first. */
@@ -82,20 +106,7 @@ export async function readHistory(database: Database, resource: string, key: Sto
       const compacted = await readHistoryMark(trx, resource);
       const incarnation = request.uid === undefined ? {} : await findIncarnation(trx, resource, key, request.uid);
       if (incarnation === undefined) return { revisions: [], current, compacted };
-      let query = trx
-        .selectFrom('cairn_events')
-        .select(['resource_version', 'type', 'created_at', 'operation', 'subresource', 'field_manager', 'username', 'object'])
-        .where('resource', '=', resource)
-        .where('namespace', '=', encodeText(key.namespace))
-        .where('name', '=', encodeText(key.name));
-      if (request.before !== undefined) query = query.where('resource_version', '<', request.before);
-      if (incarnation.from !== undefined) query = query.where('resource_version', '>=', incarnation.from);
-      if (incarnation.through !== undefined) query = query.where('resource_version', '<=', incarnation.through);
-      if (request.uid !== undefined) query = query.where('uid', '=', encodeText(request.uid));
-      const rows = await query
-        .orderBy('resource_version', 'desc')
-        .limit(request.limit + 1)
-        .execute();
+      const rows = await historyPageQuery(trx, resource, key, request, incarnation).execute();
       const more = rows.length > request.limit;
       const revisions = rows.slice(0, request.limit).map(revisionOf);
       return { revisions, current, compacted, ...(more ? { continueBefore: revisions.at(-1)!.resourceVersion } : {}) };

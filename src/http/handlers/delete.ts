@@ -11,7 +11,7 @@ import { keyOf, respondObject, writeOrigin, type ResourceContext } from './resou
 export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOptions> {
   const body = decodeDeleteOptions(await readBodyBytes(rc.ctx.req), rc.ctx.get('Content-Type'));
   if (body) logRequestBody(rc.ctx, body);
-  return { ...deleteOptions(body, rc.query), origin: writeOrigin(rc, 'delete') };
+  return deleteOptions(body, rc.query);
 }
 
 /**
@@ -21,6 +21,6 @@ export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOpti
  */
 export async function deleteHandler(rc: ResourceContext, rest: GracefulDeleter): Promise<void> {
   const options = await readDeleteOptions(rc);
-  const { object, deleted } = await rest.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun));
+  const { object, deleted } = await rest.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun), writeOrigin(rc, 'delete'));
   respondObject(rc, !deleted && options.orphanDependents === false ? 202 : 200, object);
 }
