@@ -14,7 +14,7 @@
  * is not there, the incarnation is the live one, and no newer one exists: the scan
  * still reads nothing of another incarnation.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { StoredObject } from '../machinery/meta/object.js';
 import type { Database } from './database.js';
 import { readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
@@ -94,7 +94,8 @@ export function historyPageQuery(db: Queryable, resource: string, key: StorageKe
   if (request.before !== undefined) query = query.where('resource_version', '<', request.before);
   if (incarnation.from !== undefined) query = query.where('resource_version', '>=', incarnation.from);
   if (incarnation.through !== undefined) query = query.where('resource_version', '<=', incarnation.through);
-  if (request.uid !== undefined) query = query.where('uid', '=', encodeText(request.uid));
+  // An event an older release wrote (a replica not yet upgraded) has no uid column: its object's is read instead.
+  if (request.uid !== undefined) query = query.where(sql<string>`COALESCE(uid, object::jsonb #>> '{metadata,uid}')`, '=', encodeText(request.uid));
   return query.orderBy('resource_version', 'desc').limit(request.limit + 1);
 }
 
