@@ -29,22 +29,22 @@ function revisionVersions(group: ApiGroup): readonly string[] {
 }
 
 function groupKinds(group: ApiGroup): ProtobufKind[] {
+  const kinds = group.resources.flatMap((resource) =>
+    resource.versions.flatMap((v) => {
+      const apiVersion = `${group.name}/${v.version}`;
+      return [
+        { apiVersion, kind: resource.kind, message: v.schemaName },
+        { apiVersion, kind: resource.listKind, message: `${v.schemaName}List`, itemKind: resource.kind },
+      ];
+    }),
+  );
+  // A RevisionList's items are no kind of their own: each embeds its object, enveloped.
   const revisionLists = revisionVersions(group).map((version) => ({
     apiVersion: `${group.name}/${version}`,
     kind: revisionListKind,
     message: revisionSchemaNames(group.name, version).list,
   }));
-  return revisionLists.concat(
-    ...group.resources.map((resource) =>
-      resource.versions.flatMap((v) => {
-        const apiVersion = `${group.name}/${v.version}`;
-        return [
-          { apiVersion, kind: resource.kind, message: v.schemaName },
-          { apiVersion, kind: resource.listKind, message: `${v.schemaName}List`, itemKind: resource.kind },
-        ];
-      }),
-    ),
-  );
+  return [...kinds, ...revisionLists];
 }
 
 /** The scheme of Kubernetes' kinds and of the kinds of the groups that have protobuf. */
