@@ -180,6 +180,37 @@ describe.each(backends)('exact reads on %s', (_name, open) => {
     await expect(kept.watch('ns', rv.toString(), {})).rejects.toMatchObject({ code: 'TooOld' });
   });
 
+  it('starts a resource’s own retention where the log’s mark was when it was first kept longer', async () => {
+    const later = store.forResource('exact-later.test', fieldsOf);
+    const created = await later.create(key('l'), object('l'));
+    const { object: second } = await later.guaranteedUpdate(key('l'), (o) => ({ ...o!, spec: { v: 2 } }));
+    // Compacted as every resource is: its create is gone, its current state kept.
+    await age(await current());
+    const { compacted: logMark } = await store.compact(hour);
+    const { object: third } = await later.guaranteedUpdate(key('l'), (o) => ({ ...o!, spec: { v: 3 } }));
+    // Now kept for a day: its history reaches back to where the log's mark was, not before (what was there is gone).
+    await age(await current());
+    await store.compact(hour, new Map([['exact-later.test', 24 * hour]]));
+    await expectStorageError(getAt(later, 'l', BigInt(created.metadata.resourceVersion)), 'TooOld');
+    expect((await getAt(later, 'l', BigInt(logMark))).spec).toEqual({ v: 2 });
+    expect((await getAt(later, 'l', BigInt(third.metadata.resourceVersion) - 1n)).metadata.resourceVersion).toBe(second.metadata.resourceVersion);
+    expect((await getAt(later, 'l', BigInt(third.metadata.resourceVersion))).spec).toEqual({ v: 3 });
+  });
+
+  it('ends a watch reading the database with TooOld when compaction overtakes it, rather than skipping events', async () => {
+    const things = store.forResource('exact-overtaken.test', fieldsOf);
+    await things.create(key('o'), object('o'));
+    const from = await current();
+    for (let v = 1; v <= 3; v++) await things.guaranteedUpdate(key('o'), (o) => ({ ...o!, spec: { v } }));
+    const noise = store.forResource('exact-overtaken-noise.test', fieldsOf);
+    for (const name of ['m1', 'm2', 'm3', 'm4', 'm5', 'm6']) await noise.create(key(name), object(name));
+    // Started inside the history; compaction then moves past its cursor before it reads the database.
+    const watcher = await things.watch('ns', from.toString(), {});
+    await age(await current());
+    await store.compact(hour);
+    await expect(watcher[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: 'TooOld' });
+  });
+
   it('watches from a resourceVersion older than the watch cache’s window: every event after it once, then live ones', async () => {
     const things = store.forResource('exact-watch.test', fieldsOf);
     await things.create(key('w'), object('w'));
