@@ -554,6 +554,20 @@ describe('reads at exactly a resourceVersion', () => {
     expect(await namesAt(rvOf(patched), '&fieldSelector=metadata.name%3Dphoenix')).toEqual([['phoenix']]);
   });
 
+  it('answers the state at a resourceVersion in the version asked for, converted as any read, and as its scale', async () => {
+    const written = await app().request('POST', exact, { body: pipeline('versioned', { replicas: 2 }) });
+    await app().request('PATCH', `${exact}/versioned`, { body: { spec: { replicas: 6 } }, headers: merge });
+    const old = await getAt('versioned', rvOf(written), `${base.replace('/v1', '/v1alpha1')}/namespaces/exact/pipelines`);
+    expect(old.status, old.text).toBe(200);
+    expect(old.json).toMatchObject({ apiVersion: 'cairn.dev/v1alpha1', spec: { parallelism: 2 } });
+    const scale = await app().request('GET', `${exact}/versioned/scale?resourceVersion=${rvOf(written)}&resourceVersionMatch=Exact`);
+    expect(scale.json).toMatchObject({ kind: 'Scale', spec: { replicas: 2 } });
+    const table = await app().request('GET', `${exact}/versioned?resourceVersion=${rvOf(written)}&resourceVersionMatch=Exact`, {
+      headers: { Accept: kubectlTableAccept },
+    });
+    expect(table.json.rows.map((row: { cells: unknown[] }) => row.cells.slice(0, 3))).toEqual([['versioned', 'standard', 2]]);
+  });
+
   it('answers 410 Expired before the retained history, 504 after the newest commit, and 422 for a match without a resourceVersion', async () => {
     const first = await app().request('POST', exact, { body: pipeline('old') });
     await app().request('PATCH', `${exact}/old`, { body: { spec: { replicas: 5 } }, headers: merge });
