@@ -23,6 +23,9 @@ export async function readCompactedResourceVersion(db: Queryable): Promise<bigin
   return BigInt(row.compacted);
 }
 
+const historyMarkOf = 'SELECT compacted FROM cairn_history_marks WHERE resource = ';
+const logMark = '(SELECT compacted FROM cairn_compaction WHERE id = 1)';
+
 /**
  * The newest resourceVersion whose events of `resource` compaction may have dropped:
  * its own mark when its history is kept longer than the log's (`cairn_history_marks`,
@@ -30,8 +33,10 @@ export async function readCompactedResourceVersion(db: Queryable): Promise<bigin
  * log's. Reads of that resource's past (exact gets and lists, watches) reach back to it.
  * A scalar subquery, so a statement reads it in its own snapshot, beside what it reads.
  */
-export const resourceCompactedSql = (resource: string) =>
-  sql<string>`coalesce((SELECT compacted FROM cairn_history_marks WHERE resource = ${resource}), (SELECT compacted FROM cairn_compaction WHERE id = 1))`;
+export const resourceCompactedSql = (resource: string) => sql<string>`coalesce((${sql.raw(historyMarkOf)}${resource}), ${sql.raw(logMark)})`;
+
+/** {@link resourceCompactedSql} as statement text, the resource being the parameter `parameter` (`$1`): for a prepared statement. */
+export const resourceCompactedText = (parameter: string) => `coalesce((${historyMarkOf}${parameter}), ${logMark})`;
 
 /** The newest resourceVersion whose events of `resource` may be gone: see {@link resourceCompactedSql}. */
 export async function readResourceCompacted(db: Queryable, resource: string): Promise<bigint> {

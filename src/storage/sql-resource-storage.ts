@@ -183,7 +183,7 @@ export class SqlResourceStorage implements ResourceStorage {
   async #getAt(key: StorageKey, rv: bigint): Promise<StoredObject> {
     let found: ObjectAt;
     try {
-      found = await this.#o.database.run((db) => readObjectAt(db, this.#o.resource, key, rv));
+      found = await readObjectAt(this.#o.database, this.#o.resource, key, rv);
     } catch (error) {
       throw classifyDatabaseError(error);
     }

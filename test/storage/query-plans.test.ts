@@ -16,7 +16,7 @@ import { readObjectStatement } from '../../src/storage/object-rows.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { PostgresDatabase } from '../../src/storage/postgres-database.js';
 import type { StorageSchema } from '../../src/storage/schema.js';
-import { objectAtStatement } from '../../src/storage/snapshot-get.js';
+import { readObjectAtStatement } from '../../src/storage/snapshot-get.js';
 import { snapshotPageStatement } from '../../src/storage/snapshot-list.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
@@ -137,8 +137,7 @@ describe.each(['postgres', 'pglite'] as const)('query plans of reads on %s, 20,0
 
   it('reads an object at an older resourceVersion by its key: its row, or the first of its events after it', async () => {
     const at = async (namespace: string, name: string, rv: bigint) => {
-      const compiled = await database.run(async (db) => objectAtStatement(resource, { namespace, name }, rv).compile(db));
-      const plan = await explain(compiled.sql, compiled.parameters);
+      const plan = await explain(readObjectAtStatement, [resource, namespace, name, rv.toString()]);
       expectIndexed(plan, 1);
       // One event at most: the key's first after the resourceVersion, from the end of its range of the index.
       expect(workOn(plan, 'cairn_events').examined, JSON.stringify(plan)).toBeLessThanOrEqual(1);
