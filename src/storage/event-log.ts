@@ -50,15 +50,24 @@ export async function readResourceCompacted(db: Queryable, resource: string): Pr
  */
 const selectionPrevObject = `CASE WHEN type = 'MODIFIED' AND (labels IS DISTINCT FROM prev_labels OR fields IS DISTINCT FROM prev_fields) THEN prev_object END`;
 
-/** Reads up to `limit` events after `after`, in order; of one resource when given. */
-export async function readEvents(db: Queryable, after: bigint, limit: number, resource?: string): Promise<EventLogEntry[]> {
+/**
+ * The query of up to `limit` events after `after`, in order; of one resource when given
+ * (a range of `cairn_events_resource_rv`: a watch reading what the watch cache no longer
+ * holds). Exported for the test that reads its plan.
+ */
+export function eventsQuery(db: Queryable, after: bigint, limit: number, resource?: string) {
   let query = db
     .selectFrom('cairn_events')
     .select(['resource_version', 'resource', 'namespace', 'name', 'type', 'labels', 'fields', 'prev_labels', 'prev_fields', 'object'])
     .select(sql<string | null>`${sql.raw(selectionPrevObject)}`.as('prev_object'))
     .where('resource_version', '>', after.toString());
   if (resource !== undefined) query = query.where('resource', '=', resource);
-  const rows = await query.orderBy('resource_version').limit(limit).execute();
+  return query.orderBy('resource_version').limit(limit);
+}
+
+/** Reads up to `limit` events after `after`, in order; of one resource when given. */
+export async function readEvents(db: Queryable, after: bigint, limit: number, resource?: string): Promise<EventLogEntry[]> {
+  const rows = await eventsQuery(db, after, limit, resource).execute();
   return rows.map((row) => eventOf({ ...row, resource_version: String(row.resource_version) }));
 }
 

@@ -11,6 +11,7 @@ import { parseFieldSelector } from '../../src/machinery/selectors/field-selector
 import { parseLabelSelector } from '../../src/machinery/selectors/label-selector.js';
 import type { Database } from '../../src/storage/database.js';
 import type { SelectionPredicate, StorageKey } from '../../src/storage/interfaces.js';
+import { eventsQuery } from '../../src/storage/event-log.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { readObjectStatement } from '../../src/storage/object-rows.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
@@ -146,6 +147,14 @@ describe.each(['postgres', 'pglite'] as const)('query plans of reads on %s, 20,0
     await at('big', 'p-001017', older);
     await at('big', 'p-001018', older);
     await at('ns-01', 'p-010001', current);
+  });
+
+  it('reads a page of a resource’s events after a resourceVersion, for a watch from before the watch cache, from their index', async () => {
+    const compiled = await database.run(async (db) => eventsQuery(db, older - 500n, 500, resource).compile());
+    const plan = await explain(compiled.sql, compiled.parameters);
+    const events = workOn(plan, 'cairn_events');
+    expect(events.scans, JSON.stringify(plan)).not.toContain('Seq Scan');
+    expect(events.examined, JSON.stringify(plan)).toBeLessThanOrEqual(500);
   });
 
   it('reads a first page, cluster-wide or of a namespace, in key order, stopping at its end', async () => {
