@@ -12,6 +12,7 @@ import * as objectText from '../../migrations/0007-object-text.js';
 import * as logSizes from '../../migrations/0008-log-sizes.js';
 import * as historyMarks from '../../migrations/0009-history-marks.js';
 import * as eventOrigins from '../../migrations/0010-event-origins.js';
+import * as deletedEvents from '../../migrations/0012-deleted-events.js';
 import type { Database } from './database.js';
 
 // Listed here rather than read from disk so the same code runs from source and from a build.
@@ -26,6 +27,7 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0008-log-sizes': logSizes,
   '0009-history-marks': historyMarks,
   '0010-event-origins': eventOrigins,
+  '0012-deleted-events': deletedEvents,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };

@@ -3,14 +3,22 @@
  *
  * The state at resourceVersion R is: the live objects last written at or before R,
  * plus, for each object changed after R, the prior state carried by its first event
- * after R (unless that event created it). The two sets are disjoint (a live row at or
- * before R has no event after R), so a page is the first `limit` keys of their union,
- * and each side needs no more than its own first `limit` keys: the live side is a
- * range of the primary key read in key order that stops at the page's end (or, for a
- * selective selector, a bitmap scan of the selector's GIN index and a sort of its
- * matches), the changed side a range of the event log after R. Neither grows with the
- * number of objects; the changed side grows with the writes since R, which the
- * retention window bounds. Never a full-table read, never OFFSET.
+ * after R (unless that event created it). A page is the first `limit` keys of that
+ * state after the start key, and is one statement: one snapshot.
+ *
+ * Without a selector (or a namespace only: the common case, every continued page of
+ * kubectl's and the informers' lists) a page costs a few index seeks per item, not the
+ * history nor the object count: the live rows from the start key in key order, each
+ * written after R resolved by one seek of its key's first event after R, and the keys
+ * deleted since R that no live row stands for, from the DELETED events' index within
+ * the page's range of keys (`keyedPageQuery`).
+ *
+ * With a label or field selector, a state at R that matched is found only through the
+ * prior labels and fields on the event log: the page reads the live rows that match
+ * (the selector's GIN bitmap, or the primary key) and the first change since R of every
+ * key changed since R in the scope from the start key, so an Exact page with a selector
+ * at an old R costs the writes since R in its scope, which the retention bounds
+ * (`selectedPageQuery`). Never a full-table read, never OFFSET.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { resourceCompactedSql } from './event-log.js';
@@ -69,8 +77,91 @@ function scope(r: SnapshotPageRequest): { namespace?: string; after?: { namespac
   };
 }
 
-/** The page: the first `limit` keys of the live rows and of the first changes, each side limited on its own. */
-function pageQuery(r: SnapshotPageRequest): RawBuilder<{ namespace: string; name: string; object: string; api_version: string }> {
+type PageRows = RawBuilder<{ namespace: string; name: string; object: string; api_version: string }>;
+
+/** The key's first event after R (`k` names a row with `resource`, `namespace` and `name`), when `gate` holds: its type and the prior state it carries. */
+function firstChangeAfter(k: string, rv: string, gate: RawBuilder<boolean> = sql<boolean>`true`): RawBuilder<{ type: string; prev_object: string | null }> {
+  return sql`
+    SELECT e.type, e.prev_object FROM cairn_events e
+    WHERE ${gate} AND e.resource = ${sql.ref(`${k}.resource`)} AND e.namespace = ${sql.ref(`${k}.namespace`)} AND e.name = ${sql.ref(`${k}.name`)}
+      AND e.resource_version > ${rv}::bigint
+    ORDER BY e.resource_version LIMIT 1`;
+}
+
+/**
+ * The page without a selector, a few index seeks per item. The live side reads the
+ * primary key from the start key in key order, every row: a row written at or before
+ * R is its state at R; a newer one is resolved by one seek for its key's first event
+ * after R (its prior state, or absent when that event created it). The deleted side
+ * walks the DELETED events' index (migration 0012) from the start key for keys deleted
+ * since R that have no live row, each resolved by the same seek; when the live side
+ * filled its page, only up to the live side's last key (a page ends there), so it
+ * reads the deletes within the page's range of keys alone (on the last page, those of
+ * the rest of the scope): those the retention keeps, whether before or after R.
+ */
+function keyedPageQuery(r: SnapshotPageRequest): PageRows {
+  const rv = r.resourceVersion.toString();
+  const { namespace, after } = scope(r);
+  const limit = r.limit === undefined ? sql`` : sql`LIMIT ${r.limit + 1}`;
+  const inScope = (k: string, from: RawBuilder<unknown> | undefined = after && sql`(${after.namespace}, ${after.name})`) => [
+    sql<boolean>`${sql.ref(`${k}.resource`)} = ${r.resource}`,
+    ...(namespace !== undefined ? [sql<boolean>`${sql.ref(`${k}.namespace`)} = ${namespace}`] : []),
+    // Beside the resource's equality, so the index starts at the key: a comparison of all three
+    // columns, (resource, namespace, name) > (…), makes PostgreSQL walk the resource from its start up to it.
+    ...(from ? [sql<boolean>`(${sql.ref(`${k}.namespace`)}, ${sql.ref(`${k}.name`)}) > ${from}`] : []),
+  ];
+  const unchanged = sql<boolean>`o.resource_version <= ${rv}::bigint`;
+  /** The next deleted key after `from` in the DELETED events' index: one descent of it. */
+  const nextDeleted = (from?: RawBuilder<unknown>) => sql`
+    SELECT d.resource, d.namespace, d.name FROM cairn_events d
+    WHERE ${and([...inScope('d', from), sql<boolean>`d.type = 'DELETED'`])}
+    ORDER BY d.namespace, d.name LIMIT 1`;
+  // When the live side filled its page, the page ends at its last key: no deleted key past it can be in the page.
+  const withinPage = (k: string) =>
+    r.limit === undefined
+      ? sql<boolean>`true`
+      : sql<boolean>`((SELECT count(*) FROM live) <= ${r.limit}
+          OR (${sql.ref(`${k}.namespace`)}, ${sql.ref(`${k}.name`)}) <= (SELECT namespace, name FROM live ORDER BY namespace DESC, name DESC LIMIT 1))`;
+  return sql`
+    WITH RECURSIVE live AS MATERIALIZED (
+      SELECT o.namespace, o.name,
+             CASE WHEN ${unchanged} THEN o.object ELSE f.prev_object END AS object,
+             CASE WHEN ${unchanged} THEN o.api_version ELSE f.prev_object::jsonb->>'apiVersion' END AS api_version
+      FROM cairn_objects o
+      LEFT JOIN LATERAL (${firstChangeAfter('o', rv, sql<boolean>`o.resource_version > ${rv}::bigint`)}) f ON true
+      WHERE ${and([...inScope('o'), sql<boolean>`(${unchanged} OR f.type <> 'ADDED')`])}
+      ORDER BY o.namespace, o.name ${limit}
+    ), deleted_keys AS (
+      -- A walk of the distinct keys of the DELETED events' index in key order, one key a step, each step
+      -- one descent of the index: a plan the planner cannot trade for a scan and a sort of other events.
+      (SELECT * FROM (${nextDeleted()}) head WHERE ${withinPage('head')})
+      UNION ALL
+      (SELECT step.* FROM deleted_keys k CROSS JOIN LATERAL (${nextDeleted(sql`(k.namespace, k.name)`)}) step WHERE ${withinPage('step')})
+    ), deleted AS (
+      -- The walk yields keys in key order, so the limit keeps the first ones and stops the walk there.
+      SELECT d.namespace, d.name, f.prev_object AS object, f.prev_object::jsonb->>'apiVersion' AS api_version
+      FROM deleted_keys d CROSS JOIN LATERAL (${firstChangeAfter('d', rv)}) f
+      WHERE f.type <> 'ADDED' AND NOT EXISTS (SELECT 1 FROM cairn_objects o WHERE o.resource = d.resource AND o.namespace = d.namespace AND o.name = d.name)
+      ${limit}
+    )
+    SELECT namespace, name, object, api_version FROM (
+      (SELECT namespace, name, object, api_version FROM live)
+      UNION ALL
+      (SELECT namespace, name, object, api_version FROM deleted)
+    ) page
+    ORDER BY namespace, name ${limit}`;
+}
+
+/**
+ * The page with a selector: the live rows at or before R that match now (the
+ * selector's GIN bitmap, or the primary key), and the first change since R of every
+ * key changed since, kept when its prior state matched. A state at R that matched is
+ * found only through its prior labels and fields, which only the event log holds, so
+ * this side reads every event since R in the scope from the page's start key: an
+ * Exact page with a selector at an old R costs the writes since R (the retention
+ * bounds them), not the page.
+ */
+function selectedPageQuery(r: SnapshotPageRequest): PageRows {
   const rv = r.resourceVersion.toString();
   const { namespace, after } = scope(r);
   const limit = r.limit === undefined ? sql`` : sql`LIMIT ${r.limit + 1}`;
@@ -78,8 +169,6 @@ function pageQuery(r: SnapshotPageRequest): RawBuilder<{ namespace: string; name
     sql<boolean>`resource = ${r.resource}`,
     sql<boolean>`resource_version <= ${rv}::bigint`,
     ...(namespace !== undefined ? [sql<boolean>`namespace = ${namespace}`] : []),
-    // Beside the resource's equality, so the primary key index starts at the key: a comparison of all three
-    // columns, (resource, namespace, name) > (…), makes PostgreSQL walk the resource from its start up to it.
     ...(after ? [sql<boolean>`(namespace, name) > (${after.namespace}, ${after.name})`] : []),
     ...selection(r.predicate),
   ]);
@@ -105,22 +194,35 @@ function pageQuery(r: SnapshotPageRequest): RawBuilder<{ namespace: string; name
     ORDER BY namespace, name ${limit}`;
 }
 
+const isSelective = (r: SnapshotPageRequest): boolean => Boolean(r.predicate.labelSelector?.length || r.predicate.fieldSelector?.length);
+
+/** At most this many events since R in the scope are counted for a first page's remainingItemCount; past it, the count is left out. */
+const countedChangesBound = 10_000;
+
 /**
  * How many objects of the scope the snapshot at R holds: the counts kept per namespace
  * (the statement's, so a state at R or newer), corrected by the objects that changed
  * since R, each adding one if it existed at R (its first change since did not create
- * it) and taking one away if it exists now (its last change did not delete it).
+ * it) and taking one away if it exists now (its last change did not delete it). The
+ * correction reads every event since R in the scope, so it is made only when there are
+ * at most `countedChangesBound` of them (R at or near the newest, as a first page
+ * mostly is), checked by a read that stops past the bound; otherwise it is null and the
+ * page leaves remainingItemCount out, as kube allows.
  */
-function totalQuery(r: SnapshotPageRequest): RawBuilder<string> {
+function totalQuery(r: SnapshotPageRequest): RawBuilder<string | null> {
   const { namespace } = scope(r);
   const inNamespace = namespace === undefined ? sql`` : sql`AND namespace = ${namespace}`;
-  return sql<string>`(
+  const since = sql`resource = ${r.resource} AND resource_version > ${r.resourceVersion.toString()}::bigint ${inNamespace}`;
+  return sql<
+    string | null
+  >`CASE WHEN (SELECT count(*) FROM (SELECT 1 FROM cairn_events WHERE ${since} LIMIT ${countedChangesBound + 1}) s) <= ${countedChangesBound}
+    THEN (
       (SELECT coalesce(sum(count), 0) FROM cairn_object_counts WHERE resource = ${r.resource} ${inNamespace})
       + (SELECT coalesce(sum((first_type <> 'ADDED')::int - (last_type <> 'DELETED')::int), 0) FROM (
           SELECT (array_agg(type ORDER BY resource_version))[1] AS first_type, (array_agg(type ORDER BY resource_version DESC))[1] AS last_type
-          FROM cairn_events WHERE resource = ${r.resource} AND resource_version > ${r.resourceVersion.toString()}::bigint ${inNamespace}
+          FROM cairn_events WHERE ${since}
           GROUP BY namespace, name) changed)
-    )::text`;
+    )::text END`;
 }
 
 /** A page's row of the statement, or its bounds alone (with nulls) when the page is empty. */
@@ -141,14 +243,14 @@ interface PageRow {
  * (exported for the test that reads its plans).
  */
 export function snapshotPageStatement(r: SnapshotPageRequest): RawBuilder<PageRow> {
-  const selective = Boolean(r.predicate.labelSelector?.length || r.predicate.fieldSelector?.length);
+  const selective = isSelective(r);
   const counted = r.countRemaining && !r.after && !selective && r.limit !== undefined;
   return sql<PageRow>`
     SELECT b.current::text AS current, b.compacted::text AS compacted, b.total, p.namespace, p.name, p.object, p.api_version
     FROM (SELECT (SELECT current FROM cairn_resource_version WHERE id = 1) AS current,
                  ${resourceCompactedSql(r.resource)} AS compacted,
                  ${counted ? totalQuery(r) : sql`NULL::text`} AS total) b
-    LEFT JOIN LATERAL (${pageQuery(r)}) p ON true
+    LEFT JOIN LATERAL (${selective ? selectedPageQuery(r) : keyedPageQuery(r)}) p ON true
     ORDER BY p.namespace, p.name`;
 }
 

@@ -224,6 +224,64 @@ describe.each(['postgres', 'pglite'] as const)('query plans of reads on %s, 20,0
     expectIndexed(await page('big', { fieldSelector }, current), 200);
   });
 
+  describe('a page at an older resourceVersion, with many writes of other keys since', () => {
+    // In the page's range (after big/p-005000), ten keys deleted since; elsewhere, every object outside `big` updated and 2,000 deleted.
+    const deletedInPage = Array.from({ length: 10 }, (_, i) => `p-00${5101 + 10 * i}`);
+
+    beforeAll(async () => {
+      // Past the history's events below (current + 1 … current + 1,000).
+      const since = current + 2000n;
+      await database.run(async (db) => {
+        await sql`
+          INSERT INTO cairn_events (resource_version, resource, namespace, name, type, labels, fields, prev_labels, prev_fields, object, prev_object)
+          SELECT ${since} + row_number() OVER (ORDER BY namespace, name), resource, namespace, name, 'MODIFIED', labels, fields, labels, fields, object, object
+          FROM cairn_objects WHERE resource = ${resource} AND namespace <> 'big'`.execute(db);
+        await sql`UPDATE cairn_objects o SET resource_version = e.resource_version FROM cairn_events e
+          WHERE e.resource_version > ${since} AND (o.resource, o.namespace, o.name) = (e.resource, e.namespace, e.name)`.execute(db);
+        await sql`
+          WITH gone AS (
+            DELETE FROM cairn_objects WHERE resource = ${resource} AND namespace = 'big' AND (name IN (${sql.join(deletedInPage)}) OR name BETWEEN 'p-008001' AND 'p-010000')
+            RETURNING *
+          )
+          INSERT INTO cairn_events (resource_version, resource, namespace, name, type, labels, fields, prev_labels, prev_fields, object, prev_object)
+          SELECT ${since} + 100000 + row_number() OVER (ORDER BY name), resource, namespace, name, 'DELETED', labels, fields, labels, fields, object, object FROM gone`.execute(
+          db,
+        );
+        await sql`UPDATE cairn_resource_version SET current = (SELECT max(resource_version) FROM cairn_events)`.execute(db);
+        await sql`ANALYZE`.execute(db);
+      });
+    });
+
+    it('reads each side in the page’s range of keys alone: the live rows, one event seek for each changed since, and the deletes since', async () => {
+      for (const namespace of [undefined, 'big']) {
+        const plan = await page(namespace, {}, older, { namespace: 'big', name: 'p-005000' });
+        // 501 live rows (ten of the page's keys are gone) and the ten deleted keys' probes, which find no row.
+        expectIndexed(plan, 521);
+        // One event for p-005017 (changed since); for each deleted key its DELETED index entry and its first event since; and
+        // the DELETED entry past the live side's last key, where the walk stops (not the 2,000 deletes after it).
+        expect(workOn(plan, 'cairn_events').examined, JSON.stringify(plan)).toBeLessThanOrEqual(25);
+      }
+    });
+
+    it('counts what follows a first page while few events are newer, and leaves the count out past 10,000 of them', async () => {
+      const total = async (rv: bigint) => {
+        const rows = await database.run(
+          async (db) =>
+            (await snapshotPageStatement({ resource, namespace: undefined, predicate: {}, resourceVersion: rv, limit: 500, countRemaining: true }).execute(db))
+              .rows,
+        );
+        return rows[0].total;
+      };
+      const newest = await database.run(async (db) =>
+        BigInt((await db.selectFrom('cairn_resource_version').select('current').executeTakeFirstOrThrow()).current),
+      );
+      const [{ live }] = await database.query(`SELECT count(*)::text AS live FROM cairn_objects WHERE resource = $1`, [resource]);
+      expect(await total(newest)).toBe(live);
+      // 20 + 10,000 + 2,010 events since `older`.
+      expect(await total(older)).toBeNull();
+    });
+  });
+
   describe('an object’s history', () => {
     const key = { namespace: 'big', name: 'hist' };
     const incarnations = 50;
