@@ -11,6 +11,7 @@ import * as ownerReferences from '../../migrations/0006-owner-references.js';
 import * as objectText from '../../migrations/0007-object-text.js';
 import * as logSizes from '../../migrations/0008-log-sizes.js';
 import * as historyMarks from '../../migrations/0009-history-marks.js';
+import * as logOffsets from '../../migrations/0011-log-offsets.js';
 import type { Database } from './database.js';
 
 // Listed here rather than read from disk so the same code runs from source and from a build.
@@ -24,6 +25,7 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0007-object-text': objectText,
   '0008-log-sizes': logSizes,
   '0009-history-marks': historyMarks,
+  '0011-log-offsets': logOffsets,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };
