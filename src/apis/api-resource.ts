@@ -99,6 +99,8 @@ export interface ResourceSubresources {
   readonly scale?: ScalePaths;
   /** `log`: the object's log, in the streams it names. */
   readonly log?: LogSubresource;
+  /** `history`: the object's retained revisions, newest first, each with the write that made it (a RevisionList). */
+  readonly history?: boolean;
 }
 
 /** A resource of a group. */

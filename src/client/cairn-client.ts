@@ -3,12 +3,14 @@
  * `v1alpha1`): openapi-fetch over the types generated from the committed OpenAPI
  * documents, plus what OpenAPI cannot express — TLS client-certificate authentication
  * from a kubeconfig, lists in pages, watches that resume and relist, patches typed per
- * patch type, the status and scale subresources, and the streamed log subresource.
+ * patch type, the status and scale subresources, the streamed log subresource, and an
+ * object's history (its revisions, a page at a time).
  */
 import createClient, { type Client } from 'openapi-fetch';
 import { httpsFetch } from '../machinery/kubeclient/https-fetch.js';
 import type { Scale } from './kinds.js';
 import type { ClusterAccess } from '../machinery/kubeclient/kubeconfig.js';
+import { getHistory, revisions, type HistoryPath, type HistoryRequest, type RevisionListOf, type RevisionOf } from './history.js';
 import { listAndWatch, type ListAndWatchEvent, type ListAndWatchOptions } from './list-and-watch.js';
 import { listPages, type ListPage, type ListPagesOptions, type ListPath } from './list-pages.js';
 import { listWatch, type ListWatchOptions, type ListWatchPath } from './list-watch.js';
@@ -53,6 +55,10 @@ export interface CairnClient {
   appendLog(pipeline: PipelineName, append: LogAppend, options?: PipelineRequestOptions): Promise<void>;
   /** Reads a Pipeline's log line by line; with `follow`, as lines are appended. */
   readLog(pipeline: PipelineName, options?: LogOptions): AsyncGenerator<string>;
+  /** Reads one page of an object's history, newest first; `path` is the object's (see `getHistory`). */
+  history<P extends HistoryPath>(path: P, request: HistoryRequest<P>): Promise<RevisionListOf<P>>;
+  /** Every retained revision of an object, newest first, read a page at a time (see `revisions`). */
+  revisions<P extends HistoryPath>(path: P, request: Omit<HistoryRequest<P>, 'continue'>): AsyncGenerator<RevisionOf<P>>;
   /** Closes the kept-alive connections. */
   close(): void;
 }
@@ -85,6 +91,8 @@ export function createCairnClient(access: ClusterAccess): CairnClient {
     scale: (pipeline: PipelineName, replicas: number, options?: PipelineRequestOptions) => scale(api, pipeline, replicas, options),
     appendLog: (pipeline: PipelineName, append: LogAppend, options?: PipelineRequestOptions) => appendLog(api, pipeline, append, options),
     readLog: (pipeline: PipelineName, options?: LogOptions) => readLog(api, pipeline, options),
+    history: <P extends HistoryPath>(path: P, request: HistoryRequest<P>) => getHistory(api, path, request),
+    revisions: <P extends HistoryPath>(path: P, request: Omit<HistoryRequest<P>, 'continue'>) => revisions(api, path, request),
     close: () => fetch.close(),
   });
 }

@@ -23,6 +23,8 @@ export type * as v1beta1 from './kinds-v1beta1.js';
 export type * as v1alpha1 from './kinds-v1alpha1.js';
 export { listAndWatch, type ListAndWatchEvent, type ListAndWatchOptions } from './list-and-watch.js';
 export type { ListPage, ListPagesOptions, ListPath } from './list-pages.js';
+export { getHistory, revisions } from './history.js';
+export type { HistoryPath, HistoryRequest, RevisionListOf, RevisionOf } from './history.js';
 export { DEFAULT_LIST_PAGE_SIZE, listWatch, type ListWatchOptions, type ListWatchPath } from './list-watch.js';
 export { loadKubeconfig, type ClusterAccess } from '../machinery/kubeclient/kubeconfig.js';
 export type { ApplyConfiguration, JsonPatchOperation, MergePatch, PatchedObject, PatchPath, PatchRequest, PatchType, StrategicMergePatch } from './patch.js';

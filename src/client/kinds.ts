@@ -17,6 +17,10 @@ export type PipelineList = Schemas['dev.cairn.v1.PipelineList'];
 export type RunnerClass = Schemas['dev.cairn.v1.RunnerClass'];
 /** A list of RunnerClasses. */
 export type RunnerClassList = Schemas['dev.cairn.v1.RunnerClassList'];
+/** One revision of an object, in its `history`: the write that made it, and the object as it left it. */
+export type Revision = Schemas['dev.cairn.v1.Revision'];
+/** A page of an object's `history`, newest first (its items' object is of any kind: see `RevisionOf`). */
+export type RevisionList = Schemas['dev.cairn.v1.RevisionList'];
 /** `autoscaling/v1` Scale, the Pipeline's `/scale` subresource. */
 export type Scale = Schemas['io.k8s.api.autoscaling.v1.Scale'];
 /** `metav1.ObjectMeta`. */

@@ -15,7 +15,7 @@ import type { Registry } from '../registry/registry.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery/discovery.js';
 import { discoveryRoute } from './discovery/discovery-route.js';
 import { buildHandlerChain } from './handler-chain.js';
-import { answerHealth, type HealthCheck } from './health.js';
+import { routeHealth, type HealthCheck } from './health.js';
 import { defaultInFlightLimits, type InFlightLimits } from './filters/max-in-flight.js';
 import { ApiMetrics } from './filters/metrics.js';
 import { defaultRequestTimeoutMs } from './filters/timeout.js';
@@ -85,12 +85,10 @@ export function createApp(options: AppOptions): Koa {
 
   const router = new Router();
   router.get('/version', (ctx) => json(ctx, versionInfo()));
-  router.get('/livez', (ctx) => answerHealth(ctx, 'livez', options.livezChecks));
-  router.get('/livez/:check', (ctx) => answerHealth(ctx, 'livez', options.livezChecks, ctx.params.check));
-  router.get('/healthz', (ctx) => answerHealth(ctx, 'healthz', options.livezChecks));
-  router.get('/healthz/:check', (ctx) => answerHealth(ctx, 'healthz', options.livezChecks, ctx.params.check));
-  router.get('/readyz', (ctx) => answerHealth(ctx, 'readyz', options.readyzChecks));
-  router.get('/readyz/:check', (ctx) => answerHealth(ctx, 'readyz', options.readyzChecks, ctx.params.check));
+  routeHealth(router, 'livez', options.livezChecks);
+  // kube's deprecated /healthz: here the liveness checks, so what probed it before still restarts only what a restart mends.
+  routeHealth(router, 'healthz', options.livezChecks);
+  routeHealth(router, 'readyz', options.readyzChecks);
   router.get('/metrics', (ctx) => metrics.answer(ctx));
   router.get('/api', discoveryRoute(apiVersions(), []));
   router.get('/apis', discoveryRoute(apiGroupList(options.groups), options.groups));

@@ -1,49 +1,82 @@
 /**
- * `/healthz`, `/livez` and `/readyz` as kube-apiserver answers them: `ok`, or with
- * `?verbose` one `[+]name ok` / `[-]name failed: reason withheld` line per check;
- * `/readyz/<check>` for one check; `?exclude=<check>` to skip some.
+ * `/healthz`, `/livez` and `/readyz` as k8s.io/apiserver's healthz package answers them,
+ * so probes, `kubectl get --raw '/readyz?verbose'` and scripts written for kube-apiserver
+ * read Cairn alike: `ok`, or with `?verbose` one `[+]name ok` / `[-]name failed: reason
+ * withheld` line per check; `?exclude=name` (repeatable) skips a check, and a name that
+ * matches none is warned about; any failure answers 500 with the verbose body. Each check
+ * also answers alone at `/<endpoint>/<name>`, with its reason, as kube's do.
  */
+import type Router from '@koa/router';
 import type { Context } from 'koa';
 
-/** A named health check; it throws or returns false when unhealthy. */
+/**
+ * A named health check, as kube's `HealthChecker`: undefined when healthy, else why not
+ * (kube's error); a check that throws fails with the thrown message.
+ */
 export interface HealthCheck {
   readonly name: string;
-  readonly check: () => boolean | Promise<boolean>;
+  readonly check: () => string | undefined | Promise<string | undefined>;
 }
 
-async function passes(check: HealthCheck): Promise<boolean> {
+/** What a health endpoint answers. */
+export interface HealthAnswer {
+  readonly status: 200 | 500;
+  readonly body: string;
+}
+
+async function failure(check: HealthCheck): Promise<string | undefined> {
   try {
     return await check.check();
-  } catch {
-    return false;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
 }
 
-/** Answers a health endpoint made of `checks`; `only` selects one check (`/readyz/<name>`). */
-export async function answerHealth(ctx: Context, endpoint: string, checks: readonly HealthCheck[], only?: string): Promise<void> {
-  const query = new URLSearchParams(ctx.querystring);
+/** kube's `formatQuoted`: `"a","b"`. */
+function quoted(names: readonly string[]): string {
+  return names.map((name) => JSON.stringify(name)).join(',');
+}
+
+/**
+ * The answer of `/<endpoint>` over `checks`, after kube's `handleRootHealth`: checks run
+ * together (a slow database ping does not hold the others up), lines keep the checks' order.
+ */
+export async function rootHealth(endpoint: string, checks: readonly HealthCheck[], query: URLSearchParams): Promise<HealthAnswer> {
   const excluded = new Set(query.getAll('exclude'));
-  let selected = checks.filter((c) => !excluded.has(c.name));
-  if (only !== undefined) {
-    selected = checks.filter((c) => c.name === only);
-    if (selected.length === 0) {
-      ctx.status = 404;
-      ctx.type = 'text/plain';
-      ctx.body = '404 page not found\n';
-      return;
-    }
-  }
-  const results = await Promise.all(selected.map(async (c) => ({ name: c.name, ok: await passes(c) })));
-  const healthy = results.every((r) => r.ok);
+  const lines = await Promise.all(
+    checks.map(async (check) => {
+      if (excluded.delete(check.name)) return { line: `[+]${check.name} excluded: ok`, failed: false };
+      // The reason is withheld: these endpoints are public; `/<endpoint>/<name>` is authorized and tells it.
+      const failed = (await failure(check)) !== undefined;
+      return { line: failed ? `[-]${check.name} failed: reason withheld` : `[+]${check.name} ok`, failed };
+    }),
+  );
+  const output = lines.map(({ line }) => `${line}\n`).join('');
+  // The names left matched no check; kube lists them sorted.
+  const warning = excluded.size > 0 ? `warn: some health checks cannot be excluded: no matches for ${quoted([...excluded].sort())}\n` : '';
+  if (lines.some(({ failed }) => failed)) return { status: 500, body: `${output}${warning}${endpoint} check failed\n` };
+  return { status: 200, body: query.has('verbose') ? `${output}${warning}${endpoint} check passed\n` : 'ok' };
+}
+
+/** The answer of `/<endpoint>/<name>`, after kube's `adaptCheckToHandler`: the reason is told. */
+export async function singleHealth(check: HealthCheck): Promise<HealthAnswer> {
+  const reason = await failure(check);
+  return reason === undefined ? { status: 200, body: 'ok' } : { status: 500, body: `internal server error: ${reason}\n` };
+}
+
+function answer(ctx: Context, { status, body }: HealthAnswer): void {
+  ctx.status = status;
   ctx.set('Cache-Control', 'no-cache, private');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.type = 'text/plain; charset=utf-8';
-  const lines = results.map((r) => (r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`));
-  if (healthy) {
-    ctx.status = 200;
-    ctx.body = query.has('verbose') ? `${lines.join('\n')}\n${endpoint} check passed\n` : 'ok';
-  } else {
-    ctx.status = 500;
-    ctx.body = `${lines.join('\n')}\n${endpoint} check failed\n`;
-  }
+  ctx.body = body;
+}
+
+/**
+ * Routes `/<endpoint>` and, as kube installs one path per check, `/<endpoint>/<name>` for
+ * each check (names such as `poststarthook/storage-ready` hold a slash).
+ */
+export function routeHealth(router: Router, endpoint: string, checks: readonly HealthCheck[]): void {
+  router.get(`/${endpoint}`, async (ctx) => answer(ctx, await rootHealth(endpoint, checks, new URLSearchParams(ctx.querystring))));
+  for (const check of checks) router.get(`/${endpoint}/${check.name}`, async (ctx) => answer(ctx, await singleHealth(check)));
 }

@@ -14,7 +14,7 @@ import { appendLogHandler } from './handlers/append-log.js';
 import { createHandler } from './handlers/create.js';
 import { deleteHandler } from './handlers/delete.js';
 import { deleteCollectionHandler } from './handlers/delete-collection.js';
-import { getHandler } from './handlers/get.js';
+import { getHandler, getWithOptionsHandler } from './handlers/get.js';
 import { listHandler } from './handlers/list.js';
 import { logHandler } from './handlers/log.js';
 import { patchHandler } from './handlers/patch.js';
@@ -58,6 +58,7 @@ function route<R extends object>(
 /** Each verb's handlers, by the REST method they call: a log's `get` and `create` are a read and an append of lines. */
 const routes: readonly Route[] = [
   route('get', 'get', getHandler, { output: 'object' }),
+  route('get', 'getWithOptions', getWithOptionsHandler, { output: 'object' }),
   route('get', 'open', logHandler, {}),
   route('list', 'list', listHandler, { output: 'list' }),
   route('watch', 'watch', watchHandler, { output: 'watch' }),

@@ -96,8 +96,8 @@ function kindSection(group: ApiGroup, resource: ApiResource): string[] {
 }
 
 function subresourceRows(resource: ApiResource): string[] {
-  const { status, scale, log } = resource.subresources;
-  if (!status && !scale && !log) return ['None.'];
+  const { status, scale, log, history } = resource.subresources;
+  if (!status && !scale && !log && !history) return ['None.'];
   const rows = ['| subresource | versions | what |', '| --- | --- | --- |'];
   if (status) rows.push(`| \`status\` | all | \`.status\`: writes to it change only \`.status\`, and writes to the ${resource.kind} leave \`.status\` alone |`);
   if (scale) {
@@ -115,6 +115,12 @@ function subresourceRows(resource: ApiResource): string[] {
     rows.push(
       `| \`log\` (alias \`logs\`) | all | lines appended with \`POST\` (JSON \`{"${log.streamParameter}": …, "lines": […]}\`, or \`text/plain\` with \`?${log.streamParameter}=\`), ` +
         `read with \`GET\` as \`kubectl logs\` reads a pod's: \`follow\`, \`tailLines\`, \`sinceSeconds\`, \`sinceTime\`, \`timestamps\`, \`limitBytes\`, \`${log.streamParameter}\` |`,
+    );
+  }
+  if (history) {
+    rows.push(
+      `| \`history\` | all | \`GET\`: a \`RevisionList\` of the ${resource.kind}'s retained revisions, newest first (paged with \`limit\` and \`continue\`; \`uid\` keeps one incarnation of a name), ` +
+        `each with its \`resourceVersion\`, \`time\`, \`operation\`, \`subresource\`, \`fieldManager\`, \`user\` and the \`object\` as it was, in the request's version; a deleted ${resource.kind}'s too, within the retention (\`--event-retention\`) |`,
     );
   }
   return rows;

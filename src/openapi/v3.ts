@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { appendLogMediaTypes, type ApiGroup, type ApiResource, type LogSubresource } from '../apis/api-resource.js';
 import { patchContentTypes, patchTypes } from '../machinery/patch/patch.js';
 import { scaleKind, scaleSchemaName } from '../machinery/types/scale.js';
+import { revisionListKind, revisionSchemaNames } from '../machinery/types/revision-list.js';
 import type { ApiEndpoint } from '../apis/api-endpoint.js';
 import { metaSchemaNames } from '../machinery/types/meta-schemas.js';
 import { componentRefPrefix, type JsonSchema } from '../machinery/json-schema.js';
@@ -124,6 +125,27 @@ function operationId(verb: string, resource: ApiResource, version: string, names
   const group = resource.group.split('.').map((s) => s[0].toUpperCase() + s.slice(1)).join('');
   const scope = namespaced ? 'Namespaced' : '';
   return `${verb}${group}${version[0].toUpperCase()}${version.slice(1)}${scope}${resource.kind}`;
+}
+
+/** The `history` subresource's GET: a RevisionList of the object's revisions, newest first, a page at a time. */
+function historyPathItem(resource: ApiResource, endpoint: ApiEndpoint, common: OperationBuilder, parameters: readonly ParameterObject[]): PathItemObject {
+  const id = `${operationId('read', resource, endpoint.version, resource.namespaced)}History`;
+  const schema = schemaRef(revisionSchemaNames(resource.group, endpoint.version).list);
+  return {
+    get: {
+      ...common('get', id, {
+        description: `read the retained revisions of the specified ${resource.kind}, newest first: each with the write that made it and the object as it left it`,
+        parameters: [
+          p.continue,
+          p.limit,
+          queryParam('uid', `Only the revisions of the ${resource.kind} with this uid: one incarnation of a name deleted and created again.`),
+        ],
+        responses: { 200: ok(schema), 401: unauthorized },
+      }),
+      'x-kubernetes-group-version-kind': endpoint.kind,
+    },
+    parameters,
+  };
 }
 
 /** Builds an operation of a resource's path, tagged with its group-version and kind. */
@@ -295,6 +317,8 @@ function operations(resource: ApiResource, version: string, schemaName: string, 
     } else if (resource.subresources.log && endpoint.subresource === 'log') {
       // Only under its name: an alias (`logs`) would repeat every operationId.
       add(`${scoped}/{name}/log`, logPathItem(resource, resource.subresources.log, version, common, objectParams), endpoint.verbs);
+    } else if (endpoint.kind.kind === revisionListKind) {
+      add(`${scoped}/{name}/${endpoint.subresource}`, historyPathItem(resource, endpoint, common, objectParams), endpoint.verbs);
     } else {
       add(`${scoped}/{name}/${endpoint.subresource}`, { ...objectOperations(endpoint), parameters: objectParams }, endpoint.verbs);
     }

@@ -10,7 +10,7 @@
 import type { KubeObject } from '../machinery/meta/object.js';
 import type { StorageWatcher } from '../storage/interfaces.js';
 import type { DeleteOptions, GetOptions, ListOptions, WatchOptions } from './request-options.js';
-import type { ListPage, ObjectKey, Store, StoreWriteOptions, ValidateObject, ValidateObjectUpdate } from './store.js';
+import type { ListPage, ObjectKey, Store, StoreWriteOptions, ValidateObject, ValidateObjectUpdate, WriteOrigin } from './store.js';
 import type { LogReader } from './log-reader.js';
 import type { LogOptions } from './request-options.js';
 
@@ -30,6 +30,14 @@ export type UpdatedObjectInfo = (current: KubeObject | undefined) => unknown;
 /** kube's rest.Getter. */
 export interface Getter {
   get(key: ObjectKey, options?: GetOptions): Promise<KubeObject>;
+}
+
+/**
+ * kube's rest.GetterWithOptions: a read whose query parameters are its own options (the
+ * REST object reads and validates them), answering one object in the representation negotiated.
+ */
+export interface GetterWithOptions {
+  getWithOptions(key: ObjectKey, parameters: URLSearchParams): Promise<KubeObject>;
 }
 
 /** kube's rest.Updater, which serves both PUT and PATCH. */
@@ -75,9 +83,14 @@ export interface Watcher {
   watch(namespace: string | undefined, options: WatchOptions): Promise<EndpointWatch>;
 }
 
-/** kube's rest.GracefulDeleter. */
+/** kube's rest.GracefulDeleter; `origin` is recorded with what the deletion writes. */
 export interface GracefulDeleter {
-  delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject): Promise<{ readonly object: KubeObject; readonly deleted: boolean }>;
+  delete(
+    key: ObjectKey,
+    options: DeleteOptions,
+    deleteValidation: ValidateObject,
+    origin?: WriteOrigin,
+  ): Promise<{ readonly object: KubeObject; readonly deleted: boolean }>;
 }
 
 /** kube's rest.CollectionDeleter: what it deleted, a chunk at a time. */
@@ -88,6 +101,7 @@ export interface CollectionDeleter {
     options: DeleteOptions,
     deleteValidation: ValidateObject,
     chunk: number,
+    origin?: WriteOrigin,
   ): AsyncGenerator<ListPage<KubeObject>>;
 }
 
@@ -105,7 +119,9 @@ export interface LogAppender {
 }
 
 /** Any endpoint's REST object: some of kube's REST interfaces. */
-export type EndpointREST = Partial<Getter & Updater & Creater & Lister & Watcher & GracefulDeleter & CollectionDeleter & LogStreamer & LogAppender>;
+export type EndpointREST = Partial<
+  Getter & GetterWithOptions & Updater & Creater & Lister & Watcher & GracefulDeleter & CollectionDeleter & LogStreamer & LogAppender
+>;
 
 /** The methods of the REST interfaces, and the verbs each serves (kube's installer: an Updater serves update and patch). */
 const verbsOfMethod: Readonly<Record<string, readonly string[]>> = {
@@ -114,6 +130,7 @@ const verbsOfMethod: Readonly<Record<string, readonly string[]>> = {
   delete: ['delete'],
   deleteCollection: ['deletecollection'],
   get: ['get'],
+  getWithOptions: ['get'],
   open: ['get'],
   list: ['list'],
   update: ['patch', 'update'],
@@ -204,8 +221,13 @@ export class ResourceREST extends ObjectREST implements Creater, Lister, Watcher
     return this.store.watch(namespace, options);
   }
 
-  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject): Promise<{ readonly object: KubeObject; readonly deleted: boolean }> {
-    return this.store.delete(key, options, deleteValidation);
+  async delete(
+    key: ObjectKey,
+    options: DeleteOptions,
+    deleteValidation: ValidateObject,
+    origin?: WriteOrigin,
+  ): Promise<{ readonly object: KubeObject; readonly deleted: boolean }> {
+    return this.store.delete(key, options, deleteValidation, origin);
   }
 
   deleteCollection(
@@ -214,7 +236,8 @@ export class ResourceREST extends ObjectREST implements Creater, Lister, Watcher
     options: DeleteOptions,
     deleteValidation: ValidateObject,
     chunk: number,
+    origin?: WriteOrigin,
   ): AsyncGenerator<ListPage<KubeObject>> {
-    return this.store.deleteCollection(namespace, selection, options, deleteValidation, chunk);
+    return this.store.deleteCollection(namespace, selection, options, deleteValidation, chunk, origin);
   }
 }

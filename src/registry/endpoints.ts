@@ -16,7 +16,9 @@ import type { KubeObject, StoredObject } from '../machinery/meta/object.js';
 import type { ResourceStorage } from '../storage/interfaces.js';
 import { ObjectREST, ResourceREST, restMethodsOf, verbsOf, type EndpointREST } from './endpoint-rest.js';
 import { LogREST } from './log-rest.js';
-import { objectScope, scaleScope, versionValidation, type RequestScope } from './request-scope.js';
+import { historyScope, objectScope, scaleScope, versionValidation, type RequestScope } from './request-scope.js';
+import { HistoryREST } from './history-rest.js';
+import { revisionListKind } from '../machinery/types/revision-list.js';
 import { ScaleREST } from './scale-rest.js';
 import { scaleKind } from '../machinery/types/scale.js';
 import type { SchemaValidator } from './schema-validator.js';
@@ -59,7 +61,8 @@ interface EndpointInstaller {
   readonly subresource: string;
   readonly aliases?: readonly string[];
   readonly serves: (resource: ApiResource) => boolean;
-  readonly kind?: GroupVersionKind;
+  /** What its objects are, when not the resource's kind: one kind (a Scale), or a kind of the endpoint's group-version. */
+  readonly kind?: GroupVersionKind | ((group: string, version: string) => GroupVersionKind);
   /** The REST class; its methods are the endpoint's verbs. */
   readonly rest: { readonly prototype: object };
   readonly make: (parts: EndpointParts) => { scope: RequestScope; rest: EndpointREST };
@@ -106,7 +109,24 @@ const installers: readonly EndpointInstaller[] = [
       rest: new LogREST(resource, resource.subresources.log!, stores.storage),
     }),
   },
+  {
+    subresource: 'history',
+    serves: (resource) => resource.subresources.history === true,
+    kind: (group, version) => ({ group, version, kind: revisionListKind }),
+    rest: HistoryREST,
+    make: ({ resource, served, stores, validator, subresource }) => ({
+      scope: historyScope(resource, served, validator, stores.store.strategy, subresource),
+      rest: new HistoryREST(resource, stores.storage, `${resource.group}/${served.version}`),
+    }),
+  },
 ];
+
+/** The kind of `installer`'s objects in `version` of `group`. */
+function kindOf(installer: EndpointInstaller, group: string, version: string, resource: ApiResource): GroupVersionKind {
+  const kind = installer.kind;
+  if (kind === undefined) return { group, version, kind: resource.kind };
+  return typeof kind === 'function' ? kind(group, version) : kind;
+}
 
 /** Each endpoint of `groups` and the installer that serves it. */
 function* installed(groups: readonly ApiGroup[]): Generator<{ endpoint: Endpoint; installer: EndpointInstaller }> {
@@ -123,7 +143,7 @@ function* installed(groups: readonly ApiGroup[]): Generator<{ endpoint: Endpoint
             resource,
             subresource: installer.subresource,
             aliases: installer.aliases ?? [],
-            kind: installer.kind ?? { group: group.name, version, kind: resource.kind },
+            kind: kindOf(installer, group.name, version, resource),
             methods,
             verbs: verbsOf(methods),
             streams: methods.includes('open'),

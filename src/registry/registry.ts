@@ -55,8 +55,12 @@ export class Registry {
     for (const { resource, store } of this.#resources.values()) {
       const objects = resource.bootstrapObjects ?? [];
       if (objects.length === 0 || (await store.list(undefined, { resourceVersion: '', limit: 1 })).items.length > 0) continue;
+      // Cairn's own writes, with no request: no manager, no user.
+      const origin = { operation: 'create', subresource: '', fieldManager: '', user: '' } as const;
       for (const object of objects) {
-        await store.create(object.metadata?.namespace ?? '', structuredClone<KubeObject>(object), () => {}, { dryRun: false }).catch(ignoreAlreadyExists);
+        await store
+          .create(object.metadata?.namespace ?? '', structuredClone<KubeObject>(object), () => {}, { dryRun: false, origin })
+          .catch(ignoreAlreadyExists);
       }
     }
   }

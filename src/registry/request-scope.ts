@@ -11,7 +11,8 @@
 import { storageVersionOf, type ApiResource, type ResourceVersion, type Strategy } from '../apis/api-resource.js';
 import { badRequest, invalid, patchInvalid } from '../machinery/errors.js';
 import { dropNulls, unknownFields, type JsonSchema, type SchemaResolver } from '../machinery/json-schema.js';
-import { isPlainObject, type KubeObject } from '../machinery/meta/object.js';
+import { isPlainObject, type KubeObject, type ObjectMeta } from '../machinery/meta/object.js';
+import { convertRevisions, revisionListKind, revisionRowMetadata, revisionTableColumns, type RevisionList } from '../machinery/types/revision-list.js';
 import { scaleSchemaName, scaleTypeError } from '../machinery/types/scale.js';
 import { defaultTableColumns, type TableColumn } from '../machinery/types/table.js';
 import type { FieldValidation } from './request-options.js';
@@ -77,6 +78,11 @@ export interface RequestScope {
   readonly decode: (value: unknown, fieldValidation: FieldValidation, duplicateFields: readonly string[], patched?: PatchedValue) => DecodedObject;
   /** The storage version's name of a field selector label of this version; undefined when the label is not one. */
   readonly fieldLabel: (label: string) => string | undefined;
+  /** Set when the endpoint's kind is a list of items that are not objects (a RevisionList): a Table shows a row per item, with this metadata. */
+  readonly tableItems?: {
+    readonly items: (object: KubeObject) => readonly KubeObject[];
+    readonly metadata: (item: KubeObject) => ObjectMeta | undefined;
+  };
 }
 
 /**
@@ -262,6 +268,31 @@ export function scaleScope(resource: ApiResource, version: string, validator: Sc
       if (patched && typeError) throw patchInvalid(patched.quoted, typeError);
       return { object: value as KubeObject, warnings: [] };
     },
+    fieldLabel: () => undefined,
+  };
+}
+
+/**
+ * The scope of `history` (`subresource`) in `served`: a RevisionList of the request's
+ * group-version, whose objects are converted from the hub as the object's own endpoint
+ * converts them, and whose Table has a row per revision: its own columns, then the kind's
+ * printer columns of `served` read from each revision's object.
+ */
+export function historyScope(
+  resource: ApiResource,
+  served: ResourceVersion,
+  validator: SchemaValidator,
+  strategy: Strategy,
+  subresource: string,
+): RequestScope {
+  const scope = objectScope(resource, served, validator, strategy, subresource);
+  const { fromHub } = hubConversion(resource, served);
+  return {
+    ...scope,
+    kind: revisionListKind,
+    tableColumns: revisionTableColumns(scope.tableColumns),
+    fromHub: (list) => convertRevisions(list as unknown as RevisionList, scope.apiVersion, fromHub) as unknown as KubeObject,
+    tableItems: { items: (list) => (list as unknown as RevisionList).items as unknown as readonly KubeObject[], metadata: revisionRowMetadata },
     fieldLabel: () => undefined,
   };
 }

@@ -26,7 +26,7 @@ import { generateName } from '../machinery/meta/names.js';
 import { compactObjectMeta, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/meta/object-meta-validation.js';
 import { StatusError } from '../machinery/status.js';
-import type { ListRequest, ListResult, ResourceStorage, StorageWatcher } from '../storage/interfaces.js';
+import type { ListRequest, ListResult, ResourceStorage, StorageWatcher, WriteOrigin } from '../storage/interfaces.js';
 import { StorageError } from '../storage/storage-error.js';
 import { conversionAnnotationErrors } from './conversion-annotations.js';
 import { deletionComplete, deletionDecision, type DeletionDecision } from './deletion.js';
@@ -53,9 +53,16 @@ export type ValidateObject = (object: KubeObject) => void | Promise<void>;
 /** kube's `rest.ValidateObjectUpdateFunc`: validating admission of an update. */
 export type ValidateObjectUpdate = (object: KubeObject, old: StoredObject) => void | Promise<void>;
 
+export type { WriteOperation, WriteOrigin } from '../storage/interfaces.js';
+
 /** Options every write takes. */
 export interface StoreWriteOptions {
   readonly dryRun: boolean;
+  /**
+   * Who writes and how (the request's verb, subresource, field manager and user),
+   * recorded with the event the write logs, for the object's history.
+   */
+  readonly origin?: WriteOrigin;
   /**
    * kube's `UpdatedObjectInfo.Preconditions()`: the uid a PUT's body carries, which the
    * object must have (409 otherwise, before anything else is checked). A patch has none.
@@ -277,7 +284,7 @@ export class Store {
       if (namesResourceVersion(object)) throw badRequest('resourceVersion should not be set on objects to be created');
       const name = prepared.metadata!.name!;
       try {
-        return await this.#storage.create(this.#storageKey({ namespace, name }), prepared);
+        return await this.#storage.create(this.#storageKey({ namespace, name }), prepared, options.origin);
       } catch (error) {
         // As kube's RetryGenerateName does.
         if (generate && attempt < generateNameAttempts && error instanceof StorageError && error.code === 'KeyExists') continue;
@@ -424,7 +431,7 @@ export class Store {
         const object = await tryUpdate(current);
         if (object) return { object: object as StoredObject, created: current === undefined };
       } else {
-        const result = await this.#storage.guaranteedUpdate(storageKey, tryUpdate, { ignoreNotFound: forceAllowCreate });
+        const result = await this.#storage.guaranteedUpdate(storageKey, tryUpdate, { ignoreNotFound: forceAllowCreate, origin: options.origin });
         if (decision?.action !== 'remove') return { object: result.object, created: result.created };
       }
     } catch (error) {
@@ -432,9 +439,10 @@ export class Store {
     }
     // The last finalizer of an object being deleted is gone: remove it, as kube's store does, instead of writing it.
     // As there, the answer is the object the update made (without its finalizers), not the last one stored.
+    // The DELETED event records the update's origin: that request is what removed it.
     const removal = decision as Extract<UpdateDecision, { action: 'remove' }>;
     if (!options.dryRun) {
-      await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, removal.resourceVersion)));
+      await this.#call(key.name, () => this.#storage.delete(storageKey, (current) => this.#sameVersion(current, removal.resourceVersion), options.origin));
     }
     return { object: removal.object as StoredObject, created: false };
   }
@@ -453,9 +461,9 @@ export class Store {
   /**
    * delete: checks preconditions and the validating admission of the deletion, then
    * removes the object, or marks it while finalizers hold it; returns its last state
-   * and whether it is gone.
+   * and whether it is gone. `origin` is recorded with the removal, or with the mark.
    */
-  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject = () => {}): Promise<DeleteOutcome> {
+  async delete(key: ObjectKey, options: DeleteOptions, deleteValidation: ValidateObject = () => {}, origin?: WriteOrigin): Promise<DeleteOutcome> {
     const check = async (current: StoredObject): Promise<void> => {
       // As kube's rest.BeforeDelete: a precondition sent, even "", must match.
       const { uid, resourceVersion } = options.preconditions ?? {};
@@ -482,13 +490,17 @@ export class Store {
       // The decision on the object the marking step last read: storage writes a mark, and leaves an object to remove.
       let decision = undefined as DeletionDecision | undefined;
       try {
-        const removed = await this.#storage.delete(storageKey, async (current) => (await decide(current)).action === 'remove');
+        const removed = await this.#storage.delete(storageKey, async (current) => (await decide(current)).action === 'remove', origin);
         if (removed) return { object: removed, deleted: true };
-        const marked = await this.#storage.guaranteedUpdate(storageKey, async (current) => {
-          if (!current) throw notFound(this.#gr, key.name);
-          decision = await decide(current);
-          return decision.action === 'mark' ? decision.object : undefined;
-        });
+        const marked = await this.#storage.guaranteedUpdate(
+          storageKey,
+          async (current) => {
+            if (!current) throw notFound(this.#gr, key.name);
+            decision = await decide(current);
+            return decision.action === 'mark' ? decision.object : undefined;
+          },
+          { origin },
+        );
         if (decision?.action === 'mark') return { object: marked.object, deleted: false };
       } catch (error) {
         throw interpretStorageError(error, this.#gr, key.name);
@@ -515,11 +527,12 @@ export class Store {
     options: DeleteOptions,
     deleteValidation: ValidateObject | undefined,
     chunk: number,
+    origin?: WriteOrigin,
   ): AsyncGenerator<ListPage> {
     for await (const page of this.listInChunks(namespace, { ...selection, limit: undefined, continue: undefined }, chunk)) {
       for (const item of page.items) {
         try {
-          await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation);
+          await this.delete({ namespace: item.metadata.namespace ?? '', name: item.metadata.name }, options, deleteValidation, origin);
         } catch (error) {
           if (!(error instanceof StatusError && error.code === 404)) throw error;
         }

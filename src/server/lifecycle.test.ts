@@ -1,7 +1,8 @@
 /**
  * The lifecycle's order: post-start hooks in order, none once shutdown has begun; at
  * shutdown what they started stops newest first before the delay, then the pre-shutdown
- * hooks in order, then the destroy functions newest first.
+ * hooks in order, then the destroy functions newest first; the readiness checks follow
+ * the hooks and shutdown.
  */
 import { describe, expect, it } from 'vitest';
 import { Lifecycle } from './lifecycle.js';
@@ -54,5 +55,36 @@ describe('Lifecycle', () => {
     const lifecycle = new Lifecycle();
     lifecycle.addPostStartHook('storage-ready', async () => undefined);
     expect(() => lifecycle.addPostStartHook('storage-ready', async () => undefined)).toThrow(/already registered/);
+  });
+
+  it('is not ready until each post-start hook has run, nor once shutdown has begun', async () => {
+    const lifecycle = new Lifecycle();
+    lifecycle.addReadyzChecks({ name: 'database', check: () => undefined });
+    let release = (): void => {};
+    lifecycle.addPostStartHook('storage-ready', async () => undefined);
+    lifecycle.addPostStartHook('start-controller', () => new Promise<void>((resolve) => (release = resolve)));
+    const failing = async () => {
+      const results = await Promise.all(lifecycle.readyzChecks().map(async ({ name, check }) => [name, await check()]));
+      return results.filter(([, reason]) => reason !== undefined);
+    };
+    expect(lifecycle.readyzChecks().map(({ name }) => name)).toEqual(['database', 'poststarthook/storage-ready', 'poststarthook/start-controller', 'shutdown']);
+    expect(await failing()).toEqual([
+      ['poststarthook/storage-ready', 'not finished'],
+      ['poststarthook/start-controller', 'not finished'],
+    ]);
+    const running = lifecycle.runPostStartHooks();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await failing()).toEqual([['poststarthook/start-controller', 'not finished']]);
+    release();
+    await running;
+    expect(await failing()).toEqual([]);
+    await lifecycle.shutdown(0);
+    expect(await failing()).toEqual([['shutdown', 'process is shutting down']]);
+  });
+
+  it('refuses a readiness check named twice', () => {
+    const lifecycle = new Lifecycle();
+    lifecycle.addReadyzChecks({ name: 'database', check: () => undefined });
+    expect(() => lifecycle.addReadyzChecks({ name: 'database', check: () => undefined })).toThrow(/already registered/);
   });
 });

@@ -6,7 +6,11 @@
  * after `--shutdown-delay` it shuts down (long-running requests end), runs the pre-shutdown
  * hooks in order, the last of which stops the listener; then the destroy functions run,
  * newest first, as deferred calls (the audit log's last events, then the database).
+ * Beside the hooks, as kube's GenericAPIServer, the readiness checks the concerns add
+ * (`database`, `informer-sync`); each post-start hook is one too (`poststarthook/<name>`),
+ * failing until it has run, and `shutdown` fails from the moment shutdown begins.
  */
+import type { HealthCheck } from '../http/health.js';
 
 /** Undoes what a post-start hook started. */
 export type Stop = () => Promise<void> | void;
@@ -31,6 +35,9 @@ export class Lifecycle {
   readonly #destroy: Named<ShutdownHook>[] = [];
   /** What the post-start hooks that ran started, oldest first. */
   readonly #stops: Stop[] = [];
+  /** The names of the post-start hooks that have run. */
+  readonly #completed = new Set<string>();
+  readonly #readyzChecks: HealthCheck[] = [];
 
   /** Aborted when shutdown begins: readyz fails from then on. */
   get draining(): AbortSignal {
@@ -66,10 +73,35 @@ export class Lifecycle {
     for (const hook of this.#postStart) {
       if (this.draining.aborted) return;
       const stop = await hook.run();
+      this.#completed.add(hook.name);
       if (!stop) continue;
       if (this.draining.aborted) await stop();
       else this.#stops.push(stop);
     }
+  }
+
+  /** Adds readiness checks, as kube's `AddReadyzChecks`; a name is used once. */
+  addReadyzChecks(...checks: HealthCheck[]): void {
+    for (const check of checks) {
+      if (this.#readyzChecks.some(({ name }) => name === check.name))
+        throw new Error(`unable to add readyz check "${check.name}" because it was already registered`);
+      this.#readyzChecks.push(check);
+    }
+  }
+
+  /**
+   * The readiness checks in kube's order: those added, then one per post-start hook (added
+   * so far), then `shutdown`, which makes load balancers stop sending here.
+   */
+  readyzChecks(): HealthCheck[] {
+    return [
+      ...this.#readyzChecks,
+      ...this.#postStart.map(({ name }) => ({
+        name: `poststarthook/${name}`,
+        check: () => (this.#completed.has(name) ? undefined : 'not finished'),
+      })),
+      { name: 'shutdown', check: () => (this.draining.aborted ? 'process is shutting down' : undefined) },
+    ];
   }
 
   /** Graceful shutdown; `delayMs` is how long the server drains before it shuts down (kube's --shutdown-delay-duration). */

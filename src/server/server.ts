@@ -8,10 +8,15 @@ import { pino, type Logger } from 'pino';
 import type Koa from 'koa';
 import { servedGroups } from '../apis/served-groups.js';
 import { createApp, type AppOptions } from '../http/app.js';
+import type { HealthCheck } from '../http/health.js';
 import type { ServerConfig } from './config.js';
 import type { Pki } from './pki.js';
 import { newConfig, type Config, type ServerSeams } from './server-config.js';
 import type { StorageDescription } from './start-banner.js';
+import { logCheck } from './log-check.js';
+
+/** kube's `ping`: passes whenever the server answers at all. */
+const pingCheck: HealthCheck = { name: 'ping', check: () => undefined };
 
 export { servedGroups, type ServerSeams };
 
@@ -35,19 +40,21 @@ interface CompletedConfig extends Config {
 
 /** Derives the application's options: the health checks and the per-server settings of every request. */
 function complete(config: Config): CompletedConfig {
-  const { options, lifecycle, storage } = config;
+  const { options, lifecycle } = config;
+  // What a restart mends: kube's livez also has its post-start hooks and etcd, but a restart neither finishes a hook sooner nor brings a database back.
+  const livezChecks = [pingCheck, logCheck(config.logger)];
   return {
     ...config,
     app: {
       groups: servedGroups,
       metrics: config.metrics,
-      registry: storage.registry,
+      registry: config.storage.registry,
       authenticators: config.authentication.authenticators,
       authorizer: config.authorizer,
       audit: config.audit.backend,
       auditPolicy: config.audit.policy,
-      livezChecks: [{ name: 'ping', check: () => true }],
-      readyzChecks: [{ name: 'ping', check: () => true }, ...storage.readyzChecks, { name: 'shutdown', check: () => !lifecycle.draining.aborted }],
+      livezChecks,
+      readyzChecks: [...livezChecks, ...lifecycle.readyzChecks()],
       logger: config.logger,
       shutdown: lifecycle.shuttingDown,
       watchBookmarkIntervalMs: options.watchBookmarkIntervalMs,

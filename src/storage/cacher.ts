@@ -13,6 +13,8 @@ import type {
   DeletePrecondition,
   GetOptions,
   GuaranteedUpdateOptions,
+  HistoryPage,
+  HistoryRequest,
   ListRequest,
   ListResult,
   LogStorage,
@@ -23,6 +25,7 @@ import type {
   StorageWatchOptions,
   TryUpdate,
   UpdateResult,
+  WriteOrigin,
 } from './interfaces.js';
 import { keyNotFound, StorageError } from './storage-error.js';
 
@@ -75,16 +78,21 @@ export class Cacher implements ResourceStorage {
     );
   }
 
-  create(key: StorageKey, object: KubeObject): Promise<StoredObject> {
-    return this.#storage.create(key, object);
+  create(key: StorageKey, object: KubeObject, origin?: WriteOrigin): Promise<StoredObject> {
+    return this.#storage.create(key, object, origin);
   }
 
   guaranteedUpdate(key: StorageKey, tryUpdate: TryUpdate, options?: GuaranteedUpdateOptions): Promise<UpdateResult> {
     return this.#storage.guaranteedUpdate(key, tryUpdate, options);
   }
 
-  delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject | undefined> {
-    return this.#storage.delete(key, precondition);
+  delete(key: StorageKey, precondition?: DeletePrecondition, origin?: WriteOrigin): Promise<StoredObject | undefined> {
+    return this.#storage.delete(key, precondition, origin);
+  }
+
+  /** Always from the database: the object cache holds only the newest state. */
+  history(key: StorageKey, request: HistoryRequest): Promise<HistoryPage> {
+    return this.#storage.history(key, request);
   }
 
   watch(

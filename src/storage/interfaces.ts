@@ -118,12 +118,59 @@ export type TryUpdate = (current: StoredObject | undefined) => KubeObject | unde
 
 /** Options of a guaranteed update. */
 export interface GuaranteedUpdateOptions {
+  /** Who writes, and how: recorded with the event the update writes (see {@link WriteOrigin}). */
+  readonly origin?: WriteOrigin;
   /**
    * When there is no object, call `tryUpdate(undefined)` and create what it returns
    * instead of failing with `KeyNotFound`, as kube's `ignoreNotFound` does for an
    * update that may create (server-side apply, a PUT with `forceAllowCreate`).
    */
   readonly ignoreNotFound?: boolean;
+}
+
+/** The verb of the request that wrote a revision, as audit names it. */
+export type WriteOperation = 'create' | 'update' | 'patch' | 'apply' | 'delete';
+
+/** Who wrote a revision and how, recorded with its event (the `history` subresource shows it). */
+export interface WriteOrigin {
+  readonly operation: WriteOperation;
+  /** '' for the object itself; 'status' or 'scale' for those subresources' writes. */
+  readonly subresource: string;
+  /** The request's fieldManager ('' when none: a delete). */
+  readonly fieldManager: string;
+  /** The username of the request's (audit) identity; '' for Cairn's own writes without one. */
+  readonly user: string;
+}
+
+/** One revision of an object: the event that wrote it, and the object as that event left it (a deletion: as it was deleted). */
+export interface Revision {
+  readonly resourceVersion: string;
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** When it was written (the database's clock). */
+  readonly time: Date;
+  /** Undefined for revisions written before origins were recorded. */
+  readonly origin?: WriteOrigin;
+  /** In the storage version (converted as every read is), frozen. */
+  readonly object: StoredObject;
+}
+
+/** Which revisions of one key a history read returns: newest first, at most `limit`, older than `before` (a continue). */
+export interface HistoryRequest {
+  readonly limit: number;
+  readonly before?: string;
+  /** Only the revisions of the object with this uid (one incarnation of a name deleted and created again). */
+  readonly uid?: string;
+}
+
+/** A page of an object's history. */
+export interface HistoryPage {
+  readonly revisions: readonly Revision[];
+  /** The resourceVersion to continue before, when more revisions follow. */
+  readonly continueBefore?: string;
+  /** The newest committed resourceVersion when read. */
+  readonly resourceVersion: string;
+  /** The oldest resourceVersion the history is complete after (the resource's compaction mark): older revisions are gone. */
+  readonly compacted: string;
 }
 
 /** The outcome of a guaranteed update. */
@@ -192,8 +239,8 @@ export interface LogStorage {
 
 /** Storage of one resource (for example `pipelines.cairn.dev`). */
 export interface ResourceStorage {
-  /** Stores a new object; throws `KeyExists`. Sets `metadata.resourceVersion`. */
-  create(key: StorageKey, object: KubeObject): Promise<StoredObject>;
+  /** Stores a new object; throws `KeyExists`. Sets `metadata.resourceVersion`. `origin` is recorded with its event. */
+  create(key: StorageKey, object: KubeObject, origin?: WriteOrigin): Promise<StoredObject>;
   /**
    * Reads one object; throws `KeyNotFound`. The object is frozen and may be shared
    * with other readers (the object cache's): copy before changing it.
@@ -216,9 +263,18 @@ export interface ResourceStorage {
    * Deletes one object after `precondition` accepted its current state, retrying on
    * the newer object when it changed in between; returns it carrying the
    * resourceVersion of its deletion, or undefined when `precondition` kept it. Its log
-   * lines go with it. Throws `KeyNotFound`, or what `precondition` throws.
+   * lines go with it. Throws `KeyNotFound`, or what `precondition` throws. `origin` is
+   * recorded with its event.
    */
-  delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject | undefined>;
+  delete(key: StorageKey, precondition?: DeletePrecondition, origin?: WriteOrigin): Promise<StoredObject | undefined>;
+  /**
+   * Reads the revisions of the object at `key` that the event log retains, newest first,
+   * a page at a time: a deleted object's too (its DELETED revision first), until
+   * compaction removes them; every live object keeps at least its newest. An empty page
+   * when none is retained (or the key never existed). Objects are converted to the
+   * storage version, as every read is.
+   */
+  history(key: StorageKey, request: HistoryRequest): Promise<HistoryPage>;
   /**
    * Lists the objects of one namespace (or all, when undefined) matching the
    * predicate, ordered by key, as they were at one resourceVersion. Throws `TooOld`

@@ -11,6 +11,7 @@ import * as ownerReferences from '../../migrations/0006-owner-references.js';
 import * as objectText from '../../migrations/0007-object-text.js';
 import * as logSizes from '../../migrations/0008-log-sizes.js';
 import * as historyMarks from '../../migrations/0009-history-marks.js';
+import * as eventOrigins from '../../migrations/0010-event-origins.js';
 import * as logOffsets from '../../migrations/0011-log-offsets.js';
 import type { Database } from './database.js';
 
@@ -25,6 +26,7 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0007-object-text': objectText,
   '0008-log-sizes': logSizes,
   '0009-history-marks': historyMarks,
+  '0010-event-origins': eventOrigins,
   '0011-log-offsets': logOffsets,
 });
 

@@ -45,6 +45,13 @@ export interface EventsTable {
   /** The object before a MODIFIED or DELETED change; null for ADDED. */
   prev_object: string | null;
   created_at: Generated<Date>;
+  /** The uid of the object written (migration 0010). */
+  uid: string | null;
+  /** The write's origin (interfaces.ts `WriteOrigin`); null for events logged before it was recorded (migration 0010). */
+  operation: string | null;
+  subresource: string | null;
+  field_manager: string | null;
+  username: string | null;
 }
 
 /** Log lines of the `log` subresource, one row per line, keyed by the object's uid and ordered by `seq`. */

@@ -19,6 +19,8 @@ import type {
   FieldsOf,
   GetOptions,
   GuaranteedUpdateOptions,
+  HistoryPage,
+  HistoryRequest,
   ListRequest,
   ListResult,
   LogStorage,
@@ -30,7 +32,9 @@ import type {
   StorageWatchOptions,
   TryUpdate,
   UpdateResult,
+  WriteOrigin,
 } from './interfaces.js';
+import { readHistory } from './object-history.js';
 import type { StorageSchema, StringMap } from './schema.js';
 import { splitObjectText } from './object-text.js';
 import { readSnapshotPage, type PageItem } from './snapshot-list.js';
@@ -105,7 +109,7 @@ export class SqlResourceStorage implements ResourceStorage {
    * the event from that text. Resolves with the new resourceVersion, or undefined when
    * the key exists (create) or the row is no longer at `current`'s (update).
    */
-  #writeObject(key: StorageKey, stored: StoredObject, current?: StoredObject): Promise<bigint | undefined> {
+  #writeObject(key: StorageKey, stored: StoredObject, current: StoredObject | undefined, origin: WriteOrigin | undefined): Promise<bigint | undefined> {
     const labels = labelsOf(stored);
     const fields = this.#o.fieldsOf(stored);
     const prevLabels = current && labelsOf(current);
@@ -131,6 +135,7 @@ export class SqlResourceStorage implements ResourceStorage {
       prevLabels: encodedPrevLabels,
       prevFields: encodedPrevFields,
       object: text,
+      origin,
       event: (rv) => new WrittenEvent({ rv, resource, ...key, type, labels, fields, prevLabels, prevFields, prevObject }, { text: `${text.head}${text.tail}` }),
     });
   }
@@ -156,9 +161,9 @@ export class SqlResourceStorage implements ResourceStorage {
     }
   }
 
-  async create(key: StorageKey, object: KubeObject): Promise<StoredObject> {
+  async create(key: StorageKey, object: KubeObject, origin?: WriteOrigin): Promise<StoredObject> {
     const stored = toStore(object);
-    const rv = await this.#writeObject(key, stored);
+    const rv = await this.#writeObject(key, stored, undefined, origin);
     if (rv === undefined) throw keyExists(this.#describe(key));
     stored.metadata.resourceVersion = rv.toString();
     return stored;
@@ -197,16 +202,19 @@ export class SqlResourceStorage implements ResourceStorage {
         if (!current) throw keyNotFound(this.#describe(key));
         return { object: current, changed: false, created: false };
       }
-      const written = row && current ? await this.#replace(key, current, next, this.#decoder.isStale(row)) : await this.#createIfAbsent(key, next);
+      const written =
+        row && current
+          ? await this.#replace(key, current, next, this.#decoder.isStale(row), options.origin)
+          : await this.#createIfAbsent(key, next, options.origin);
       if (written) return written;
       row = await this.#readRow(key);
     }
   }
 
   /** Creates `next` for an update that found no object; undefined when another write created it first. */
-  async #createIfAbsent(key: StorageKey, next: KubeObject): Promise<UpdateResult | undefined> {
+  async #createIfAbsent(key: StorageKey, next: KubeObject, origin: WriteOrigin | undefined): Promise<UpdateResult | undefined> {
     try {
-      return { object: await this.create(key, next), changed: true, created: true };
+      return { object: await this.create(key, next, origin), changed: true, created: true };
     } catch (error) {
       if (error instanceof StorageError && error.code === 'KeyExists') return undefined;
       throw error;
@@ -219,25 +227,25 @@ export class SqlResourceStorage implements ResourceStorage {
    * else changes, as etcd3's GuaranteedUpdate rewrites a stale object: that is what
    * moves it to the storage version.
    */
-  async #replace(key: StorageKey, current: StoredObject, next: KubeObject, stale: boolean): Promise<UpdateResult | undefined> {
+  async #replace(key: StorageKey, current: StoredObject, next: KubeObject, stale: boolean, origin: WriteOrigin | undefined): Promise<UpdateResult | undefined> {
     if (!stale && jsonEqual(withoutResourceVersion(next), withoutResourceVersion(current))) {
       return { object: current, changed: false, created: false };
     }
     const stored = toStore(next);
-    const rv = await this.#writeObject(key, stored, current);
+    const rv = await this.#writeObject(key, stored, current, origin);
     if (rv === undefined) return undefined;
     stored.metadata.resourceVersion = rv.toString();
     return { object: stored, changed: true, created: false };
   }
 
-  async delete(key: StorageKey, precondition?: DeletePrecondition): Promise<StoredObject | undefined> {
+  async delete(key: StorageKey, precondition?: DeletePrecondition, origin?: WriteOrigin): Promise<StoredObject | undefined> {
     // Optimistic as guaranteedUpdate: the precondition (validating admission) runs with nothing held.
     for (;;) {
       const row = await this.#readRow(key);
       if (!row) throw keyNotFound(this.#describe(key));
       const current = this.#decoder.decode(row);
       if ((await precondition?.(deepCopy(current))) === false) return undefined;
-      const deleted = await this.#remove(key, current);
+      const deleted = await this.#remove(key, current, origin);
       if (deleted) return deleted;
     }
   }
@@ -247,7 +255,7 @@ export class SqlResourceStorage implements ResourceStorage {
    * in its transaction: see write-batch-statement.ts); undefined when the object changed
    * (or went) since it was read.
    */
-  async #remove(key: StorageKey, current: StoredObject): Promise<StoredObject | undefined> {
+  async #remove(key: StorageKey, current: StoredObject, origin: WriteOrigin | undefined): Promise<StoredObject | undefined> {
     const labels = labelsOf(current);
     const fields = this.#o.fieldsOf(current);
     const resource = this.#o.resource;
@@ -260,6 +268,7 @@ export class SqlResourceStorage implements ResourceStorage {
       labels: encodeJsonb(labels),
       fields: encodeJsonb(fields),
       object: splitObjectText(toStore(current)),
+      origin,
       // The watch cache's copy is its own: what the caller gets back stays the caller's to change.
       event: (rv) =>
         new WrittenEvent({ rv, resource, ...key, type: 'DELETED', labels, fields }, { frozen: deepFreeze(deepCopy(toStore(current, rv.toString()))) }),
@@ -359,6 +368,21 @@ export class SqlResourceStorage implements ResourceStorage {
     });
     this.#watchers.add(watcher);
     return watcher;
+  }
+
+  async history(key: StorageKey, request: HistoryRequest): Promise<HistoryPage> {
+    try {
+      const page = await readHistory(this.#o.database, this.#o.resource, key, request);
+      return {
+        // Rows keep the version they were written in: converted as every read is.
+        revisions: page.revisions.map((revision) => deepFreeze({ ...revision, object: this.#decoder.decode(revision.object) })),
+        resourceVersion: page.current.toString(),
+        compacted: page.compacted.toString(),
+        ...(page.continueBefore !== undefined ? { continueBefore: page.continueBefore } : {}),
+      };
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
   }
 
   async staleKeys(after: StorageKey | undefined, limit: number): Promise<readonly StorageKey[]> {

@@ -32,10 +32,13 @@ export interface StorageMigrationResult {
   readonly rewritten: number;
 }
 
+/** What a rewrite records in the object's history: an update of Cairn's own, with no request, manager or user. */
+const rewriteOrigin = { operation: 'update', subresource: '', fieldManager: '', user: '' } as const;
+
 /** Rewrites the object at `key` in the storage version; false when another write already did, or deleted it. */
 async function rewrite(storage: ResourceStorage, key: StorageKey): Promise<boolean> {
   try {
-    return (await storage.guaranteedUpdate(key, (current) => current!)).changed;
+    return (await storage.guaranteedUpdate(key, (current) => current!, { origin: rewriteOrigin })).changed;
   } catch (error) {
     if (error instanceof StorageError && error.code === 'KeyNotFound') return false;
     throw error;

@@ -19,6 +19,9 @@
  *   race the row lock cannot see, a create whose key another replica inserts after this
  *   statement's snapshot, is reported as existing and leaves its resourceVersion
  *   unused: a gap, never a reordering (kube's resourceVersions are not contiguous).
+ * - **Each event says what wrote it.** It records the object's uid (a create's own,
+ *   the row's for an update or delete) and the write's origin (operation, subresource,
+ *   field manager, user; null when the write gave none), for the object's history.
  * - **Log lines go with their object.** A batch with deletes first locks its rows and
  *   deletes the deleted objects' logs (their size rows, then their lines) in statements
  *   of their own: each statement reads a fresh snapshot, taken once the row locks are
@@ -32,6 +35,7 @@
  * go in one round trip without parameters, a dollar-quoted literal.
  */
 import type { Database, Row } from './database.js';
+import type { WriteOrigin } from './interfaces.js';
 import type { ObjectText } from './object-text.js';
 import { encodeText } from './stored-text.js';
 
@@ -55,6 +59,8 @@ export interface BatchedWrite {
   readonly prevFields?: string;
   /** The object as JSON text (of the object deleted, for a delete), split where the resourceVersion the batch assigns goes. */
   readonly object: ObjectText;
+  /** Who writes, and how: recorded with the write's event (null columns when undefined). */
+  readonly origin?: WriteOrigin;
 }
 
 /** What a batch did. */
@@ -78,6 +84,10 @@ function element(w: BatchedWrite): string {
   if (w.apiVersion !== undefined) json += `,"av":${str(encodeText(w.apiVersion))}`;
   if (w.prevLabels !== undefined) json += `,"pl":${w.prevLabels}`;
   if (w.prevFields !== undefined) json += `,"pf":${w.prevFields}`;
+  if (w.origin !== undefined) {
+    const { operation, subresource, fieldManager, user } = w.origin;
+    json += `,"o":${str(operation)},"sr":${str(encodeText(subresource))},"fm":${str(encodeText(fieldManager))},"u":${str(encodeText(user))}`;
+  }
   return `${json},"oh":${str(w.object.head)},"ot":${str(w.object.tail)}}`;
 }
 
@@ -121,16 +131,17 @@ const writeAll = (batch: string) => `WITH input AS MATERIALIZED (
   SELECT w.idx::int AS idx, w.v->>'op' AS op, w.v->>'r' AS resource, w.v->>'ns' AS namespace, w.v->>'n' AS name,
          w.v->>'uid' AS uid, (w.v->>'e')::bigint AS expected, w.v->>'av' AS api_version,
          w.v->'l' AS labels, w.v->'f' AS fields, w.v->'pl' AS prev_labels, w.v->'pf' AS prev_fields,
-         w.v->>'oh' AS object_head, w.v->>'ot' AS object_tail
+         w.v->>'oh' AS object_head, w.v->>'ot' AS object_tail,
+         w.v->>'o' AS operation, w.v->>'sr' AS subresource, w.v->>'fm' AS field_manager, w.v->>'u' AS username
   FROM jsonb_array_elements(${batch}) WITH ORDINALITY AS w(v, idx)
 ), current_rows AS MATERIALIZED (
-  SELECT o.resource, o.namespace, o.name, o.resource_version, o.object
+  SELECT o.resource, o.namespace, o.name, o.resource_version, o.uid, o.object
   FROM cairn_objects o
   WHERE (o.resource, o.namespace, o.name) IN (SELECT resource, namespace, name FROM input)
   ORDER BY o.resource, o.namespace, o.name
   FOR UPDATE OF o
 ), accepted AS MATERIALIZED (
-  SELECT i.*, c.object AS prev_object, row_number() OVER (ORDER BY i.idx) AS seq
+  SELECT i.*, c.object AS prev_object, c.uid AS current_uid, row_number() OVER (ORDER BY i.idx) AS seq
   FROM input i LEFT JOIN current_rows c ON (c.resource, c.namespace, c.name) = (i.resource, i.namespace, i.name)
   WHERE CASE WHEN i.op = 'create' THEN c.name IS NULL ELSE c.resource_version = i.expected END
 ), counter AS (
@@ -155,9 +166,11 @@ const writeAll = (batch: string) => `WITH input AS MATERIALIZED (
   WHERE s.op = 'delete' AND o.resource = s.resource AND o.namespace = s.namespace AND o.name = s.name AND o.resource_version = s.expected
   RETURNING o.resource, o.namespace, o.name
 ), logged AS (
-  INSERT INTO cairn_events (resource_version, resource, namespace, name, type, labels, fields, prev_labels, prev_fields, object, prev_object)
+  INSERT INTO cairn_events (resource_version, resource, namespace, name, type, labels, fields, prev_labels, prev_fields, object, prev_object,
+                            uid, operation, subresource, field_manager, username)
   SELECT s.rv, s.resource, s.namespace, s.name, CASE s.op WHEN 'create' THEN 'ADDED' WHEN 'update' THEN 'MODIFIED' ELSE 'DELETED' END,
-         s.labels, s.fields, s.prev_labels, s.prev_fields, s.stored, s.prev_object
+         s.labels, s.fields, s.prev_labels, s.prev_fields, s.stored, s.prev_object,
+         COALESCE(s.uid, s.current_uid), s.operation, s.subresource, s.field_manager, s.username
   FROM stamped s
   WHERE (s.resource, s.namespace, s.name) IN (SELECT * FROM inserted UNION ALL SELECT * FROM updated UNION ALL SELECT * FROM deleted)
   RETURNING resource_version

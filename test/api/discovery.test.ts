@@ -209,7 +209,9 @@ describe('discovery, health and OpenAPI', () => {
       expect(res.text).toBe('ok');
     }
     const verbose = await server().request('GET', '/readyz?verbose', { clientCert: null });
-    expect(verbose.text).toBe('[+]ping ok\n[+]migrations ok\n[+]storage ok\n[+]database ok\n[+]shutdown ok\nreadyz check passed\n');
+    expect(verbose.text).toBe(
+      '[+]ping ok\n[+]log ok\n[+]database ok\n[+]poststarthook/storage-ready ok\n[+]poststarthook/start-compaction ok\n[+]shutdown ok\nreadyz check passed\n',
+    );
     expect((await server().request('GET', '/readyz/database', { clientCert: null })).text).toBe('ok');
     expect((await server().request('GET', '/readyz/nope', { clientCert: null })).status).toBe(404);
   });

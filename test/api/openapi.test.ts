@@ -140,6 +140,39 @@ describe('OpenAPI', () => {
       }
     });
 
+    it('describes the history subresource: a get with limit, continue and uid, answering the version’s RevisionList', () => {
+      for (const [path, kind] of [
+        [`${pipelineItemPath}/history`, 'Pipeline'],
+        ['/apis/cairn.dev/v1/runnerclasses/{name}/history', 'RunnerClass'],
+      ]) {
+        const item = doc.paths[path];
+        expect(Object.keys(item).sort(), path).toEqual(['get', 'parameters']);
+        expect(item.get).toMatchObject({
+          'x-kubernetes-action': 'get',
+          'x-kubernetes-group-version-kind': { group: 'cairn.dev', version: 'v1', kind: 'RevisionList' },
+          operationId: `readCairnDevV1${kind === 'Pipeline' ? 'Namespaced' : ''}${kind}History`,
+        });
+        expect(item.get.parameters.map((p: any) => [p.name, p.in, p.schema.type])).toEqual([
+          ['continue', 'query', 'string'],
+          ['limit', 'query', 'integer'],
+          ['uid', 'query', 'string'],
+        ]);
+        expect(item.get.responses[200].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/dev.cairn.v1.RevisionList' });
+      }
+      const schemas = doc.components.schemas;
+      expect(schemas['dev.cairn.v1.RevisionList']['x-kubernetes-group-version-kind']).toEqual([{ group: 'cairn.dev', version: 'v1', kind: 'RevisionList' }]);
+      expect(Object.keys(schemas['dev.cairn.v1.Revision'].properties).sort()).toEqual([
+        'fieldManager',
+        'object',
+        'operation',
+        'resourceVersion',
+        'subresource',
+        'time',
+        'user',
+      ]);
+      expect(schemas['io.k8s.apimachinery.pkg.runtime.RawExtension']).toMatchObject({ 'x-kubernetes-embedded-resource': true });
+    });
+
     it('accepts every patch type the server applies', () => {
       expect(Object.keys(doc.paths[pipelineItemPath].patch.requestBody.content)).toEqual(patchContentTypes);
     });
@@ -228,6 +261,17 @@ describe('OpenAPI', () => {
         ['pretty', 'query'],
       ]);
       expect(collection.get.parameters.map((p: any) => p.name)).toContain('allowWatchBookmarks');
+    });
+
+    it('has the history operation, its query parameters typed inline', () => {
+      const history = swagger.paths['/apis/cairn.dev/v1/namespaces/{namespace}/pipelines/{name}/history'];
+      expect(history.get.responses[200].schema).toEqual({ $ref: '#/definitions/dev.cairn.v1.RevisionList' });
+      expect(history.get.parameters.map((p: any) => [p.name, p.in, p.type])).toEqual([
+        ['continue', 'query', 'string'],
+        ['limit', 'query', 'integer'],
+        ['uid', 'query', 'string'],
+      ]);
+      expect(history.get.produces).toEqual(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
     });
 
     it('has the v3 schemas as definitions', () => {

@@ -2,7 +2,7 @@
  * The typed client against a real server: the generated types of every version match
  * the committed OpenAPI documents, requests authenticate with the kubeconfig's client
  * certificate, failures are ApiErrors carrying the Status, every version is served with
- * its own types, patches of each type, status and scale helpers work, watches resume
+ * its own types, patches of each type, status, scale and history helpers work, watches resume
  * across the server's timeouts and end in a ResourceExpiredError on 410 (on which
  * listAndWatch lists again), and the log streams line by line.
  */
@@ -332,6 +332,32 @@ describe('the typed client', () => {
     const stale = await client.replaceScale(name, scale).catch((error: unknown) => error);
     expect(isConflict(stale)).toBe(true);
     expect(isNotFound(await client.scale({ namespace: 'default', name: 'absent' }, 1).catch((error: unknown) => error), 'absent')).toBe(true);
+  });
+
+  it('reads a history page by page and as one iteration, typed as the path version’s objects, narrowed by uid', async () => {
+    const path = { namespace: 'default', name: 'h-1' };
+    const first = await unwrap(client.api.POST(pipelinesPath, { params: { path: { namespace: 'default' } }, body: manifest('h-1', { replicas: 1 }) }));
+    for (const replicas of [2, 3]) await client.patch(pipelinePath, { path, type: 'merge', fieldManager: 'tuner', body: { spec: { replicas } } });
+    const page = await client.history(pipelinePath, { path, limit: 2 });
+    expect(page.kind).toBe('RevisionList');
+    expect(page.items.map((r) => [r.operation, r.fieldManager, r.user, r.object.spec?.replicas])).toEqual([
+      ['patch', 'tuner', 'cairn-admin', 3],
+      ['patch', 'tuner', 'cairn-admin', 2],
+    ]);
+    expect(page.metadata?.continue).toBeTruthy();
+    const rest = await client.history(pipelinePath, { path, limit: 2, continue: page.metadata!.continue! });
+    expect(rest.items.map((r) => r.operation)).toEqual(['create']);
+    expect(rest.metadata?.continue).toBeUndefined();
+    const alpha = await all(client.revisions(v1alpha1Pipeline, { path, limit: 1 }));
+    expect(alpha.map((r) => [r.resourceVersion, r.object.apiVersion, r.object.spec?.parallelism])).toEqual(
+      [...page.items, ...rest.items].map((r) => [r.resourceVersion, 'cairn.dev/v1alpha1', r.object.spec?.replicas]),
+    );
+    await unwrap(client.api.DELETE(pipelinePath, at('h-1')));
+    await unwrap(client.api.POST(pipelinesPath, { params: { path: { namespace: 'default' } }, body: manifest('h-1') }));
+    const incarnation = await all(client.revisions(pipelinePath, { path, uid: first.metadata!.uid! }));
+    expect(incarnation.map((r) => r.operation)).toEqual(['delete', 'patch', 'patch', 'create']);
+    const missing = await client.history(pipelinePath, { path: { namespace: 'default', name: 'never' } }).catch((error: unknown) => error);
+    expect(isNotFound(missing, 'never')).toBe(true);
   });
 
   it('appends to and reads the log through any version', async () => {

@@ -185,6 +185,16 @@ describe.runIf(kubectlAvailable)('Cairn behind a real kube-apiserver’s aggrega
       // Deleting is edit's too; getting the scale subresource is view's.
       expect((await kubectlOk(...asBob, 'get', 'pipeline', name, '--subresource=scale', '-o', 'jsonpath={.spec.replicas}')).stdout).toBe('1');
       expect((await kubectlOk(...asBob, 'delete', 'pipeline', name)).stdout.trim()).toBe(`pipeline.cairn.dev "${name}" deleted`);
+      // The history through the aggregated path, which view grants (pipelines/history): each write's user is the one
+      // kube-apiserver forwarded in X-Remote-User (bob, impersonated), its manager kubectl's, and the deleted object's stays.
+      const historyPath = `/apis/cairn.dev/v1/namespaces/${namespace}/pipelines/${name}/history`;
+      const history = JSON.parse((await kubectlOk(...asBob, 'get', '--raw', historyPath)).stdout);
+      expect(history.kind).toBe('RevisionList');
+      expect(history.items.map((i: { operation: string; fieldManager: string; user: string }) => [i.operation, i.fieldManager, i.user])).toEqual([
+        ['delete', '', 'bob'],
+        ['create', 'kubectl-create', 'bob'],
+      ]);
+      expect(history.items[1].object).toMatchObject({ apiVersion: 'cairn.dev/v1', kind: 'Pipeline', metadata: { name, namespace } });
     });
 
     it('refuses to create a Pipeline in a namespace the cluster does not have, as kube’s NamespaceLifecycle does, and creates it once the namespace exists', async ({

@@ -126,6 +126,9 @@ describe.runIf(kubectlAvailable)('delegated authentication and authorization aga
     expect((await cairn.request('GET', '/metrics', bearer(token))).status).toBe(200);
     expect((await cairn.request('GET', '/readyz', { clientCert: null })).status).toBe(200);
     expect((await cairn.request('GET', '/healthz', { clientCert: null })).status).toBe(200);
+    // In a cluster, readiness waits for the webhook configurations to be listed, as kube's informer-sync; a check alone is not an allowed path.
+    expect((await cairn.request('GET', '/readyz?verbose', { clientCert: null })).text).toContain('[+]informer-sync ok\n');
+    expect((await cairn.request('GET', '/readyz/informer-sync', { clientCert: null })).status).toBe(401);
     // A path not listed goes to SubjectAccessReview: anonymous is refused.
     expect((await cairn.request('GET', '/apis', { clientCert: null })).status).toBe(401);
   });

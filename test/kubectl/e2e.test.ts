@@ -1,8 +1,8 @@
 /**
  * End to end with the in-process sample controller, as `npm start` runs it: kubectl
  * creates a Pipeline and waits for Ready, scales it through the scale subresource
- * and sees the status follow, reads status and Scale through --subresource, and
- * follows the log until the Pipeline is deleted.
+ * and sees the status follow, reads status and Scale through --subresource, reads the
+ * history with get --raw, and follows the log until the Pipeline is deleted.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -69,6 +69,38 @@ describe.runIf(kubectlAvailable)('kubectl with the sample controller (needs kube
     const table = rows((await kubectlOk('get', 'pipeline', name, '--subresource=scale')).stdout);
     expect(table[0]).toEqual(['NAME', 'CREATED', 'AT']);
     expect(table[1]?.[0]).toBe(name);
+  });
+
+  it('reads the history with get --raw: kubectl’s create and scale (a PUT of the Scale, managed under its User-Agent), and the controller’s status patches, newest first', async () => {
+    const history = JSON.parse((await kubectlOk('get', '--raw', `${path}/history`)).stdout);
+    expect(history).toMatchObject({ apiVersion: 'cairn.dev/v1', kind: 'RevisionList' });
+    const items: { resourceVersion: string; operation: string; subresource: string; fieldManager: string; user: string; object: any }[] = history.items;
+    expect(items.at(-1)).toMatchObject({
+      operation: 'create',
+      subresource: '',
+      fieldManager: 'kubectl-create',
+      user: 'cairn-admin',
+      object: { spec: { replicas: 2 } },
+    });
+    expect(items).toContainEqual(
+      expect.objectContaining({
+        operation: 'update',
+        subresource: 'scale',
+        fieldManager: 'kubectl',
+        object: expect.objectContaining({ spec: expect.objectContaining({ replicas: 5 }) }),
+      }),
+    );
+    expect(items).toContainEqual(expect.objectContaining({ operation: 'patch', subresource: 'status', fieldManager: 'cairn-controller' }));
+    const versions = items.map((item) => BigInt(item.resourceVersion));
+    expect(versions).toEqual([...versions].sort((a, b) => (a > b ? -1 : 1)));
+    // A revision is the object as its write left it: the one kubectl reads now is the revision of its resourceVersion.
+    const current = JSON.parse((await kubectlOk('get', 'pipeline', name, '-o', 'json', '--show-managed-fields')).stdout);
+    const again = JSON.parse((await kubectlOk('get', '--raw', `${path}/history`)).stdout).items;
+    expect(again.find((item: { resourceVersion: string }) => item.resourceVersion === current.metadata.resourceVersion)?.object).toEqual(current);
+    const page = JSON.parse((await kubectlOk('get', '--raw', `${path}/history?limit=1`)).stdout);
+    expect(page.items).toHaveLength(1);
+    expect(BigInt(page.items[0].resourceVersion)).toBeGreaterThanOrEqual(versions[0]);
+    expect(page.metadata.continue).toBeTruthy();
   });
 
   it('follows the log with get --raw until the Pipeline is deleted', async () => {

@@ -9,9 +9,9 @@
  *
  * What differs from a user's run is said in the README too: `PORT=0` (the machine is shared);
  * the PostgreSQL URL placeholder, and the URL in apiservice/'s Secret, become a throwaway
- * database's; the cluster is a real kube-apiserver 1.34 and etcd without nodes or kube-proxy,
- * so the test runs the Deployment's pod and routes its Service itself once the block has
- * applied the manifests. A block marked `<!-- not run … -->` (Docker Compose) is skipped,
+ * database's; each cluster (one for `kubectl apply -f apiservice/`, one for `helm install`)
+ * is a real kube-apiserver 1.34 and etcd without nodes or kube-proxy, so the test runs the
+ * Deployment's pod and routes its Service itself once the block has created the APIServices. A block marked `<!-- not run … -->` (Docker Compose) is skipped,
  * and the README says why beside it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -231,8 +231,10 @@ describe.runIf(kubectlAvailable)('README.md, "The first hour", run block by bloc
   let env: NodeJS.ProcessEnv;
   let blocks: Block[];
   const running: Running[] = [];
-  /** The block that registers Cairn with a cluster, run by the second test. */
-  const isClusterBlock = (block: Block): boolean => block.code.includes('kubectl apply -f apiservice/');
+  /** The block that registers Cairn with a cluster with helm, run by the third test. */
+  const isHelmBlock = (block: Block): boolean => block.code.includes('helm install');
+  /** The blocks that register Cairn with a cluster: with apiservice/ (run by the second test) or helm. */
+  const isClusterBlock = (block: Block): boolean => block.code.includes('kubectl apply -f apiservice/') || isHelmBlock(block);
 
   beforeAll(async () => {
     blocks = walkthroughBlocks(await readFile(join(root, 'README.md'), 'utf8'));
@@ -347,55 +349,93 @@ describe.runIf(kubectlAvailable)('README.md, "The first hour", run block by bloc
     expect(steps, 'every runnable block of the walkthrough was run and checked').toEqual([]);
   });
 
-  it('8: registers Cairn behind a real kube-apiserver with apiservice/, the test doing what kubelet and kube-proxy do', { timeout: 400_000 }, async () => {
-    const clusterBlocks = blocks.filter((block) => block.language === 'sh' && !block.notRun && isClusterBlock(block));
-    expect(clusterBlocks, 'one block registers Cairn with apiservice/').toHaveLength(1);
+  /**
+   * Runs `code`, which registers Cairn with a cluster, in a terminal whose kubectl (and helm)
+   * talk to a fresh control plane; once it has created the APIServices, runs the pod and
+   * routes the Service as kubelet and kube-proxy would. Returns what the block printed,
+   * having checked it succeeded.
+   */
+  async function runClusterBlock(name: string, code: string): Promise<Output> {
     const plane = await startKubeControlPlane(inject('goPrograms'));
     let pod: RunningServer | undefined;
     try {
-      // What the text asks first: the database's URL in the Secret.
-      const secretFile = join(checkout, 'apiservice', '20-database-secret.yaml');
-      const secret = await readFile(secretFile, 'utf8');
-      const [, exampleUrl] = /^ {2}url: (\S+)$/m.exec(secret) ?? [];
-      expect(exampleUrl).toBeDefined();
-      await writeFile(secretFile, secret.replace(exampleUrl, await testDatabaseUrl()));
-      // kubectl pointed at the cluster: one within a minor of kube-apiserver 1.34.
-      const bin = join(checkout, '.cluster-bin');
+      // kubectl pointed at the cluster: one within a minor of kube-apiserver 1.34; helm as the test support built it.
+      const bin = join(checkout, `.${name}-bin`);
       await mkdir(bin);
       await symlink(controlPlaneKubectl(), join(bin, 'kubectl'));
-      const cluster = await new Terminal('cluster', checkout, {
+      await symlink(inject('goPrograms').helm, join(bin, 'helm'));
+      const cluster = await new Terminal(name, checkout, {
         ...env,
         PATH: `${bin}${delimiter}${env.PATH}`,
         KUBECONFIG: plane.kubeconfigPath,
-        KUBECACHEDIR: join(checkout, '.kube-cache-cluster'),
+        KUBECACHEDIR: join(checkout, `.kube-cache-${name}`),
+        // helm's own cache and configuration, as a user's under their HOME.
+        HELM_CACHE_HOME: join(checkout, `.helm-${name}`, 'cache'),
+        HELM_CONFIG_HOME: join(checkout, `.helm-${name}`, 'config'),
+        HELM_DATA_HOME: join(checkout, `.helm-${name}`, 'data'),
       }).open();
 
-      const block = cluster.start(clusterBlocks[0].code, true);
+      const block = cluster.start(code, true);
       running.push(block);
-      // Once the block applied apiservice/ (the last APIService is in its last file), the pod starts and the Service routes to it.
+      // Once the block created the APIServices (the last is in apiservice/'s last file, or the chart's), the pod starts and the Service routes to it.
       await eventually(
-        'the block applies apiservice/',
+        'the block creates the APIServices',
         120_000,
-        async () => (await plane.kubectl(['get', 'apiservice', cairnApiServices.at(-1)!])).code === 0 || block.output().code !== null,
+        async () => (await plane.kubectl(['get', 'apiservice', ...cairnApiServices])).code === 0 || block.output().code !== null,
       );
       expect(block.output().code, JSON.stringify(block.output())).toBeNull();
-      pod = await runDeploymentPod(plane, join(checkout, '.pod'));
-      await routeService(plane, join(checkout, '.pod'), pod.port);
+      const podDir = join(checkout, `.${name}-pod`);
+      pod = await runDeploymentPod(plane, podDir);
+      await routeService(plane, podDir, pod.port);
 
       const output = await block.exited;
       expect(output.code, `${JSON.stringify(output)}\n${await plane.logTail()}`).toBe(0);
-      expect(output.stdout).toContain('serving certificate for cairn-apiserver.cairn-system.svc');
-      expect(output.stdout).toMatch(/^caBundle: apiservice\/40-apiservice-v1.yaml$/m);
-      expect(output.stdout).toContain('configmap/cairn-requestheader-ca created\n');
-      expect(output.stdout).toContain('deployment.apps/cairn-apiserver created\n');
-      for (const name of cairnApiServices) expect(output.stdout).toContain(`apiservice.apiregistration.k8s.io/${name} condition met\n`);
-      // Through kube-apiserver: no Pipelines yet, in any namespace.
-      expect(output.stderr).toContain('No resources found\n');
+      return output;
     } finally {
       await pod?.close();
       await plane.stop();
     }
+  }
+
+  it('8: registers Cairn behind a real kube-apiserver with apiservice/, the test doing what kubelet and kube-proxy do', { timeout: 400_000 }, async () => {
+    const clusterBlocks = blocks.filter((block) => block.language === 'sh' && !block.notRun && isClusterBlock(block) && !isHelmBlock(block));
+    expect(clusterBlocks, 'one block registers Cairn with apiservice/').toHaveLength(1);
+    // What the text asks first: the database's URL in the Secret.
+    const secretFile = join(checkout, 'apiservice', '20-database-secret.yaml');
+    const secret = await readFile(secretFile, 'utf8');
+    const [, exampleUrl] = /^ {2}url: (\S+)$/m.exec(secret) ?? [];
+    expect(exampleUrl).toBeDefined();
+    await writeFile(secretFile, secret.replace(exampleUrl, await testDatabaseUrl()));
+
+    const output = await runClusterBlock('cluster', clusterBlocks[0].code);
+    expect(output.stdout).toContain('serving certificate for cairn-apiserver.cairn-system.svc');
+    expect(output.stdout).toMatch(/^caBundle: apiservice\/40-apiservice-v1.yaml$/m);
+    expect(output.stdout).toContain('configmap/cairn-requestheader-ca created\n');
+    expect(output.stdout).toContain('deployment.apps/cairn-apiserver created\n');
+    for (const name of cairnApiServices) expect(output.stdout).toContain(`apiservice.apiregistration.k8s.io/${name} condition met\n`);
+    // Through kube-apiserver: no Pipelines yet, in any namespace.
+    expect(output.stderr).toContain('No resources found\n');
   });
+
+  it(
+    '8, with Helm: registers Cairn behind a real kube-apiserver with helm install charts/cairn, the test doing what kubelet and kube-proxy do',
+    { timeout: 400_000 },
+    async () => {
+      const helmBlocks = blocks.filter((block) => block.language === 'sh' && !block.notRun && isHelmBlock(block));
+      expect(helmBlocks, 'one block registers Cairn with helm install').toHaveLength(1);
+      const code = helmBlocks[0].code;
+      // The database's URL in place of the placeholder, as the text asks.
+      expect(code).toContain(databaseUrlPlaceholder);
+      const output = await runClusterBlock('helm', code.replaceAll(databaseUrlPlaceholder, await testDatabaseUrl()));
+      expect(output.stdout).toContain('serving certificate for cairn-apiserver.cairn-system.svc');
+      expect(output.stdout).toContain('namespace/cairn-system created\n');
+      expect(output.stdout).toContain('configmap/cairn-requestheader-ca created\n');
+      expect(output.stdout).toContain('secret/cairn-serving-cert created\n');
+      expect(output.stdout).toMatch(/^NAME: cairn\n[\s\S]*^STATUS: deployed$/m);
+      for (const name of cairnApiServices) expect(output.stdout).toContain(`apiservice.apiregistration.k8s.io/${name} condition met\n`);
+      expect(output.stderr).toContain('No resources found\n');
+    },
+  );
 
   it('skips only the Docker Compose block, which needs a Docker engine', () => {
     expect(blocks.filter((block) => block.notRun).map((block) => block.code.split('\n')[0])).toEqual(['docker compose up -d']);

@@ -21,6 +21,7 @@ const tokens = [
   'tina-token,tina,u-tina,"pipeline-readers,staff"',
   'ada-token,ada,u-ada,system:masters',
   'nemo-token,nemo,u-nemo',
+  'hana-token,hana,u-hana,history-readers',
   // Token files are not commented: kube would read a "#" line as a record, so this is one.
   '#comment-token,hash,u-hash',
 ].join('\n');
@@ -40,7 +41,16 @@ const teamBinding = {
   ],
 };
 
-/** The ClusterRole, then the binding in a List, as `kubectl get -o yaml` writes several objects. */
+/** Those who read the history of team-a's Pipelines, and only that: a subresource is authorized as its own resource. */
+const historyBinding = {
+  apiVersion: rbac,
+  kind: 'RoleBinding',
+  metadata: { name: 'history-readers', namespace: 'team-a' },
+  roleRef: roleRef('ClusterRole', 'pipeline-history-reader'),
+  subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'history-readers' }],
+};
+
+/** The ClusterRoles, then the bindings in a List, as `kubectl get -o yaml` writes several objects. */
 const policy: readonly object[] = [
   {
     apiVersion: rbac,
@@ -48,7 +58,13 @@ const policy: readonly object[] = [
     metadata: { name: 'pipeline-reader' },
     rules: [{ apiGroups: ['cairn.dev'], resources: ['pipelines'], verbs: ['get', 'list', 'watch'] }],
   },
-  { apiVersion: 'v1', kind: 'List', items: [teamBinding] },
+  {
+    apiVersion: rbac,
+    kind: 'ClusterRole',
+    metadata: { name: 'pipeline-history-reader' },
+    rules: [{ apiGroups: ['cairn.dev'], resources: ['pipelines/history'], verbs: ['get'] }],
+  },
+  { apiVersion: 'v1', kind: 'List', items: [teamBinding, historyBinding] },
 ];
 
 const teamA = '/apis/cairn.dev/v1/namespaces/team-a/pipelines';
@@ -176,6 +192,28 @@ describe('a team with read-only access to the Pipelines of one namespace', () =>
   it('reads discovery and OpenAPI, as kube’s system:discovery lets every authenticated user', async () => {
     for (const path of ['/api', '/apis', '/apis/cairn.dev', '/apis/cairn.dev/v1', '/openapi/v3', '/openapi/v2', '/version', '/healthz'])
       expect((await as('tina-token', 'GET', path)).status, path).toBe(200);
+  });
+});
+
+describe('the history subresource, authorized as pipelines/history', () => {
+  it('is refused to a user who may get pipelines but not pipelines/history', async () => {
+    const res = await as('tina-token', 'GET', `${teamA}/p/history`);
+    expect(res.status).toBe(403);
+    expect(res.json).toMatchObject(
+      forbidden('pipelines.cairn.dev "p" is forbidden: User "tina" cannot get resource "pipelines/history" in API group "cairn.dev" in the namespace "team-a"'),
+    );
+  });
+
+  it('is read by a user allowed only pipelines/history, who may not read the object itself', async () => {
+    const history = await as('hana-token', 'GET', `${teamA}/p/history`);
+    expect(history.status).toBe(200);
+    // The admin certificate created it: the user recorded is the one authenticated for the write.
+    expect(history.json.items.map((i: { operation: string; user: string }) => [i.operation, i.user])).toEqual([['create', 'cairn-admin']]);
+    const object = await as('hana-token', 'GET', `${teamA}/p`);
+    expect(object.json).toMatchObject(
+      forbidden('pipelines.cairn.dev "p" is forbidden: User "hana" cannot get resource "pipelines" in API group "cairn.dev" in the namespace "team-a"'),
+    );
+    expect((await as('hana-token', 'GET', `${teamB}/p/history`)).status).toBe(403);
   });
 });
 

@@ -14,6 +14,7 @@ import type { ObjectStore, ResourceStorage, StorageObjectEvent } from '../../src
 import { collect, expectStorageError, fieldsOf, key, object, type MakeStorage, type StorageBackend } from './conformance-support.js';
 import { optimisticConcurrencyTests } from './conformance-optimistic.js';
 import { readTests } from './conformance-reads.js';
+import { historyTests } from './conformance-history.js';
 
 export type { MakeStorage, ReplicaOptions, StorageBackend } from './conformance-support.js';
 
@@ -378,5 +379,6 @@ export function runStorageConformance(name: string, makeStorage: MakeStorage): v
 
     optimisticConcurrencyTests(() => backend);
     readTests(() => backend);
+    historyTests(() => backend);
   });
 }

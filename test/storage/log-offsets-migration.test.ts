@@ -15,6 +15,7 @@ import * as ownerReferences from '../../migrations/0006-owner-references.js';
 import * as objectText from '../../migrations/0007-object-text.js';
 import * as logSizes from '../../migrations/0008-log-sizes.js';
 import * as historyMarks from '../../migrations/0009-history-marks.js';
+import * as eventOrigins from '../../migrations/0010-event-origins.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
@@ -30,6 +31,7 @@ const before: Readonly<Record<string, Migration>> = {
   '0007-object-text': objectText,
   '0008-log-sizes': logSizes,
   '0009-history-marks': historyMarks,
+  '0010-event-origins': eventOrigins,
 };
 
 /** `count` lines of 99 characters (100 bytes with the newline), numbered from `from`. */

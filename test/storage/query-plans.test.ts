@@ -3,7 +3,9 @@
  * (enough that the planner prefers an index where one serves) with statistics
  * gathered: a GET, first pages, continued pages of an older snapshot, and selective
  * label and field selectors never scan the object table sequentially, and examine
- * about as many rows as they return, not as many as the table holds.
+ * about as many rows as they return, not as many as the table holds; nor does a page of
+ * an object's history, by name or by uid, however many revisions and incarnations the
+ * name has.
  */
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +14,7 @@ import { parseLabelSelector } from '../../src/machinery/selectors/label-selector
 import type { Database } from '../../src/storage/database.js';
 import type { SelectionPredicate, StorageKey } from '../../src/storage/interfaces.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
+import { historyPageQuery, incarnationEndsQuery } from '../../src/storage/object-history.js';
 import { readObjectStatement } from '../../src/storage/object-rows.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { PostgresDatabase } from '../../src/storage/postgres-database.js';
@@ -196,5 +199,71 @@ describe.each(['postgres', 'pglite'] as const)('query plans of reads on %s, 20,0
     // A namespace's objects stop at the page's end.
     expectIndexed(await page(undefined, { fieldSelector }, current), selector.startsWith('metadata.namespace') ? 501 : 200);
     expectIndexed(await page('big', { fieldSelector }, current), 200);
+  });
+
+  describe('an object’s history', () => {
+    const key = { namespace: 'big', name: 'hist' };
+    const incarnations = 50;
+    const revisions = 20;
+
+    // A name created, changed 18 times and deleted 49 times over, and created once more: 1,000 events among 20,000 others.
+    beforeAll(async () => {
+      await database.run(async (db) => {
+        await sql`
+          INSERT INTO cairn_events (resource_version, resource, namespace, name, type, labels, fields, object, uid)
+          SELECT ${current} + i, ${resource}, ${key.namespace}, ${key.name},
+            CASE WHEN i % ${revisions} = 1 THEN 'ADDED' WHEN i % ${revisions} = 0 AND i < ${incarnations * revisions} THEN 'DELETED' ELSE 'MODIFIED' END,
+            '{}', '{}', '{}', 'hist-' || ((i - 1) / ${revisions})
+          FROM generate_series(1, ${incarnations * revisions}) AS i`.execute(db);
+        await sql`INSERT INTO cairn_objects (resource, namespace, name, uid, resource_version, api_version, labels, fields, object)
+          VALUES (${resource}, ${key.namespace}, ${key.name}, ${`hist-${incarnations - 1}`}, ${current + BigInt(incarnations * revisions)}, 'test/v1', '{}', '{}', '{}')`.execute(
+          db,
+        );
+        await sql`ANALYZE cairn_events`.execute(db);
+      });
+    });
+
+    /** The plan of a history page, and what its incarnation's lookup examined. */
+    async function historyPage(limit: number, before?: bigint, uid?: string): Promise<{ page: PlanNode; incarnation?: PlanNode }> {
+      const request = { limit, ...(before !== undefined ? { before: before.toString() } : {}), ...(uid !== undefined ? { uid } : {}) };
+      let bounds = {};
+      let incarnation: PlanNode | undefined;
+      if (uid !== undefined) {
+        const ends = await database.run(async (db) => {
+          const query = incarnationEndsQuery(db, resource, key, uid);
+          return { compiled: query.compile(), rows: await query.execute() };
+        });
+        incarnation = await explain(ends.compiled.sql, ends.compiled.parameters);
+        bounds = {
+          from: ends.rows.find((r) => r.type === 'ADDED')?.resource_version,
+          through: ends.rows.find((r) => r.type === 'DELETED')?.resource_version,
+        };
+      }
+      const compiled = await database.run(async (db) => historyPageQuery(db, resource, key, request, bounds).compile());
+      return { page: await explain(compiled.sql, compiled.parameters), incarnation };
+    }
+
+    function expectEvents(plan: PlanNode, bound: number): void {
+      const events = workOn(plan, 'cairn_events');
+      expect(events.scans, JSON.stringify(plan)).not.toContain('Seq Scan');
+      expect(events.examined, JSON.stringify(plan)).toBeLessThanOrEqual(bound);
+    }
+
+    it('reads a page of a name’s revisions, first or continued, from the key’s index range, limit + 1 of them', async () => {
+      expectEvents((await historyPage(100)).page, 101);
+      expectEvents((await historyPage(100, current + 500n)).page, 101);
+    });
+
+    it('reads a page of one incarnation by uid within its ADDED and DELETED events, reading no other incarnation’s', async () => {
+      // The tenth incarnation of fifty: its events are current + 201 … current + 220.
+      const first = await historyPage(5, undefined, 'hist-10');
+      expectEvents(first.incarnation!, 2);
+      expectEvents(first.page, 6);
+      // Its last page, with fewer events left than the limit, stops at its ADDED event rather than walking the ten incarnations before it.
+      expectEvents((await historyPage(5, current + 203n, 'hist-10')).page, 2);
+      // The live one, and a uid the name never had.
+      expectEvents((await historyPage(5, undefined, `hist-${incarnations - 1}`)).page, 6);
+      expectEvents((await historyPage(5, undefined, 'hist-none')).incarnation!, 0);
+    });
   });
 });

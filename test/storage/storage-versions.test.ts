@@ -9,7 +9,7 @@ import type { StoredObject } from '../../src/machinery/meta/object.js';
 import { parseFieldSelector } from '../../src/machinery/selectors/field-selector.js';
 import { resourceStorage, storageName, storageVersioningOf } from '../../src/registry/resource-storage.js';
 import type { Database } from '../../src/storage/database.js';
-import type { ResourceStorage } from '../../src/storage/interfaces.js';
+import type { ResourceStorage, Revision } from '../../src/storage/interfaces.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { PostgresDatabase } from '../../src/storage/postgres-database.js';
@@ -95,6 +95,31 @@ describe.each(Object.keys(opens))('objects stored in an older version, on %s', (
     expect(event).toMatchObject({ type: 'MODIFIED', object: { apiVersion: 'widgets.test/v1', spec: { size: 2 } } });
     // In the storage version now, the same update is a no-op again.
     expect((await storage.guaranteedUpdate({ namespace: 'ns', name: 'update' }, (current) => current!)).changed).toBe(false);
+  });
+
+  it('are read in the storage version in the object’s history, with the revisions written since', async () => {
+    // An older release's event, as a replica not yet upgraded writes it: no uid column, no origin.
+    const written = await writeOlderRow(database, resource, v2Widget('history', 3));
+    const key = { namespace: 'ns', name: 'history' };
+    const updated = await storage.guaranteedUpdate(key, (current) => ({ ...current!, spec: { ...(current!.spec as object), color: 'blue' } }));
+    for (const request of [{ limit: 10 }, { limit: 1 }, { limit: 10, uid: 'uid-history' }]) {
+      const revisions: Revision[] = [];
+      for (let page = await storage.history(key, request); ; page = await storage.history(key, { ...request, before: page.continueBefore })) {
+        revisions.push(...page.revisions);
+        if (page.continueBefore === undefined) break;
+      }
+      expect(revisions).toMatchObject([
+        {
+          type: 'MODIFIED',
+          resourceVersion: updated.object.metadata.resourceVersion,
+          object: { apiVersion: 'widgets.test/v1', spec: { size: 3, color: 'blue' } },
+        },
+        { type: 'ADDED', resourceVersion: written.metadata.resourceVersion, object: { apiVersion: 'widgets.test/v1', spec: { size: 3, color: 'red' } } },
+      ]);
+      expect(revisions[1].object.spec).not.toHaveProperty('replicas');
+      expect(revisions[1].origin).toBeUndefined();
+      expect(Object.isFrozen(revisions[1].object.spec)).toBe(true);
+    }
   });
 
   it('keep a write that lands while their rewrite computes', async () => {

@@ -22,7 +22,7 @@ async function standInGo(dir: string, calls: string, hang = false): Promise<stri
   const build = hang
     ? 'exec sleep 600'
     : `while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
-       printf '#!/bin/sh\\necho "Kubernetes v1.34.4, etcd Version: 3.6.4"\\n' > "$out"; chmod +x "$out"`;
+       printf '#!/bin/sh\\necho "Kubernetes v1.34.4, etcd Version: 3.6.4, helm v3.22.0"\\n' > "$out"; chmod +x "$out"`;
   await writeFile(
     path,
     `#!/bin/sh
@@ -62,7 +62,7 @@ describe('the Go programs the tests run', () => {
     expect(programs.directory.startsWith(goProgramsCacheRoot())).toBe(true);
     expect(await exists(calls)).toBe(false);
     expect(lines).toEqual([]);
-    for (const binary of [programs.kubeApiserver, programs.etcd, programs.clientGoProtobuf]) expect(await exists(binary), binary).toBe(true);
+    for (const binary of [programs.kubeApiserver, programs.etcd, programs.clientGoProtobuf, programs.helm]) expect(await exists(binary), binary).toBe(true);
   });
 
   it('keys the cache over every file under tools/: changing any of them changes the key', async () => {
@@ -71,7 +71,16 @@ describe('the Go programs the tests run', () => {
     const files = (await readdir(copy, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
     // Every program's sources are among them: the modules' go.mod and go.sum, and each main package.
     expect(files.map((file) => relative(copy, file)).sort()).toEqual(
-      expect.arrayContaining(['etcd/go.mod', 'etcd/go.sum', 'etcd/main.go', 'kube/go.mod', 'kube/go.sum', 'kube/client-go-protobuf/main.go']),
+      expect.arrayContaining([
+        'etcd/go.mod',
+        'etcd/go.sum',
+        'etcd/main.go',
+        'kube/go.mod',
+        'kube/go.sum',
+        'kube/client-go-protobuf/main.go',
+        'helm/go.mod',
+        'helm/go.sum',
+      ]),
     );
     const original = (await pinnedGoPrograms(copy)).key;
     expect(original).toBe((await pinnedGoPrograms(tools)).key);
@@ -95,10 +104,15 @@ describe('the Go programs the tests run', () => {
     expect(first.directory).not.toBe(inject('goPrograms').directory);
     const builds = (await readFile(calls, 'utf8')).split('\n').filter((line) => line.startsWith('build'));
     // One build of each program however many asked: the lock makes the second caller wait for the first.
-    expect(builds.map((line) => line.split(' ').at(-1))).toEqual(['k8s.io/kubernetes/cmd/kube-apiserver', './client-go-protobuf', '.']);
+    expect(builds.map((line) => line.split(' ').at(-1))).toEqual([
+      'k8s.io/kubernetes/cmd/kube-apiserver',
+      './client-go-protobuf',
+      '.',
+      'helm.sh/helm/v3/cmd/helm',
+    ]);
     expect(builds.every((line) => line.includes('-trimpath'))).toBe(true);
     const manifest = JSON.parse(await readFile(join(first.directory, 'build.json'), 'utf8'));
-    expect(Object.keys(manifest.seconds)).toEqual(['kube-apiserver', 'client-go-protobuf', 'etcd']);
+    expect(Object.keys(manifest.seconds)).toEqual(['kube-apiserver', 'client-go-protobuf', 'etcd', 'helm']);
   });
 
   it('stops a build that outlasts its time limit, with an error naming the limit, and releases the lock', async () => {

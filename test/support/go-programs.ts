@@ -1,13 +1,14 @@
 /**
- * Every Go program the tests run — kube-apiserver and etcd for the test control plane, and
- * the client-go program that reads Cairn's protobuf — built in one place: vitest's global
- * setup, with one recipe, one cache and one lock. A test file only receives the paths.
+ * Every Go program the tests run — kube-apiserver and etcd for the test control plane, the
+ * client-go program that reads Cairn's protobuf, and helm for the chart — built in one place:
+ * vitest's global setup, with one recipe, one cache and one lock. A test file only receives
+ * the paths.
  *
  * The programs come from the Go modules under `tools/`: `tools/kube/` (kube-apiserver from
  * `k8s.io/kubernetes`, and `client-go-protobuf/`, in the same module so that it links the
  * client-go and apimachinery packages kube-apiserver's build just compiled instead of
- * compiling them again) and `tools/etcd/`. They go into
- * `${XDG_CACHE_HOME:-$HOME/.cache}/cairn/go-programs-<kubernetes>-etcd-<etcd>-<hash>`, the
+ * compiling them again), `tools/etcd/` and `tools/helm/`. They go into
+ * `${XDG_CACHE_HOME:-$HOME/.cache}/cairn/go-programs-<kubernetes>-etcd-<etcd>-helm-<helm>-<hash>`, the
  * hash covering every file under `tools/` and the build recipe, so a fresh clone reuses the
  * binaries and any changed source or pin builds them all again (mostly from Go's build cache).
  */
@@ -29,10 +30,14 @@ export interface GoPrograms {
   readonly etcd: string;
   /** Absolute path of `tools/kube/client-go-protobuf` (usage in its main.go). */
   readonly clientGoProtobuf: string;
+  /** Absolute path of helm. */
+  readonly helm: string;
   /** The pinned k8s.io/kubernetes version, e.g. `v1.34.4`. */
   readonly kubernetesVersion: string;
   /** The pinned go.etcd.io/etcd/server/v3 version, e.g. `v3.6.4`. */
   readonly etcdVersion: string;
+  /** The pinned helm.sh/helm/v3 version, e.g. `v3.22.0`. */
+  readonly helmVersion: string;
 }
 
 /** Options of {@link ensureGoPrograms}. */
@@ -71,8 +76,8 @@ const OUTPUT_TAIL_LINES = 40;
 
 /** One program: where its package is and what it is linked with. */
 interface Program {
-  readonly file: 'kube-apiserver' | 'etcd' | 'client-go-protobuf';
-  readonly module: 'kube' | 'etcd';
+  readonly file: 'kube-apiserver' | 'etcd' | 'client-go-protobuf' | 'helm';
+  readonly module: 'kube' | 'etcd' | 'helm';
   readonly package: string;
   readonly ldflags: (pinned: PinnedGoPrograms) => readonly string[];
 }
@@ -82,6 +87,7 @@ const PROGRAMS: readonly Program[] = [
   { file: 'kube-apiserver', module: 'kube', package: 'k8s.io/kubernetes/cmd/kube-apiserver', ldflags: kubeVersionFlags },
   { file: 'client-go-protobuf', module: 'kube', package: './client-go-protobuf', ldflags: () => [] },
   { file: 'etcd', module: 'etcd', package: '.', ldflags: () => [] },
+  { file: 'helm', module: 'helm', package: 'helm.sh/helm/v3/cmd/helm', ldflags: helmVersionFlags },
 ];
 
 /** Without these kube-apiserver reports v0.0.0 and kubectl warns of version skew. */
@@ -95,6 +101,24 @@ function kubeVersionFlags(pinned: PinnedGoPrograms): readonly string[] {
   ];
 }
 
+/**
+ * As helm's Makefile links it: without these helm reports `v3.22` and assumes Kubernetes
+ * 1.20 in `helm template` and `helm lint`, rather than the release of the client-go it is
+ * built with (kube's minor is client-go's; its major is client-go's plus one).
+ */
+function helmVersionFlags(pinned: PinnedGoPrograms): readonly string[] {
+  const [clientGoMajor, minor] = pinned.helmClientGoVersion.slice(1).split('.');
+  const major = String(Number(clientGoMajor) + 1);
+  return [
+    `-X helm.sh/helm/v3/internal/version.version=${pinned.helmVersion}`,
+    '-X helm.sh/helm/v3/internal/version.gitTreeState=clean',
+    ...['pkg/lint/rules', 'pkg/chartutil'].flatMap((pkg) => [
+      `-X helm.sh/helm/v3/${pkg}.k8sVersionMajor=${major}`,
+      `-X helm.sh/helm/v3/${pkg}.k8sVersionMinor=${minor}`,
+    ]),
+  ];
+}
+
 /** The cache root: `${XDG_CACHE_HOME:-$HOME/.cache}/cairn`. */
 export function goProgramsCacheRoot(): string {
   const xdg = process.env['XDG_CACHE_HOME'];
@@ -105,7 +129,10 @@ export function goProgramsCacheRoot(): string {
 export interface PinnedGoPrograms {
   readonly kubernetesVersion: string;
   readonly etcdVersion: string;
-  /** `go-programs-<kubernetes>-etcd-<etcd>-<hash>`: the cache directory's name. */
+  readonly helmVersion: string;
+  /** The k8s.io/client-go helm is built with, whose Kubernetes release helm assumes offline. */
+  readonly helmClientGoVersion: string;
+  /** `go-programs-<kubernetes>-etcd-<etcd>-helm-<helm>-<hash>`: the cache directory's name. */
   readonly key: string;
 }
 
@@ -117,8 +144,11 @@ export async function pinnedGoPrograms(toolsDir: string = TOOLS_DIR): Promise<Pi
   }
   const kubernetesVersion = requiredVersion(await readFile(join(toolsDir, 'kube/go.mod'), 'utf8'), 'k8s.io/kubernetes');
   const etcdVersion = requiredVersion(await readFile(join(toolsDir, 'etcd/go.mod'), 'utf8'), 'go.etcd.io/etcd/server/v3');
-  const key = `go-programs-${kubernetesVersion.slice(1)}-etcd-${etcdVersion.slice(1)}-${hash.digest('hex').slice(0, 12)}`;
-  return { kubernetesVersion, etcdVersion, key };
+  const helmGoMod = await readFile(join(toolsDir, 'helm/go.mod'), 'utf8');
+  const helmVersion = requiredVersion(helmGoMod, 'helm.sh/helm/v3');
+  const helmClientGoVersion = requiredVersion(helmGoMod, 'k8s.io/client-go');
+  const key = `go-programs-${kubernetesVersion.slice(1)}-etcd-${etcdVersion.slice(1)}-helm-${helmVersion.slice(1)}-${hash.digest('hex').slice(0, 12)}`;
+  return { kubernetesVersion, etcdVersion, helmVersion, helmClientGoVersion, key };
 }
 
 /** Every file below `dir`, sorted, so the key does not depend on the order the file system lists them in. */
@@ -160,8 +190,10 @@ export async function ensureGoPrograms(options: EnsureGoProgramsOptions = {}): P
     kubeApiserver: join(directory, 'kube-apiserver'),
     etcd: join(directory, 'etcd'),
     clientGoProtobuf: join(directory, 'client-go-protobuf'),
+    helm: join(directory, 'helm'),
     kubernetesVersion: pinned.kubernetesVersion,
     etcdVersion: pinned.etcdVersion,
+    helmVersion: pinned.helmVersion,
   };
   const built = () => exists(join(directory, MANIFEST));
   await mkdir(root, { recursive: true });
@@ -215,7 +247,9 @@ async function buildAll(build: Build, directory: string, root: string): Promise<
   const started = Date.now();
   const { pinned, log } = build;
   const go = await goVersion(build);
-  log(`building ${PROGRAMS.map((p) => p.file).join(', ')} (kube ${pinned.kubernetesVersion}, etcd ${pinned.etcdVersion}) with ${go} into ${directory}`);
+  log(
+    `building ${PROGRAMS.map((p) => p.file).join(', ')} (kube ${pinned.kubernetesVersion}, etcd ${pinned.etcdVersion}, helm ${pinned.helmVersion}) with ${go} into ${directory}`,
+  );
   log('a cold build takes several minutes on two cores; later runs reuse it');
   const staging = await mkdtemp(join(root, `${pinned.key}.staging-`));
   try {
@@ -226,6 +260,8 @@ async function buildAll(build: Build, directory: string, root: string): Promise<
     if (!kubeVersion.includes(pinned.kubernetesVersion)) throw new Error(`kube-apiserver --version printed "${kubeVersion.trim()}"`);
     const etcdVersion = await output(join(staging, 'etcd'), ['--version'], staging);
     if (!etcdVersion.includes(pinned.etcdVersion.slice(1))) throw new Error(`etcd --version printed "${etcdVersion.trim()}"`);
+    const helmVersion = await output(join(staging, 'helm'), ['version', '--short'], staging);
+    if (!helmVersion.includes(pinned.helmVersion)) throw new Error(`helm version --short printed "${helmVersion.trim()}"`);
 
     const manifest = { ...pinned, go, recipe: RECIPE, builtAt: new Date().toISOString(), seconds };
     await writeFile(join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -242,7 +278,7 @@ async function goVersion(build: Build): Promise<string> {
   try {
     return (await runGo(build, ['version'], build.toolsDir, () => undefined)).stdout.trim().replace(/^go version /, '');
   } catch (error) {
-    throw new Error(`the tests build kube-apiserver, etcd and a client-go program with Go, and "go version" failed: ${(error as Error).message}`, {
+    throw new Error(`the tests build kube-apiserver, etcd, a client-go program and helm with Go, and "go version" failed: ${(error as Error).message}`, {
       cause: error,
     });
   }

@@ -1,8 +1,8 @@
 /**
  * The Koa app in process, for tests of API semantics that need no TLS: an in-memory
  * PGlite, the real registry and app, a plain HTTP listener on loopback, and an
- * authenticator that takes every request as one user (the TLS authenticators have
- * their own end-to-end tests).
+ * authenticator that takes every request as one user, unless a test gives its own (the
+ * TLS authenticators have their own end-to-end tests).
  */
 import { Agent, createServer, type Server } from 'node:http';
 import { pino } from 'pino';
@@ -35,7 +35,17 @@ export interface InProcessApp extends ServerEndpoint {
 
 /** The app options a test may set, as the server's flags of the same names would. */
 export type InProcessAppOptions = Partial<
-  Pick<AppOptions, 'unresponsiveWatcherTimeoutMs' | 'audit' | 'auditPolicy' | 'admission' | 'watchBookmarkIntervalMs' | 'requestTimeoutMs' | 'inFlightLimits'>
+  Pick<
+    AppOptions,
+    | 'unresponsiveWatcherTimeoutMs'
+    | 'audit'
+    | 'auditPolicy'
+    | 'admission'
+    | 'watchBookmarkIntervalMs'
+    | 'requestTimeoutMs'
+    | 'inFlightLimits'
+    | 'authenticators'
+  >
 >;
 
 /** The one user every in-process request is made as. */

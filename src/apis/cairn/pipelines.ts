@@ -43,5 +43,6 @@ export const pipelines: ApiResource = {
     status: true,
     scale: { specReplicas: 'spec.replicas', statusReplicas: 'status.replicas', labelSelector: 'status.selector' },
     log: { streamParameter: 'step', streamsOf: stepNames },
+    history: true,
   },
 };

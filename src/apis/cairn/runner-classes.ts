@@ -30,7 +30,7 @@ export const runnerClasses: ApiResource = {
   }),
   printerColumns: runnerClassColumns,
   selectableFields: [],
-  subresources: { status: true },
+  subresources: { status: true, history: true },
   // A fresh server has a class for Pipelines to name, as the README's first one does (`standard`).
   bootstrapObjects: [{ apiVersion: `${groupName}/${storageVersion}`, kind: 'RunnerClass', metadata: { name: 'standard' }, spec: { image: 'alpine:3.20' } }],
 };

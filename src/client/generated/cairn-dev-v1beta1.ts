@@ -137,6 +137,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apis/cairn.dev/v1beta1/namespaces/{namespace}/pipelines/{name}/history": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the Pipeline */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the retained revisions of the specified Pipeline, newest first: each with the write that made it and the object as it left it */
+        get: operations["readCairnDevV1beta1NamespacedPipelineHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apis/cairn.dev/v1beta1/pipelines": {
         parameters: {
             query?: {
@@ -228,6 +253,29 @@ export interface paths {
         head?: never;
         /** @description partially update status of the specified RunnerClass */
         patch: operations["patchCairnDevV1beta1RunnerClassStatus"];
+        trace?: never;
+    };
+    "/apis/cairn.dev/v1beta1/runnerclasses/{name}/history": {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the RunnerClass */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description read the retained revisions of the specified RunnerClass, newest first: each with the write that made it and the object as it left it */
+        get: operations["readCairnDevV1beta1RunnerClassHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -461,7 +509,7 @@ export interface components {
             /** @description Type of row condition. The only defined value is 'Completed' indicating that the object this row represents has reached a completed state. */
             type: string;
         };
-        /** @description RawExtension holds an embedded object whose kind and apiVersion tell how to read it. */
+        /** @description RawExtension is used to hold extensions in external versions: here, an object of any kind, with its apiVersion and kind. */
         "io.k8s.apimachinery.pkg.runtime.RawExtension": Record<string, unknown>;
         /** @description PartialObjectMetadata is a generic representation of any object with ObjectMeta. It allows clients to get access to a particular ObjectMeta schema without knowing the details of the version. */
         "io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata": {
@@ -617,6 +665,37 @@ export interface components {
                  */
                 pipelines?: number;
             };
+        };
+        /** @description Revision is one retained state of an object: the write that made it, and the object as it left it. */
+        "dev.cairn.v1beta1.Revision": {
+            /** @description The resourceVersion the write gave the object (of its deletion, for a delete). */
+            resourceVersion: string;
+            /**
+             * Format: date-time
+             * @description When the write was committed, RFC 3339.
+             */
+            time: string;
+            /** @description The verb of the request that wrote the revision: create, update, patch, apply or delete; empty when not recorded. */
+            operation?: string;
+            /** @description The subresource the write went through (status, scale); empty for the object itself. */
+            subresource?: string;
+            /** @description The field manager of the write; empty for a delete. */
+            fieldManager?: string;
+            /** @description The user of the request that wrote the revision, as authenticated (and audited); empty for the server’s own writes. */
+            user?: string;
+            /** @description The object as the write left it, in the version of the request. */
+            object: components["schemas"]["io.k8s.apimachinery.pkg.runtime.RawExtension"];
+        };
+        /** @description RevisionList is the retained history of one object, newest first. */
+        "dev.cairn.v1beta1.RevisionList": {
+            /** @description APIVersion defines the versioned schema of this representation of an object. */
+            apiVersion?: string;
+            /** @description The revisions, newest first. */
+            items: components["schemas"]["dev.cairn.v1beta1.Revision"][];
+            /** @description Kind is a string value representing the REST resource this object represents. */
+            kind?: string;
+            /** @description Standard list metadata: the resourceVersion read at, and the continue token of the next page. */
+            metadata?: components["schemas"]["io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"];
         };
         /** @description PipelineList is a list of Pipeline */
         "dev.cairn.v1beta1.PipelineList": {
@@ -1363,6 +1442,49 @@ export interface operations {
             };
         };
     };
+    readCairnDevV1beta1NamespacedPipelineHistory: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. */
+                pretty?: string;
+                /** @description The continue option should be set when retrieving more results from the server: the continue value of a previous list result with identical query parameters. An expired continue value is answered with 410 ResourceExpired. */
+                continue?: string;
+                /** @description limit is a maximum number of responses to return for a list call. If more items exist, the server sets the `continue` field on the list metadata to a value that retrieves the next set of results. */
+                limit?: number;
+                /** @description Only the revisions of the Pipeline with this uid: one incarnation of a name deleted and created again. */
+                uid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the Pipeline */
+                name: string;
+                /** @description object name and auth scope, such as for teams and projects */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["dev.cairn.v1beta1.RevisionList"];
+                    "application/yaml": components["schemas"]["dev.cairn.v1beta1.RevisionList"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1beta1.RevisionList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listCairnDevV1beta1Pipeline: {
         parameters: {
             query?: {
@@ -1866,6 +1988,47 @@ export interface operations {
                     "application/json": components["schemas"]["dev.cairn.v1beta1.RunnerClass"];
                     "application/yaml": components["schemas"]["dev.cairn.v1beta1.RunnerClass"];
                     "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1beta1.RunnerClass"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCairnDevV1beta1RunnerClassHistory: {
+        parameters: {
+            query?: {
+                /** @description If 'true', then the output is pretty printed. */
+                pretty?: string;
+                /** @description The continue option should be set when retrieving more results from the server: the continue value of a previous list result with identical query parameters. An expired continue value is answered with 410 ResourceExpired. */
+                continue?: string;
+                /** @description limit is a maximum number of responses to return for a list call. If more items exist, the server sets the `continue` field on the list metadata to a value that retrieves the next set of results. */
+                limit?: number;
+                /** @description Only the revisions of the RunnerClass with this uid: one incarnation of a name deleted and created again. */
+                uid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description name of the RunnerClass */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["dev.cairn.v1beta1.RevisionList"];
+                    "application/yaml": components["schemas"]["dev.cairn.v1beta1.RevisionList"];
+                    "application/vnd.kubernetes.protobuf": components["schemas"]["dev.cairn.v1beta1.RevisionList"];
                 };
             };
             /** @description Unauthorized */

@@ -4,7 +4,7 @@ import type { Creater } from '../../registry/endpoint-rest.js';
 import { addWarnings } from './respond.js';
 import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { decodeObject } from './decode-object.js';
-import { namespaceOf, respondObject, type ResourceContext } from './resource-context.js';
+import { namespaceOf, respondObject, writeOrigin, type ResourceContext } from './resource-context.js';
 
 /**
  * Answers `create` with 201 and the stored object. In kube's order: the body is decoded
@@ -16,7 +16,7 @@ export async function createHandler(rc: ResourceContext, rest: Creater): Promise
   const { createValidation } = validations(rc, options.dryRun);
   const objInfo = updatedObjectInfo(() => withoutSystemFields(object), managedFieldsUpdate(rc, manager), mutatingAdmission(rc, options.dryRun));
   const admitted = await objInfo(undefined);
-  const created = await rest.create(namespaceOf(rc), admitted, createValidation, { dryRun: options.dryRun });
+  const created = await rest.create(namespaceOf(rc), admitted, createValidation, { dryRun: options.dryRun, origin: writeOrigin(rc, 'create', manager) });
   addWarnings(rc.ctx, warnings);
   respondObject(rc, 201, created);
 }

@@ -3,7 +3,7 @@ import type { CollectionDeleter, Lister } from '../../registry/endpoint-rest.js'
 import { deleteValidation } from './admission.js';
 import { listOptions } from '../request/list-options.js';
 import { readDeleteOptions } from './delete.js';
-import type { ResourceContext } from './resource-context.js';
+import { writeOrigin, type ResourceContext } from './resource-context.js';
 import { answerWholeList, listChunk } from './whole-list.js';
 
 /**
@@ -15,6 +15,6 @@ import { answerWholeList, listChunk } from './whole-list.js';
 export async function deleteCollectionHandler(rc: ResourceContext, rest: CollectionDeleter & Lister): Promise<void> {
   const selection = listOptions(rc.query, rc.scope, false);
   const options = await readDeleteOptions(rc);
-  const deleted = rest.deleteCollection(rc.namespace, selection, options, deleteValidation(rc, options.dryRun), listChunk);
+  const deleted = rest.deleteCollection(rc.namespace, selection, options, deleteValidation(rc, options.dryRun), listChunk, writeOrigin(rc, 'delete'));
   await answerWholeList(rc, rest, selection, deleted);
 }

@@ -5,7 +5,7 @@ import { logRequestBody } from '../filters/audit-context.js';
 import { decodeDeleteOptions, deleteOptions } from '../request/delete-options.js';
 import { deleteValidation } from './admission.js';
 import { readBodyBytes } from '../request/read-body.js';
-import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
+import { keyOf, respondObject, writeOrigin, type ResourceContext } from './resource-context.js';
 
 /** The DeleteOptions of a delete or deletecollection; a body sent is the audit's request object, as kube records it. */
 export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOptions> {
@@ -21,6 +21,6 @@ export async function readDeleteOptions(rc: ResourceContext): Promise<DeleteOpti
  */
 export async function deleteHandler(rc: ResourceContext, rest: GracefulDeleter): Promise<void> {
   const options = await readDeleteOptions(rc);
-  const { object, deleted } = await rest.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun));
+  const { object, deleted } = await rest.delete(keyOf(rc), options, deleteValidation(rc, options.dryRun), writeOrigin(rc, 'delete'));
   respondObject(rc, !deleted && options.orphanDependents === false ? 202 : 200, object);
 }

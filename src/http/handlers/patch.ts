@@ -12,7 +12,7 @@ import { readWrite } from './decode-object.js';
 import type { Updater } from '../../registry/endpoint-rest.js';
 import type { PatchedValue, RequestScope } from '../../registry/request-scope.js';
 import { patched } from './patcher.js';
-import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
+import { keyOf, respondObject, writeOrigin, type ResourceContext } from './resource-context.js';
 import { FieldPath, fieldPath, forbidden, invalid as invalidField, required } from '../../machinery/field-errors.js';
 
 function forceParam(rc: ResourceContext): boolean | undefined {
@@ -83,6 +83,7 @@ export async function patchHandler(rc: ResourceContext, rest: Updater): Promise<
   const { object, created } = await rest.update(key, objInfo, createValidation, updateValidation, apply && scope.subresource === undefined, {
     dryRun: options.dryRun,
     manager: apply ? undefined : manager,
+    origin: apply ? writeOrigin(rc, 'apply', rc.query.get('fieldManager')!) : writeOrigin(rc, 'patch', manager),
   });
   addWarnings(rc.ctx, warnings);
   respondObject(rc, created ? 201 : 200, object);

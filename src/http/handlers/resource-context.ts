@@ -7,7 +7,7 @@ import type { KubeObject } from '../../machinery/meta/object.js';
 import type { Admission, RequestUser } from '../../registry/admission.js';
 import type { EndpointREST } from '../../registry/endpoint-rest.js';
 import type { RequestScope } from '../../registry/request-scope.js';
-import type { ObjectKey } from '../../registry/store.js';
+import type { ObjectKey, WriteOperation, WriteOrigin } from '../../registry/store.js';
 import type { OutputTarget } from '../response/negotiation.js';
 import type { Query } from '../request/query.js';
 import type { Representation } from '../response/representation.js';
@@ -52,6 +52,15 @@ export function namespaceOf(rc: ResourceContext): string {
 /** The object a request names. */
 export function keyOf(rc: ResourceContext): ObjectKey {
   return { namespace: namespaceOf(rc), name: rc.name! };
+}
+
+/**
+ * What a write of this request records with its event, for the object's history: the
+ * verb, the subresource, the field manager (`''` for a delete) and the user the
+ * request authenticated as (through the aggregation layer, the front proxy's).
+ */
+export function writeOrigin(rc: ResourceContext, operation: WriteOperation, fieldManager = ''): WriteOrigin {
+  return { operation, subresource: rc.scope.subresource ?? '', fieldManager, user: rc.user?.name ?? '' };
 }
 
 /** Answers with one hub object in the request's version and the negotiated representation. */

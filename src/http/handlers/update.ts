@@ -4,7 +4,7 @@ import { addWarnings } from './respond.js';
 import { managedFieldsUpdate, mutatingAdmission, updatedObjectInfo, validations } from './admission.js';
 import { checkObjectKey } from './check-object-key.js';
 import { decodeObject } from './decode-object.js';
-import { keyOf, respondObject, type ResourceContext } from './resource-context.js';
+import { keyOf, respondObject, writeOrigin, type ResourceContext } from './resource-context.js';
 
 /** Answers `update`; a stale `metadata.resourceVersion`, or a `metadata.uid` not the object's, is a 409. */
 export async function updateHandler(rc: ResourceContext, rest: Updater): Promise<void> {
@@ -21,6 +21,7 @@ export async function updateHandler(rc: ResourceContext, rest: Updater): Promise
   const { object } = await rest.update(key, objInfo, createValidation, updateValidation, false, {
     dryRun: options.dryRun,
     manager,
+    origin: writeOrigin(rc, 'update', manager),
     ...(uid ? { preconditions: { uid } } : {}),
   });
   addWarnings(rc.ctx, warnings);

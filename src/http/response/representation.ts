@@ -18,6 +18,18 @@ export interface RequestVersion {
   readonly tableColumns: readonly TableColumn[];
   /** A hub object in the request's version (a copy; the object itself in the storage version). */
   readonly fromHub: (object: KubeObject) => KubeObject;
+  /**
+   * Set when the endpoint's kind is a list of items that are not objects of their own: a
+   * Table of it shows a row per item, as kube's table convertor shows a list's, with the
+   * metadata each row's PartialObjectMetadata carries.
+   */
+  readonly tableItems?: TableItems;
+}
+
+/** How a Table reads the rows of a kind that is a list. */
+export interface TableItems {
+  readonly items: (object: KubeObject) => readonly KubeObject[];
+  readonly metadata: (item: KubeObject) => ObjectMeta | undefined;
 }
 
 /** The representations of one request's objects. */
@@ -28,6 +40,7 @@ export class Representation {
   readonly #target: OutputTarget;
   readonly #includeObject: IncludeObject;
   readonly #fromHub: ((object: KubeObject) => KubeObject) | undefined;
+  readonly #tableItems: TableItems | undefined;
   #headersSent = false;
 
   /**
@@ -42,6 +55,7 @@ export class Representation {
     this.#target = target;
     this.#includeObject = target.transform?.as === 'Table' ? includeObject() : 'Metadata';
     this.#fromHub = version === resource.storageVersion ? undefined : requestVersion.fromHub;
+    this.#tableItems = requestVersion.tableItems;
   }
 
   /** Whether the request's version is the hub's, so that stored objects are what it answers, as they are. */
@@ -60,9 +74,9 @@ export class Representation {
     return shared ? cacheEncode(object, `convert ${this.#apiVersion}`, fromHub) : fromHub(object);
   }
 
-  #table(objects: readonly KubeObject[], listMeta: ListMeta, noHeaders = false) {
+  #table(objects: readonly KubeObject[], listMeta: ListMeta, noHeaders = false, rowMetadata?: TableItems['metadata']) {
     const version = this.#target.transform!.version;
-    return toTable(this.#columns, objects, listMeta, { version, includeObject: this.#includeObject, noHeaders });
+    return toTable(this.#columns, objects, listMeta, { version, includeObject: this.#includeObject, noHeaders, rowMetadata });
   }
 
   /** One hub object (get, and the result of writes). */
@@ -73,8 +87,11 @@ export class Representation {
   /** One object of the request's version, in the representation. */
   #shown(object: KubeObject): unknown {
     switch (this.#target.transform?.as) {
-      case 'Table':
+      case 'Table': {
+        const tableItems = this.#tableItems;
+        if (tableItems) return this.#table(tableItems.items(object), object.metadata as ListMeta, false, tableItems.metadata);
         return this.#table([object], { resourceVersion: object.metadata?.resourceVersion });
+      }
       case 'PartialObjectMetadata':
         return partialObjectMetadata(object.metadata, this.#target.transform.version);
       default:

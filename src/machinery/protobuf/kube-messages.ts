@@ -103,6 +103,9 @@ message ScaleStatus { optional int32 replicas = 1; optional string selector = 2;
 /** Where kube keeps the `.proto` of meta/v1, as a generated `.proto` imports it. */
 export const metaV1ProtoPath = 'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto';
 
+/** Where kube keeps runtime's messages (RawExtension), which a message embedding an object imports. */
+export const runtimeProtoPath = 'k8s.io/apimachinery/pkg/runtime/generated.proto';
+
 /** A new root holding Kubernetes' messages, for a group's own messages to be added to and resolved against. */
 export function kubeMessages(): protobuf.Root {
   const root = new protobuf.Root();

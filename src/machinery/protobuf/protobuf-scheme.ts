@@ -25,7 +25,9 @@ interface SpecialForm {
 
 const fraction = /\.(\d{1,9})/;
 
-const specialForms: Readonly<Record<string, SpecialForm>> = {
+type SpecialForms = Readonly<Record<string, SpecialForm>>;
+
+const specialForms: SpecialForms = {
   // RFC 3339 in JSON; seconds and nanoseconds since the epoch in protobuf.
   [`.${metaV1Package}.Time`]: {
     toMessage(json) {
@@ -60,6 +62,7 @@ export class ProtobufScheme {
   readonly #unknown: protobuf.Type;
   readonly #watchEvent: protobuf.Type;
   readonly #root: protobuf.Root;
+  readonly #forms: SpecialForms;
 
   /** `messages`: the messages of the group's kinds, beside Kubernetes' own. */
   constructor(kinds: readonly ProtobufKind[], messages: readonly MessageDefinition[]) {
@@ -69,6 +72,14 @@ export class ProtobufScheme {
     for (const kind of kinds) this.#kinds.set(keyOf(kind.apiVersion, kind.kind), kind);
     this.#unknown = this.#root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
     this.#watchEvent = this.#root.lookupType(`${metaV1Package}.WatchEvent`);
+    this.#forms = {
+      ...specialForms,
+      // An object embedded in another (a revision's): its own enveloped message, as a watch event's object is.
+      '.k8s.io.apimachinery.pkg.runtime.RawExtension': {
+        toMessage: (json) => ({ raw: this.encode(json) }),
+        fromMessage: ({ raw }) => this.decode((raw as Uint8Array | undefined) ?? new Uint8Array()),
+      },
+    };
   }
 
   #kindOf(value: unknown): ProtobufKind | undefined {
@@ -88,7 +99,7 @@ export class ProtobufScheme {
     if (!kind) throw new Error(`protobuf: no message for ${JSON.stringify((value as Json | undefined)?.kind)}`);
     const { apiVersion, kind: kindName, ...fields } = value as Json;
     const type = this.#root.lookupType(kind.message);
-    const raw = type.encode(type.fromObject(toMessage(type, fields))).finish();
+    const raw = type.encode(type.fromObject(toMessage(type, fields, this.#forms))).finish();
     const envelope = this.#unknown.encode({ typeMeta: { apiVersion: apiVersion ?? '', kind: kindName }, raw }).finish();
     return Buffer.concat([protobufMagic, envelope]);
   }
@@ -104,7 +115,7 @@ export class ProtobufScheme {
     if (!kind?.itemKind) throw new Error(`protobuf: no list message for ${JSON.stringify((envelope as Json | undefined)?.kind)}`);
     const { apiVersion, kind: kindName, items: _items, ...fields } = envelope as Json;
     const type = this.#root.lookupType(kind.message);
-    const rawWithoutItems = type.encode(type.fromObject(toMessage(type, fields))).finish();
+    const rawWithoutItems = type.encode(type.fromObject(toMessage(type, fields, this.#forms))).finish();
     const typeMeta = this.#unknown.encode({ typeMeta: { apiVersion: apiVersion ?? '', kind: kindName } }).finish();
     const rawField = this.#unknown.fields.raw.id;
     return {
@@ -116,7 +127,7 @@ export class ProtobufScheme {
         return Buffer.concat([protobufMagic, typeMeta, rawHeader, rawWithoutItems]);
       },
       // Only the repeated field is set, so the message is exactly that field's entries.
-      items: (values) => Buffer.from(type.encode(type.fromObject(toMessage(type, { items: values }))).finish()),
+      items: (values) => Buffer.from(type.encode(type.fromObject(toMessage(type, { items: values }, this.#forms))).finish()),
     };
   }
 
@@ -132,7 +143,7 @@ export class ProtobufScheme {
     const kind = this.#kindOf({ apiVersion, kind: kindName });
     if (!kind) throw badRequest(`no kind "${kindName}" is registered for version "${apiVersion}"`);
     const type = this.#root.lookupType(kind.message);
-    const json = fromMessage(type, readMessage(type, (unknown.raw as Uint8Array | undefined) ?? new Uint8Array()));
+    const json = fromMessage(type, this.#forms, readMessage(type, (unknown.raw as Uint8Array | undefined) ?? new Uint8Array()));
     if (kind.itemKind && Array.isArray(json.items)) json.items = json.items.map((item: Json) => ({ apiVersion, kind: kind.itemKind, ...item }));
     return { ...(apiVersion ? { apiVersion } : {}), kind: kindName, ...json };
   }
@@ -174,12 +185,12 @@ function readMessage(type: protobuf.Type, bytes: Uint8Array): Json {
 }
 
 /** The value of a field in the form protobufjs encodes; nulls are absent, as Go's omitted fields. */
-function toMessage(type: protobuf.Type, json: Json): Json {
+function toMessage(type: protobuf.Type, json: Json, forms: SpecialForms): Json {
   const message: Json = {};
   for (const [name, value] of Object.entries(json)) {
     const field = type.fields[name];
     if (!field || value === null || value === undefined) continue;
-    const convert = (v: unknown): unknown => toFieldValue(field.resolvedType, v);
+    const convert = (v: unknown): unknown => toFieldValue(field.resolvedType, v, forms);
     if (field.map) message[name] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, convert(v)]));
     else if (field.repeated && Array.isArray(value)) message[name] = value.map(convert);
     else message[name] = convert(value);
@@ -187,20 +198,20 @@ function toMessage(type: protobuf.Type, json: Json): Json {
   return message;
 }
 
-function toFieldValue(resolved: protobuf.Type | protobuf.Enum | null, value: unknown): unknown {
+function toFieldValue(resolved: protobuf.Type | protobuf.Enum | null, value: unknown, forms: SpecialForms): unknown {
   if (!(resolved instanceof protobuf.Type)) return value;
-  const special = specialForms[resolved.fullName];
+  const special = forms[resolved.fullName];
   if (special) return special.toMessage(value);
-  return isPlainObject(value) ? toMessage(resolved, value) : value;
+  return isPlainObject(value) ? toMessage(resolved, value, forms) : value;
 }
 
 /** The JSON form of a decoded message (as protobufjs' toObject gives it). */
-function fromMessage(type: protobuf.Type, message: Json): Json {
+function fromMessage(type: protobuf.Type, forms: SpecialForms, message: Json): Json {
   const json: Json = {};
   for (const [name, value] of Object.entries(message)) {
     const field = type.fields[name];
     if (!field) continue;
-    const convert = (v: unknown): unknown => fromFieldValue(field.resolvedType, v);
+    const convert = (v: unknown): unknown => fromFieldValue(field.resolvedType, v, forms);
     if (field.map) json[name] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, convert(v)]));
     else if (field.repeated) json[name] = (value as unknown[]).map(convert);
     else json[name] = convert(value);
@@ -208,8 +219,8 @@ function fromMessage(type: protobuf.Type, message: Json): Json {
   return json;
 }
 
-function fromFieldValue(resolved: protobuf.Type | protobuf.Enum | null, value: unknown): unknown {
+function fromFieldValue(resolved: protobuf.Type | protobuf.Enum | null, value: unknown, forms: SpecialForms): unknown {
   if (!(resolved instanceof protobuf.Type)) return value;
-  const special = specialForms[resolved.fullName];
-  return special ? special.fromMessage(value as Json) : fromMessage(resolved, value as Json);
+  const special = forms[resolved.fullName];
+  return special ? special.fromMessage(value as Json) : fromMessage(resolved, forms, value as Json);
 }

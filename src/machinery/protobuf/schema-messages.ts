@@ -9,7 +9,9 @@
  * number (rendered `reserved`), so an old client still reads every field it knew.
  */
 import { componentRefPrefix, type JsonSchema } from '../json-schema.js';
-import { metaV1ProtoPath } from './kube-messages.js';
+import { metaV1ProtoPath, runtimeProtoPath } from './kube-messages.js';
+
+const runtimePackage = 'k8s.io.apimachinery.pkg.runtime';
 import { metaV1Package, type MessageDefinition, type MessageField } from './messages.js';
 
 /** Field numbers by full message name, then by field name. */
@@ -132,7 +134,10 @@ const generatedNotice = '// Generated from the OpenAPI schemas by `npm run proto
 /** The `.proto` text of one package's messages, in go-to-protobuf's layout (proto2, sorted messages). */
 export function renderProto(pkg: string, messages: readonly MessageDefinition[]): string {
   const local = (type: string) => (type.startsWith(`${pkg}.`) ? type.slice(pkg.length + 1) : type);
-  const lines = [generatedNotice, '', 'syntax = "proto2";', '', `package ${pkg};`, '', `import "${metaV1ProtoPath}";`, ''];
+  // runtime's messages (RawExtension: an embedded object) are imported only where a message uses one.
+  const usesRuntime = messages.some((m) => m.fields.some((f) => f.type.startsWith(`${runtimePackage}.`)));
+  const imports = [`import "${metaV1ProtoPath}";`, ...(usesRuntime ? [`import "${runtimeProtoPath}";`] : [])];
+  const lines = [generatedNotice, '', 'syntax = "proto2";', '', `package ${pkg};`, '', ...imports, ''];
   for (const message of [...messages].sort((a, b) => a.name.localeCompare(b.name))) {
     lines.push(`message ${local(message.name)} {`);
     for (const { name, number } of message.reserved) lines.push(`  reserved ${number};`, `  reserved "${name}";`);

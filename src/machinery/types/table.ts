@@ -3,7 +3,7 @@
  * printer columns; `date` cells become ages, as kube's table convertor renders them.
  */
 import { humanDuration } from '../duration.js';
-import type { KubeObject } from '../meta/object.js';
+import type { KubeObject, ObjectMeta } from '../meta/object.js';
 import { partialObjectMetadata, type ListMeta, type MetaVersion } from './partial-object-metadata.js';
 
 /** A column of a Table and how to read its cell from an object. */
@@ -57,6 +57,8 @@ export interface TableOptions {
   readonly noHeaders?: boolean;
   /** The clock ages are measured against. */
   readonly now?: number;
+  /** The metadata a row's PartialObjectMetadata carries, when a row is no object of its own (an item of a list kind): the row's `metadata` otherwise. */
+  readonly rowMetadata?: (row: KubeObject) => ObjectMeta | undefined;
 }
 
 function cellOf(column: TableColumn, object: KubeObject, now: number): unknown {
@@ -76,7 +78,7 @@ function rowObject(object: KubeObject, options: TableOptions): unknown {
     case 'Object':
       return object;
     case 'Metadata':
-      return partialObjectMetadata(object.metadata, options.version);
+      return partialObjectMetadata(options.rowMetadata ? options.rowMetadata(object) : object.metadata, options.version);
   }
 }
 

@@ -15,6 +15,7 @@ import { WebhookAdmission } from '../../registry/webhooks/webhook-admission.js';
 import { parseWebhookConfigurations, webhookConfigurations } from '../../registry/webhooks/webhook-configuration.js';
 import { WebhookConfigurationInformer } from '../../registry/webhooks/webhook-configuration-informer.js';
 import type { KubeObject } from '../../machinery/meta/object.js';
+import type { HealthCheck } from '../../http/health.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { namespaceLabels, namespaceLookup, type MainApiServer } from '../main-api-server.js';
 import { fileFlag, type ConcernOptions } from './flags.js';
@@ -48,6 +49,13 @@ async function webhookFile(file: string | undefined): Promise<KubeObject[]> {
   }
 }
 
+/** kube's `informer-sync`: fails until the webhook configurations were first listed, as writes wait for them until then. */
+function informerSyncCheck(synced: Promise<void>): HealthCheck {
+  let done = false;
+  void synced.then(() => (done = true));
+  return { name: 'informer-sync', check: () => (done ? undefined : 'the webhook configurations have not been listed yet') };
+}
+
 export const admissionOptions = {
   flags: {
     'admission-webhook-config-file': { type: 'string', usage: '[--admission-webhook-config-file FILE]' },
@@ -69,6 +77,7 @@ export const admissionOptions = {
       });
     if (informer) {
       informer.start();
+      lifecycle.addReadyzChecks(informerSyncCheck(informer.synced));
       lifecycle.addPreShutdownHook('webhook-configuration-informer', () => informer.stop());
     }
     const fileWebhooks = webhookConfigurations(localWebhooks);

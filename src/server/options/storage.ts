@@ -62,8 +62,6 @@ export interface StorageOptions extends DatabaseLocation {
 export interface StorageConfig {
   /** The registry once storage is ready; undefined before (data requests are answered 503). */
   readonly registry: () => Registry | undefined;
-  /** What readyz checks of storage. */
-  readonly readyzChecks: readonly HealthCheck[];
   /** What storage is, once the storage-ready hook has run. */
   readonly description: () => StorageDescription;
 }
@@ -103,23 +101,24 @@ const defaultLogMaxBytes = 10 * 1024 * 1024;
 const databaseRetryMs = 1000;
 const pingCacheMs = 1000;
 
-/** Pings the database at most once a second; readyz and data requests share the answer. */
+/** kube's `etcd` check for the database: pings it at most once a second; readyz and data requests share the answer. */
 function databaseCheck(database: () => Database | undefined): HealthCheck {
   let last = 0;
-  let healthy: Promise<boolean> = Promise.resolve(false);
+  let failure: Promise<string | undefined> = Promise.resolve('the database is not open yet');
   return {
     name: 'database',
     check: () => {
       const db = database();
-      if (!db) return false;
+      if (!db) return 'the database is not open yet';
       if (Date.now() - last > pingCacheMs) {
         last = Date.now();
-        healthy = db.ping().then(
-          () => true,
-          () => false,
+        // The driver's error may name hosts and users: the reason says only that the ping failed.
+        failure = db.ping().then(
+          () => undefined,
+          () => 'the database did not answer a ping',
         );
       }
-      return healthy;
+      return failure;
     },
   };
 }
@@ -181,22 +180,22 @@ export const storageOptions = {
 
   /**
    * Adds the `storage-ready` hook (the listener answers discovery and health at once; the
-   * API serves once it has run) and the `start-compaction` hook after it.
+   * API serves once it has run), the `start-compaction` hook after it, and the `database`
+   * readiness check.
    */
   applyTo({ options, logger, lifecycle, metrics }: StorageContext): StorageConfig {
     let database: Database | undefined;
     let store: SqlObjectStore | undefined;
     let registry: Registry | undefined;
-    let migrated = false;
     let description: StorageDescription | undefined;
 
+    lifecycle.addReadyzChecks(databaseCheck(() => database));
     lifecycle.addPostStartHook('storage-ready', async () => {
       for (;;) {
         try {
           database ??= await openDatabase(options, logger);
           const applied = await migrateToLatest(database);
           if (applied.length) logger.info({ migrations: applied }, 'migrated');
-          migrated = true;
           // Before the first read: without them, PGlite's planner would scan (table-statistics.ts).
           if (await refreshStatistics(database)) logger.info('planner statistics gathered');
           store = await SqlObjectStore.open(database, {
@@ -266,12 +265,6 @@ export const storageOptions = {
 
     return {
       registry: () => registry,
-      readyzChecks: [
-        { name: 'migrations', check: () => migrated },
-        // The registry exists once the event log is read: until then data requests are answered 503.
-        { name: 'storage', check: () => registry !== undefined },
-        databaseCheck(() => database),
-      ],
       description: () => {
         if (!description) throw new Error('storage is not ready');
         return description;
