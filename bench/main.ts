@@ -17,21 +17,20 @@
  * and is stopped before it exits; every load is bounded in time or count.
  */
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import * as prettier from 'prettier';
 import { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
 import { benchBackend } from './backend-suite.js';
 import { killChildren } from './children.js';
 import type { BenchContext } from './bench-context.js';
-import type { BenchResults, ResultsDocument } from './bench-results.js';
+import type { BenchResults } from './bench-results.js';
+import { previousResults, writeResults } from './results-file.js';
 import { startBareKoa, type BareKoa } from './bare-koa.js';
 import { preparePgbench } from './pgbench.js';
 import { fullProfile, quickProfile, type Profile } from './profile.js';
 import { Progress } from './progress.js';
-import { renderReport } from './report.js';
 import { repoRoot } from './repo-root.js';
 import { Collector } from './results.js';
 import type { Backend } from './rows.js';
@@ -98,29 +97,6 @@ function options(): { profile: Profile; backends: Backend[]; outDir: string; sca
   };
 }
 
-/** Writes `text` to `file` as prettier formats it with the repository's settings, so the committed outputs pass `prettier --check`. */
-async function writeFormatted(file: string, text: string): Promise<void> {
-  const config = (await prettier.resolveConfig(join(repoRoot, 'bench', basename(file)))) ?? {};
-  await writeFile(file, await prettier.format(text, { ...config, filepath: file }));
-}
-
-/** The results already in `outDir`, to keep the parts this run does not measure. */
-async function previousResults(outDir: string): Promise<ResultsDocument> {
-  try {
-    return JSON.parse(await readFile(join(outDir, 'results.json'), 'utf8')) as ResultsDocument;
-  } catch {
-    return {};
-  }
-}
-
-/** Writes `results.json` and `report.md` into `outDir`. */
-async function writeResults(outDir: string, results: ResultsDocument): Promise<void> {
-  await mkdir(outDir, { recursive: true });
-  await writeFormatted(join(outDir, 'results.json'), JSON.stringify(results));
-  await writeFormatted(join(outDir, 'report.md'), renderReport(results));
-  console.error(`wrote ${join(outDir, 'results.json')} and ${join(outDir, 'report.md')}`);
-}
-
 /** Removes the run's directory, or keeps the servers' logs (not their data) when something failed. */
 async function cleanUp(workDir: string, failed: number): Promise<void> {
   if (failed) {
@@ -167,8 +143,9 @@ async function main(): Promise<void> {
   }
   const rows = collector.rows(profile, backends);
   const results: BenchResults = { meta: runMeta(start, profile.name, profile.runs, postgres), rows, latencyCurves: collector.curves() };
-  const { scale: keptScale, history: keptHistory } = await previousResults(outDir);
-  await writeResults(outDir, { ...results, ...(keptScale && { scale: keptScale }), ...(keptHistory && { history: keptHistory }) });
+  // The other commands' parts stay as they were.
+  const { meta: _meta, rows: _rows, latencyCurves: _curves, ...others } = await previousResults(outDir);
+  await writeResults(outDir, { ...others, ...results });
   progress.stop();
   await cleanUp(workDir, rows.filter((r) => r.error !== undefined).length);
 }
