@@ -86,7 +86,9 @@ function panelSvg(panel: DashboardPanel, data: PanelData | undefined, start: num
     })),
   );
   const max = Math.max(0, ...lines.flatMap((line) => line.points.map(([, v]) => v)));
-  const step = niceStep(max > 0 ? max : 1, 4);
+  // Bytes tick in round MiB, as Grafana's bytes axis does; everything else in round decimals.
+  const scale = unit === 'bytes' && max >= 2 ** 20 ? 2 ** 20 : 1;
+  const step = niceStep(max > 0 ? max / scale : 1, 4) * scale;
   const top = Math.ceil((max > 0 ? max : 1) / step) * step;
   const plot = { x: margin.left, y: margin.top, w: width - margin.left - margin.right, h: height - margin.top - margin.bottom };
   const sx = (t: number) => plot.x + ((t - start) / Math.max(1, end - start)) * plot.w;
@@ -105,6 +107,8 @@ function panelSvg(panel: DashboardPanel, data: PanelData | undefined, start: num
     out.push(`<text x="${sx(start + t).toFixed(1)}" y="${plot.y + plot.h + 13}" class="tick" text-anchor="middle">${minutes}:${seconds}</text>`);
   }
   if (lines.length === 0) out.push(`<text x="${plot.x + plot.w / 2}" y="${plot.y + plot.h / 2}" class="tick" text-anchor="middle">No data</text>`);
+  // Four legend entries a row, each cut to its column (about 5.5 px a character at 10 px).
+  const legendChars = Math.max(4, Math.floor((plot.w / 4 - 16) / 5.5));
   lines.forEach((line, i) => {
     const colour = palette[i % palette.length];
     if (line.points.length > 0) {
@@ -115,7 +119,7 @@ function panelSvg(panel: DashboardPanel, data: PanelData | undefined, start: num
     const ly = plot.y + plot.h + 27 + Math.floor(i / 4) * 11;
     if (i < 8) {
       out.push(`<rect x="${lx}" y="${ly - 7}" width="10" height="3" fill="${colour}"/>`);
-      out.push(`<text x="${lx + 13}" y="${ly}" class="legend">${escapeXml(line.label.slice(0, 28))}</text>`);
+      out.push(`<text x="${lx + 13}" y="${ly}" class="legend">${escapeXml(line.label.slice(0, legendChars))}</text>`);
     }
   });
   out.push('</g>');

@@ -55,6 +55,19 @@ describe("the dashboard's picture", () => {
     expect(svg.match(/No data/g)).toHaveLength(1);
   });
 
+  it('ticks a bytes axis in round MiB', () => {
+    const memory: DashboardPanel = {
+      id: 1,
+      title: 'RSS',
+      gridPos: { x: 0, y: 0, w: 8, h: 8 },
+      fieldConfig: { defaults: { unit: 'bytes' } },
+      targets: [{ refId: 'A', expr: 'x' }],
+    };
+    const data = new Map([[1, new Map([['A', [{ metric: {}, values: [[0, String(700 * 2 ** 20)] as const] }]]])]]);
+    const ticks = [...dashboardSvg([memory], data, 0, 60, '').matchAll(/text-anchor="end">([^<]*)</g)].map(([, tick]) => tick);
+    expect(ticks).toEqual(['0 B', '200 MiB', '400 MiB', '600 MiB', '800 MiB']);
+  });
+
   it("labels axes in the panel's unit and series with Grafana's legend format", () => {
     expect(formatValue(0.25, 's')).toBe('250 ms');
     expect(formatValue(2, 's')).toBe('2 s');
