@@ -4,7 +4,9 @@
  * (each a bench Pipeline as the API stores it, managedFields and all, about 1.9 KB),
  * measures the event log's size (`pg_total_relation_size`: the table, its TOAST and
  * its indexes) before and after, and extrapolates the bytes one update adds to a day at
- * `--rate` writes per second: what `--event-retention=1d` keeps. PostgreSQL runs in a
+ * `--rate` writes per second: what `--event-retention=1d` keeps. Each update records
+ * its origin as a request's would (kubectl's manager, a service account's user).
+ * PostgreSQL runs in a
  * throwaway cluster; PGlite in a temporary data directory.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -31,6 +33,8 @@ const { values } = parseArgs({
 const updates = Number(values.updates);
 const rate = Number(values.rate);
 const objects = 100;
+/** What each update records of who made it, as an update through the API does. */
+const origin = { operation: 'update', subresource: '', fieldManager: 'kubectl-client-side-apply', user: 'system:serviceaccount:ci:deployer' } as const;
 
 /** managedFields as the API records them: one entry whose fieldsV1 names every field the manifest sets. */
 function fieldsV1(value: unknown): Record<string, unknown> {
@@ -92,10 +96,14 @@ try {
   const started = performance.now();
   for (let n = 1; n <= updates; n++) {
     const name = `p-${n % objects}`;
-    await pipelines.guaranteedUpdate({ namespace: 'bench', name }, (current) => ({
-      ...current,
-      metadata: { ...current!.metadata, annotations: { ...current!.metadata.annotations, [revisionAnnotation]: String(n) } },
-    }));
+    await pipelines.guaranteedUpdate(
+      { namespace: 'bench', name },
+      (current) => ({
+        ...current,
+        metadata: { ...current!.metadata, annotations: { ...current!.metadata.annotations, [revisionAnnotation]: String(n) } },
+      }),
+      { origin },
+    );
   }
   const seconds = (performance.now() - started) / 1000;
   const after = await eventLogBytes(database);

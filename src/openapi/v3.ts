@@ -96,6 +96,10 @@ const p = {
   ),
   resourceVersion: queryParam('resourceVersion', 'resourceVersion sets a constraint on what resource versions a request may be served from.'),
   resourceVersionMatch: queryParam('resourceVersionMatch', 'resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. Defaults to unset.'),
+  getResourceVersionMatch: queryParam(
+    'resourceVersionMatch',
+    'resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0".',
+  ),
   sendInitialEvents: queryParam(
     'sendInitialEvents',
     '`sendInitialEvents=true` may be set together with `watch=true`: the watch stream then begins with synthetic events for the current state of the collection, followed by a "Bookmark" event annotated "k8s.io/initial-events-end": "true".',
@@ -259,7 +263,7 @@ function operations(resource: ApiResource, version: string, schemaName: string, 
     // Every patch type the server applies: kubectl picks strategic merge for apply only when it is listed here. A Scale takes no apply.
     const patchContent = scale ? Object.values(patchTypes) : patchContentTypes;
     return {
-      get: operation('get', 'read', { description: `read ${of}the specified ${resource.kind}` }),
+      get: operation('get', 'read', { description: `read ${of}the specified ${resource.kind}`, parameters: [p.resourceVersion, p.getResourceVersionMatch] }),
       put: operation('put', 'replace', {
         description: `replace ${of}the specified ${resource.kind}`,
         parameters: writeParams,

@@ -31,3 +31,14 @@ export function interpretStorageError(error: unknown, gr: GroupResource, name: s
       return serviceUnavailable('the storage backend is unavailable; retry shortly', 1);
   }
 }
+
+/**
+ * As {@link interpretStorageError}, for a read at exactly a resourceVersion (a get or a
+ * list): one older than the retained history is the 410 kube's etcd3 store answers for
+ * a compacted revision, worded as its (`The resourceVersion for the provided list is
+ * too old.`).
+ */
+export function interpretReadError(error: unknown, gr: GroupResource, name: string, verb: 'get' | 'list'): unknown {
+  if (error instanceof StorageError && error.code === 'TooOld') return expired(`The resourceVersion for the provided ${verb} is too old.`);
+  return interpretStorageError(error, gr, name);
+}

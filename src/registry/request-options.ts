@@ -34,16 +34,19 @@ export interface DeleteOptions {
   readonly orphanDependents?: boolean;
 }
 
+/** `resourceVersionMatch`. */
+export type ResourceVersionMatch = 'NotOlderThan' | 'Exact';
+
 /**
  * Options of a get: `resourceVersion` unset reads the newest object, `'0'` any state
- * the watch cache holds, N a state at least as new as N.
+ * the watch cache holds, N a state at least as new as N; with `resourceVersionMatch`
+ * `Exact`, the object exactly as it was at N (404 when there was none then, 410 when
+ * N is older than the resource's retained history).
  */
 export interface GetOptions {
   readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: ResourceVersionMatch;
 }
-
-/** `resourceVersionMatch`. */
-export type ResourceVersionMatch = 'NotOlderThan' | 'Exact';
 
 /** Options of list and watch. */
 export interface ListOptions {

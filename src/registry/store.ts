@@ -30,7 +30,7 @@ import type { ListRequest, ListResult, ResourceStorage, StorageWatcher, WriteOri
 import { StorageError } from '../storage/storage-error.js';
 import { conversionAnnotationErrors } from './conversion-annotations.js';
 import { deletionComplete, deletionDecision, type DeletionDecision } from './deletion.js';
-import { interpretStorageError } from './interpret-storage-error.js';
+import { interpretReadError, interpretStorageError } from './interpret-storage-error.js';
 import type { DeleteOptions, GetOptions, ListOptions, Preconditions, WatchOptions } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
 
@@ -294,8 +294,12 @@ export class Store {
   }
 
   /** get */
-  get(key: ObjectKey, options: GetOptions = {}): Promise<StoredObject> {
-    return this.#call(key.name, () => this.#storage.get(this.#storageKey(key), options));
+  async get(key: ObjectKey, options: GetOptions = {}): Promise<StoredObject> {
+    try {
+      return await this.#storage.get(this.#storageKey(key), options);
+    } catch (error) {
+      throw interpretReadError(error, this.#gr, key.name, 'get');
+    }
   }
 
   /**
@@ -318,7 +322,7 @@ export class Store {
     const predicate = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
     const read = (request: ListRequest): Promise<ListResult<Item>> => {
       const reading = list(request).catch((error: unknown) => {
-        throw interpretStorageError(error, this.#gr, '');
+        throw interpretReadError(error, this.#gr, '', 'list');
       });
       // A reader that stops early leaves the page read ahead unread: its failure is nobody's to hear.
       reading.catch(() => undefined);
@@ -382,7 +386,7 @@ export class Store {
       if (position && error instanceof StorageError && error.code === 'TooOld') {
         throw continueExpired(encodeContinue({ namespace: position.namespace, name: position.name }));
       }
-      throw interpretStorageError(error, this.#gr, '');
+      throw interpretReadError(error, this.#gr, '', 'list');
     }
   }
 

@@ -12,6 +12,7 @@
  *   A list ignores its limit then, as kube's cacher does.
  * - **Not older than N** reads the cache once it reached N; `TooLarge` when the
  *   database has not.
+ * - An **Exact** get is the database's: one keyed read of the state at N.
  * - **Exact** and **continued** lists are read at exactly their resourceVersion: from
  *   the cache when no object of the resource changed since (its objects are then that
  *   state, exactly), from the database otherwise. A page the cache served with a limit
@@ -24,7 +25,7 @@
  *   with its limit (a `resourceVersion=0` list too: the database pages it).
  */
 import type { StoredObject } from '../machinery/meta/object.js';
-import type { ListRequest, ListResult, StorageKey } from './interfaces.js';
+import type { GetOptions, ListRequest, ListResult, StorageKey } from './interfaces.js';
 import type { ObjectCache } from './object-cache.js';
 import { tooLarge } from './storage-error.js';
 import type { ResourceReadStats } from './store-stats.js';
@@ -38,7 +39,11 @@ export interface CachedReadsOptions {
   readonly decode: (object: StoredObject) => StoredObject;
   /** Whether the cache may hand out continue tokens (the database orders keys as it does). */
   readonly pagesFromCache: boolean;
-  /** The newest resourceVersion the event log is known to be compacted through: exact lists before it are the database's (410). */
+  /**
+   * The newest resourceVersion the event log is known to be compacted through: exact
+   * lists before it are the database's, which answers them from the resource's own
+   * retention (a resource whose history is kept longer has an older mark) or with a 410.
+   */
   readonly compacted: () => bigint;
   readonly stats: ResourceReadStats;
 }
@@ -54,7 +59,10 @@ export class CachedReads {
   }
 
   /** The object at `key` (undefined when there is none), from the cache, or from `fromDatabase`. */
-  async get(key: StorageKey, resourceVersion: string | undefined, fromDatabase: () => Promise<StoredObject | undefined>): Promise<StoredObject | undefined> {
+  async get(key: StorageKey, options: GetOptions, fromDatabase: () => Promise<StoredObject | undefined>): Promise<StoredObject | undefined> {
+    const resourceVersion = options.resourceVersion;
+    // The state at exactly N: one keyed read of the database, which knows the history's bounds.
+    if (options.resourceVersionMatch === 'Exact' && resourceVersion !== undefined) return fromDatabase();
     const objects = this.#o.objects;
     const anyState = resourceVersion !== undefined && BigInt(resourceVersion) === 0n;
     if (!objects.live) {

@@ -54,7 +54,7 @@ export class Cacher implements ResourceStorage {
   }
 
   async get(key: StorageKey, options: GetOptions = {}): Promise<StoredObject> {
-    const object = await this.#reads.get(key, options.resourceVersion, () => absentAsUndefined(this.#storage.get(key, options)));
+    const object = await this.#reads.get(key, options, () => absentAsUndefined(this.#storage.get(key, options)));
     if (!object) throw keyNotFound(`/${this.#resource}/${key.namespace}/${key.name}`);
     return object;
   }

@@ -8,7 +8,7 @@ import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import { matchesFields } from '../machinery/selectors/field-selector.js';
 import { matchesLabels } from '../machinery/selectors/label-selector.js';
 import type { Database } from './database.js';
-import { readCompactedResourceVersion, readEvents } from './event-log.js';
+import { readEvents, readResourceCompacted } from './event-log.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import type { SelectionPredicate, StorageObjectEvent, StorageWatchEvent, StorageWatcher } from './interfaces.js';
 import type { FieldMap, StringMap } from './schema.js';
@@ -89,14 +89,16 @@ export class EventLogWatcher implements StorageWatcher {
   async #nextBatch(): Promise<readonly EventLogEntry[]> {
     const cached = this.#o.cache.after(this.#cursor);
     if (cached) return cached;
-    // Older than the cache: read the log, and prove compaction did not cut into it.
+    // Older than the cache: read the resource's events from the log (a page of its index on resource and
+    // resourceVersion), and prove compaction did not cut into them: the resource's own mark, read in the
+    // same snapshot, is at or before the cursor, or this is a 410 rather than a gap.
     // Everything up to `edge` had committed before the read below began.
     const edge = this.#o.cache.newest;
     const { events, compacted } = await this.#o.database
       .transaction(
         async (trx) => ({
           events: await readEvents(trx, this.#cursor, databasePage, this.#o.resource),
-          compacted: await readCompactedResourceVersion(trx),
+          compacted: await readResourceCompacted(trx, this.#o.resource),
         }),
         { snapshot: true },
       )

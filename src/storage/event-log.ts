@@ -23,21 +23,51 @@ export async function readCompactedResourceVersion(db: Queryable): Promise<bigin
   return BigInt(row.compacted);
 }
 
+const historyMarkOf = 'SELECT compacted FROM cairn_history_marks WHERE resource = ';
+const logMark = '(SELECT compacted FROM cairn_compaction WHERE id = 1)';
+
+/**
+ * The newest resourceVersion whose events of `resource` compaction may have dropped:
+ * its own mark when its history is kept longer than the log's (`cairn_history_marks`,
+ * which compaction keeps only while the log's pass leaves the resource out), else the
+ * log's. Reads of that resource's past (exact gets and lists, watches) reach back to it.
+ * A scalar subquery, so a statement reads it in its own snapshot, beside what it reads.
+ */
+export const resourceCompactedSql = (resource: string) => sql<string>`coalesce((${sql.raw(historyMarkOf)}${resource}), ${sql.raw(logMark)})`;
+
+/** {@link resourceCompactedSql} as statement text, the resource being the parameter `parameter` (`$1`): for a prepared statement. */
+export const resourceCompactedText = (parameter: string) => `coalesce((${historyMarkOf}${parameter}), ${logMark})`;
+
+/** The newest resourceVersion whose events of `resource` may be gone: see {@link resourceCompactedSql}. */
+export async function readResourceCompacted(db: Queryable, resource: string): Promise<bigint> {
+  const { rows } = await sql<{ compacted: string }>`SELECT ${resourceCompactedSql(resource)}::text AS compacted`.execute(db);
+  return BigInt(rows[0].compacted);
+}
+
 /**
  * An event's previous object, only where its labels or fields changed (see
  * {@link EventLogEntry.prevObject}): other events' are never needed, and not read.
  */
 const selectionPrevObject = `CASE WHEN type = 'MODIFIED' AND (labels IS DISTINCT FROM prev_labels OR fields IS DISTINCT FROM prev_fields) THEN prev_object END`;
 
-/** Reads up to `limit` events after `after`, in order; of one resource when given. */
-export async function readEvents(db: Queryable, after: bigint, limit: number, resource?: string): Promise<EventLogEntry[]> {
+/**
+ * The query of up to `limit` events after `after`, in order; of one resource when given
+ * (a range of `cairn_events_resource_rv`: a watch reading what the watch cache no longer
+ * holds). Exported for the test that reads its plan.
+ */
+export function eventsQuery(db: Queryable, after: bigint, limit: number, resource?: string) {
   let query = db
     .selectFrom('cairn_events')
     .select(['resource_version', 'resource', 'namespace', 'name', 'type', 'labels', 'fields', 'prev_labels', 'prev_fields', 'object'])
     .select(sql<string | null>`${sql.raw(selectionPrevObject)}`.as('prev_object'))
     .where('resource_version', '>', after.toString());
   if (resource !== undefined) query = query.where('resource', '=', resource);
-  const rows = await query.orderBy('resource_version').limit(limit).execute();
+  return query.orderBy('resource_version').limit(limit);
+}
+
+/** Reads up to `limit` events after `after`, in order; of one resource when given. */
+export async function readEvents(db: Queryable, after: bigint, limit: number, resource?: string): Promise<EventLogEntry[]> {
+  const rows = await eventsQuery(db, after, limit, resource).execute();
   return rows.map((row) => eventOf({ ...row, resource_version: String(row.resource_version) }));
 }
 
@@ -164,38 +194,91 @@ WHERE (e.resource_version IN (SELECT resource_version FROM batch)
                   WHERE (o.resource, o.namespace, o.name) = (e.resource, e.namespace, e.name) AND o.resource_version = e.resource_version)
 RETURNING 1`;
 
-/** Where one pass of compaction is: the log's mark, or a resource's with a longer retention. */
+/** Where one pass of compaction is: the log's mark, or a resource's with a longer retention (or one it had). */
 interface CompactionPass {
   readonly scope: CompactionScope;
-  readonly cutoff: Date;
+  /** The newest resourceVersion the pass removes events through, given the log's mark when it starts. */
+  target(trx: Transaction<StorageSchema>, logMark: bigint): Promise<bigint>;
   readMark(trx: Transaction<StorageSchema>): Promise<bigint>;
-  writeMark(trx: Transaction<StorageSchema>, end: string): Promise<void>;
+  /** Records the pass's progress through `end`, its target reached when `finished`. */
+  writeMark(trx: Transaction<StorageSchema>, end: bigint, finished: boolean): Promise<void>;
 }
 
-/** The pass over the log's events: it moves the mark watches and lists start after. */
+/** The newest event (of the scope) older than `cutoff`. */
+async function cutoffTarget(trx: Transaction<StorageSchema>, cutoff: Date, scope: CompactionScope): Promise<bigint> {
+  const only = 'only' in scope ? sql`AND ${inScope(scope)}` : sql``;
+  const { rows } = await sql<{ rv: string | null }>`SELECT max(resource_version)::text AS rv FROM cairn_events
+      WHERE created_at < ${cutoff} ${only}`.execute(trx);
+  return BigInt(rows[0]?.rv ?? 0);
+}
+
+/** A resource's mark, or undefined when it has none. */
+async function readHistoryMark(trx: Transaction<StorageSchema>, resource: string): Promise<bigint | undefined> {
+  const row = await trx.selectFrom('cairn_history_marks').select('compacted').where('resource', '=', resource).executeTakeFirst();
+  return row ? BigInt(row.compacted) : undefined;
+}
+
+async function writeHistoryMark(trx: Transaction<StorageSchema>, resource: string, end: bigint): Promise<void> {
+  const compacted = end.toString();
+  await trx
+    .insertInto('cairn_history_marks')
+    .values({ resource, compacted })
+    .onConflict((c) => c.column('resource').doUpdateSet({ compacted }))
+    .execute();
+}
+
+/**
+ * The pass over the log's events: it moves the mark watches and lists start after.
+ * Before it moves the mark past the events of a resource it leaves out (`except`),
+ * that resource gets a mark of its own where the log's is, in the same transaction:
+ * every event of it up to there went with the log's earlier passes, and every one
+ * after stays for its own pass, so its readers always find its mark and its events agree.
+ */
 const logPass = (cutoff: Date, except: readonly string[]): CompactionPass => ({
   scope: { except },
-  cutoff,
-  readMark: (trx) => readCompactedResourceVersion(trx),
+  target: (trx) => cutoffTarget(trx, cutoff, { except }),
+  readMark: async (trx) => {
+    const mark = await readCompactedResourceVersion(trx);
+    if (except.length > 0) {
+      await trx
+        .insertInto('cairn_history_marks')
+        .values(except.map((resource) => ({ resource, compacted: mark.toString() })))
+        .onConflict((c) => c.column('resource').doNothing())
+        .execute();
+    }
+    return mark;
+  },
   writeMark: async (trx, end) => {
-    await trx.updateTable('cairn_compaction').set({ compacted: end }).where('id', '=', 1).execute();
+    await trx.updateTable('cairn_compaction').set({ compacted: end.toString() }).where('id', '=', 1).execute();
   },
 });
 
 /** The pass over one resource's events kept longer than the log's: its own mark, never past the log's. */
 const resourcePass = (resource: string, cutoff: Date): CompactionPass => ({
   scope: { only: resource },
-  cutoff,
-  readMark: async (trx) => {
-    const row = await trx.selectFrom('cairn_history_marks').select('compacted').where('resource', '=', resource).executeTakeFirst();
-    return row ? BigInt(row.compacted) : 0n;
+  target: async (trx, logMark) => {
+    const target = await cutoffTarget(trx, cutoff, { only: resource });
+    // A resource's pass never deletes past the log's mark: that would be a gap in what watches read.
+    return target > logMark ? logMark : target;
   },
-  writeMark: async (trx, end) => {
-    await trx
-      .insertInto('cairn_history_marks')
-      .values({ resource, compacted: end })
-      .onConflict((c) => c.column('resource').doUpdateSet({ compacted: end }))
-      .execute();
+  readMark: async (trx) => (await readHistoryMark(trx, resource)) ?? 0n,
+  // A resource's mark is written even when it has nothing to do yet: it is remembered should its longer retention be dropped.
+  writeMark: (trx, end) => writeHistoryMark(trx, resource, end),
+});
+
+/**
+ * The pass over what was kept for a resource whose longer retention is gone from the
+ * options: its events up to the log's mark go, as the other resources' went, and its
+ * mark goes with the last of them, so the log's pass, which covers it again from then
+ * on, and its readers find the one mark. Until then the log's pass still leaves it out.
+ */
+const droppedPass = (resource: string): CompactionPass => ({
+  scope: { only: resource },
+  target: (_trx, logMark) => Promise.resolve(logMark),
+  readMark: async (trx) => (await readHistoryMark(trx, resource)) ?? 0n,
+  writeMark: async (trx, end, finished) => {
+    if (finished) await trx.deleteFrom('cairn_history_marks').where('resource', '=', resource).execute();
+    else await writeHistoryMark(trx, resource, end);
   },
 });
 
@@ -208,19 +291,16 @@ const resourcePass = (resource: string, cutoff: Date): CompactionPass => ({
  * a large log never keeps a transaction open for long (writers take no lock compaction
  * holds: they insert newer events and never touch the mark's row). The resources with
  * a longer retention are left out of that pass and walked each by a pass of its own,
- * with its own mark, up to its own cutoff and never past the log's mark (and to the
- * log's cutoff once their longer retention is gone from the options: what they kept goes too). Unless another
+ * with its own mark, up to its own cutoff and never past the log's mark; a resource
+ * whose longer retention is gone from the options has what was kept for it removed up
+ * to the log's mark first, before the log's pass covers it again. Unless another
  * replica is compacting (it holds the lock): then this one leaves the work to that one.
  */
 export async function compactEvents(database: Database, cutoff: Date, options: CompactionOptions = {}): Promise<EventCompaction> {
-  const longer = new Map(options.longerRetention);
-  // A resource that had a longer retention and has it no more: its pass goes on, to the log's cutoff, for what it kept.
+  const longer = options.longerRetention ?? new Map<string, Date>();
   const marked = await database.run((db) => db.selectFrom('cairn_history_marks').select('resource').execute());
-  for (const { resource } of marked) if (!longer.has(resource)) longer.set(resource, cutoff);
-  const passes = [
-    logPass(cutoff, [...(options.longerRetention ?? new Map<string, Date>()).keys()]),
-    ...[...longer].map(([resource, until]) => resourcePass(resource, until)),
-  ];
+  const dropped = marked.map(({ resource }) => resource).filter((resource) => !longer.has(resource));
+  const passes = [...dropped.map(droppedPass), logPass(cutoff, [...longer.keys()]), ...[...longer].map(([resource, until]) => resourcePass(resource, until))];
   let removed = 0;
   let compacted = 0n;
   let first = true;
@@ -251,13 +331,7 @@ async function compactPass(
       const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${String(compactionLockKey)}::bigint) AS locked`.execute(trx);
       const logMark = await readCompactedResourceVersion(trx);
       if (!rows[0]?.locked) return { compacted: logMark, locked: false, removed: 0, batched: false, done: true };
-      if (target === undefined) {
-        const { rows: boundary } = await sql<{ rv: string | null }>`SELECT max(resource_version)::text AS rv FROM cairn_events
-            WHERE created_at < ${pass.cutoff} ${only}`.execute(trx);
-        target = BigInt(boundary[0]?.rv ?? 0);
-        // A resource's pass never deletes past the log's mark: that would be a gap in what watches read.
-        if ('only' in pass.scope && target > logMark) target = logMark;
-      }
+      target ??= await pass.target(trx, logMark);
       const mark = await pass.readMark(trx);
       // The batch's end: the newest of the next `batchSize` events after the mark, up to the target.
       const { rows: ends } = await sql<{ rv: string | null }>`SELECT max(resource_version)::text AS rv FROM (
@@ -265,13 +339,13 @@ async function compactPass(
           ORDER BY resource_version LIMIT ${batchSize}) batch`.execute(trx);
       const end = ends[0]?.rv ?? null;
       if (end === null) {
-        // A resource's mark is written even when it has nothing to do yet: it is remembered should its longer retention be dropped.
-        if ('only' in pass.scope) await pass.writeMark(trx, mark.toString());
+        await pass.writeMark(trx, mark, true);
         return { compacted: logMark, locked: true, removed: 0, batched: false, done: true };
       }
       const { rows: gone } = await compactBatch(mark.toString(), end, pass.scope).execute(trx);
-      await pass.writeMark(trx, end);
-      return { compacted: await readCompactedResourceVersion(trx), locked: true, removed: gone.length, batched: true, done: BigInt(end) >= target };
+      const finished = BigInt(end) >= target;
+      await pass.writeMark(trx, BigInt(end), finished);
+      return { compacted: await readCompactedResourceVersion(trx), locked: true, removed: gone.length, batched: true, done: finished };
     });
     // A later batch that finds the lock taken leaves the rest to the replica that took it.
     if (!step.locked) return { compacted: step.compacted, removed, lockedOut: true, lockedOutAtStart: first };

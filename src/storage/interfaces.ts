@@ -30,7 +30,7 @@ export interface SelectionPredicate {
  * | neither `resourceVersion` nor `notOlderThan` | the newest state: every write acknowledged before the list began (a consistent read) | the object cache once it caught up with the database's newest resourceVersion; the database if it does not within the wait |
  * | `notOlderThan: '0'` | any state (kube's `resourceVersion=0`); the object cache ignores `limit`, as kube's cacher does (it holds a bounded number of objects); the database keeps it | the object cache as it is |
  * | `notOlderThan: N` | a state at least as new as N; `TooLarge` when the database has not reached N | the object cache once it reached N |
- * | `resourceVersion: N` (Exact), or `after` (a continued list) | exactly the state at N | the database |
+ * | `resourceVersion: N` (Exact), or `after` (a continued list) | exactly the state at N, for any N inside the resource's retained history | the object cache when nothing of the resource changed since N; the database otherwise |
  *
  * A page the object cache serves with a limit is continued by the database at exactly
  * its resourceVersion.
@@ -71,10 +71,14 @@ export interface ListResult<Item = StoredObject> {
  * Options of a get, as kube's GetOptions: with `resourceVersion` unset the newest
  * object (every write acknowledged before the get began), `'0'` any state the cache
  * holds, N a state at least as new as N (`TooLarge` when the database has not
- * reached N).
+ * reached N). With `resourceVersionMatch: 'Exact'` and N, the object exactly as it was
+ * at N, read from the database by index (`KeyNotFound` when there was none then, an
+ * object deleted since included, one created since not; `TooOld` when N is older than
+ * the resource's retained history, `TooLarge` when newer than the newest commit).
  */
 export interface GetOptions {
   readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
 }
 
 /** A change, as the event log recorded it, already filtered for one watcher. */
@@ -278,7 +282,8 @@ export interface ResourceStorage {
   /**
    * Lists the objects of one namespace (or all, when undefined) matching the
    * predicate, ordered by key, as they were at one resourceVersion. Throws `TooOld`
-   * when that version is older than the retained history and `TooLarge` when it is
+   * when that version is older than the resource's retained history (its own, where
+   * its history is kept longer than the log's) and `TooLarge` when it is
    * newer than the newest commit. The items are frozen and may be shared with other
    * readers: copy before changing one.
    */
@@ -293,8 +298,10 @@ export interface ResourceStorage {
   listJson(namespace: string | undefined, request: ListRequest): Promise<ListResult<string>>;
   /**
    * Streams every change after `resourceVersion` (after the newest commit when
-   * undefined) in order, exactly once. Throws `TooOld` when that version is older
-   * than the retained history and `TooLarge` when it is newer than the newest commit.
+   * undefined) in order, exactly once, reading what the watch cache no longer holds
+   * from the database. Throws `TooOld` when that version is older than the
+   * resource's retained history (or when compaction overtakes the watch while it
+   * reads the database) and `TooLarge` when it is newer than the newest commit.
    */
   watch(
     namespace: string | undefined,

@@ -32,8 +32,12 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };
 
-/** Runs every pending migration; throws with the failing migration's error. */
-export async function migrateToLatest(database: Database): Promise<readonly string[]> {
+/**
+ * Runs every pending migration, or those up to and including `target` (a test builds
+ * an older schema with it, to migrate rows written under it); throws with the failing
+ * migration's error.
+ */
+export async function migrateToLatest(database: Database, target?: string): Promise<readonly string[]> {
   return database.run(async (db) => {
     const migrator = new Migrator({
       db,
@@ -41,7 +45,7 @@ export async function migrateToLatest(database: Database): Promise<readonly stri
       migrationTableName: 'cairn_migrations',
       migrationLockTableName: 'cairn_migrations_lock',
     });
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = target === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(target);
     if (error) throw error as Error;
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   });

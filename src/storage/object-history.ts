@@ -17,7 +17,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { StoredObject } from '../machinery/meta/object.js';
 import type { Database } from './database.js';
-import { readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
+import { readCurrentResourceVersion, readResourceCompacted } from './event-log.js';
 import type { HistoryRequest, Revision, StorageKey, WriteOperation } from './interfaces.js';
 import type { StorageSchema } from './schema.js';
 import { decodeJsonb, decodeText, encodeText } from './stored-text.js';
@@ -34,15 +34,6 @@ export interface HistoryRows {
 export interface Incarnation {
   readonly from?: string;
   readonly through?: string;
-}
-
-/**
- * The resource's compaction mark: its own where a longer retention keeps its events
- * past the log's mark, the log's otherwise.
- */
-async function readHistoryMark(trx: Transaction<StorageSchema>, resource: string): Promise<bigint> {
-  const own = await trx.selectFrom('cairn_history_marks').select('compacted').where('resource', '=', resource).executeTakeFirst();
-  return own ? BigInt(own.compacted) : readCompactedResourceVersion(trx);
 }
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
@@ -104,7 +95,8 @@ export async function readHistory(database: Database, resource: string, key: Sto
   return database.transaction(
     async (trx) => {
       const current = await readCurrentResourceVersion(trx);
-      const compacted = await readHistoryMark(trx, resource);
+      // The resource's compaction mark: its own where a longer retention keeps its events past the log's, the log's otherwise.
+      const compacted = await readResourceCompacted(trx, resource);
       const incarnation = request.uid === undefined ? {} : await findIncarnation(trx, resource, key, request.uid);
       if (incarnation === undefined) return { revisions: [], current, compacted };
       const rows = await historyPageQuery(trx, resource, key, request, incarnation).execute();

@@ -13,6 +13,7 @@
  * retention window bounds. Never a full-table read, never OFFSET.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { resourceCompactedSql } from './event-log.js';
 import type { SelectionPredicate, StorageKey } from './interfaces.js';
 import type { StorageSchema } from './schema.js';
 import { fieldSelectorSql, labelSelectorSql } from './selector-sql.js';
@@ -45,7 +46,7 @@ export interface SnapshotPage {
   readonly remainingItemCount?: number;
   /** The newest committed resourceVersion: a page at a later one read a state that does not exist yet. */
   readonly current: bigint;
-  /** The newest resourceVersion compaction dropped: a page at an earlier one may have missed prior states. */
+  /** The newest resourceVersion compaction dropped of the resource's events: a page at an earlier one may have missed prior states. */
   readonly compacted: bigint;
 }
 
@@ -145,7 +146,7 @@ export function snapshotPageStatement(r: SnapshotPageRequest): RawBuilder<PageRo
   return sql<PageRow>`
     SELECT b.current::text AS current, b.compacted::text AS compacted, b.total, p.namespace, p.name, p.object, p.api_version
     FROM (SELECT (SELECT current FROM cairn_resource_version WHERE id = 1) AS current,
-                 (SELECT compacted FROM cairn_compaction WHERE id = 1) AS compacted,
+                 ${resourceCompactedSql(r.resource)} AS compacted,
                  ${counted ? totalQuery(r) : sql`NULL::text`} AS total) b
     LEFT JOIN LATERAL (${pageQuery(r)}) p ON true
     ORDER BY p.namespace, p.name`;

@@ -4,14 +4,15 @@
  * what computes or checks the new state runs after a plain read, with nothing held,
  * and the write joins the store's next batch ({@link WriteBatcher}), which applies it
  * only if the object is still as read. Every get and list is read from the tables, by
- * index (a get by its primary key, a list one keyed page at a time: snapshot-list.ts);
+ * index (a get by its primary key, or at a resourceVersion by two: snapshot-get.ts; a
+ * list one keyed page at a time: snapshot-list.ts);
  * the {@link Cacher} decorates it with the object cache where that is on.
  */
 import type { Transaction } from 'kysely';
 import { deepCopy, deepFreeze, jsonEqual, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
 import type { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
-import { readCompactedResourceVersion, readCurrentResourceVersion } from './event-log.js';
+import { readCurrentResourceVersion, readResourceCompacted } from './event-log.js';
 import type { LogWakeups } from './log-wakeups.js';
 import { countStaleRows, lockObject, readObject, readStaleKeys, type ObjectRowKey } from './object-rows.js';
 import type {
@@ -37,6 +38,7 @@ import type {
 import { readHistory } from './object-history.js';
 import type { StorageSchema, StringMap } from './schema.js';
 import { splitObjectText } from './object-text.js';
+import { readObjectAt, type ObjectAt } from './snapshot-get.js';
 import { readSnapshotPage, type PageItem } from './snapshot-list.js';
 import { classifyDatabaseError, keyExists, keyNotFound, StorageError, tooLarge, tooOld } from './storage-error.js';
 import { decodeText, encodeJsonb } from './stored-text.js';
@@ -171,6 +173,7 @@ export class SqlResourceStorage implements ResourceStorage {
 
   async get(key: StorageKey, options: GetOptions = {}): Promise<StoredObject> {
     const wanted = options.resourceVersion === undefined ? 0n : BigInt(options.resourceVersion);
+    if (options.resourceVersionMatch === 'Exact' && options.resourceVersion !== undefined) return this.#getAt(key, wanted);
     if (wanted > 0n) {
       // Not older than N: the row, read after the counter, is at least as new as the counter, which must have reached N.
       const current = await this.#currentResourceVersion();
@@ -179,6 +182,20 @@ export class SqlResourceStorage implements ResourceStorage {
     const row = await this.#readRow(key);
     if (!row) throw keyNotFound(this.#describe(key));
     return this.#decoder.decode(row);
+  }
+
+  /** The object as it was at exactly `rv`, checked against the bounds of the history its statement saw. */
+  async #getAt(key: StorageKey, rv: bigint): Promise<StoredObject> {
+    let found: ObjectAt;
+    try {
+      found = await readObjectAt(this.#o.database, this.#o.resource, key, rv);
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+    if (rv > found.current) throw tooLarge(rv.toString(), found.current.toString());
+    if (rv < found.compacted) throw tooOld(rv.toString(), found.compacted.toString());
+    if (!found.object) throw keyNotFound(this.#describe(key));
+    return this.#decoder.decode(found.object);
   }
 
   async #currentResourceVersion(): Promise<bigint> {
@@ -337,7 +354,7 @@ export class SqlResourceStorage implements ResourceStorage {
     predicate: SelectionPredicate,
     options: StorageWatchOptions = {},
   ): Promise<StorageWatcher> {
-    // The bounds of the history a watch can start in: after the compacted prefix, not after the newest commit.
+    // The bounds of the history a watch can start in: after the resource's compacted prefix, not after the newest commit.
     let from: bigint;
     try {
       from = await this.#o.database.transaction(
@@ -345,7 +362,7 @@ export class SqlResourceStorage implements ResourceStorage {
           const current = await readCurrentResourceVersion(trx);
           if (resourceVersion === undefined) return current;
           const requested = BigInt(resourceVersion);
-          const compacted = await readCompactedResourceVersion(trx);
+          const compacted = await readResourceCompacted(trx, this.#o.resource);
           if (requested < compacted) throw tooOld(resourceVersion, compacted.toString());
           if (requested > current) throw tooLarge(resourceVersion, current.toString());
           return requested;

@@ -261,6 +261,11 @@ describe('OpenAPI', () => {
         ['pretty', 'query'],
       ]);
       expect(collection.get.parameters.map((p: any) => p.name)).toContain('allowWatchBookmarks');
+      // A get reads at a resourceVersion, exactly when asked.
+      expect(item.get.parameters.map((p: any) => [p.name, p.in, p.type])).toEqual([
+        ['resourceVersion', 'query', 'string'],
+        ['resourceVersionMatch', 'query', 'string'],
+      ]);
     });
 
     it('has the history operation, its query parameters typed inline', () => {

@@ -1,6 +1,7 @@
 /**
  * The read paths as kube-apiserver serves them: Table and PartialObjectMetadata
- * negotiation, YAML, selectors, limit/continue snapshots, resourceVersionMatch,
+ * negotiation, YAML, selectors, limit/continue snapshots, resourceVersionMatch (a get
+ * and a list at exactly a resourceVersion across deletes, re-creates and compaction),
  * bookmarks, sendInitialEvents and the legacy /watch/ paths.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -488,5 +489,146 @@ describe('an expired continue token', () => {
     }
     // Inconsistent by design: it sees e4, written after the first page.
     expect(rest).toEqual(['e2', 'e3', 'e4']);
+  });
+});
+
+describe('reads at exactly a resourceVersion', () => {
+  const app = inProcessApp([cairnGroup]);
+  const exact = `${base}/namespaces/exact/pipelines`;
+  const rvOf = (response: { json: { metadata: { resourceVersion: string } } }) => BigInt(response.json.metadata.resourceVersion);
+  const getAt = (name: string, rv: bigint, path = exact) => app().request('GET', `${path}/${name}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+  /** The names of every page of an exact list at `rv`, one item a page, each continued with its token. */
+  const namesAt = async (rv: bigint, query = '', path = exact) => {
+    const pages: string[][] = [];
+    let response = await app().request('GET', `${path}?resourceVersion=${rv}&resourceVersionMatch=Exact&limit=1${query}`);
+    for (;;) {
+      expect(response.status, response.text).toBe(200);
+      expect(response.json.metadata.resourceVersion).toBe(rv.toString());
+      pages.push(response.json.items.map((i: { metadata: { name: string } }) => i.metadata.name));
+      const token = response.json.metadata.continue;
+      if (!token) return pages;
+      response = await app().request('GET', `${path}?limit=1&continue=${token}${query}`);
+    }
+  };
+  const merge = { 'Content-Type': 'application/merge-patch+json' };
+
+  it('answers a get and a paged, selected list as they were, across a delete and a re-create of one name', async () => {
+    await app().request('POST', exact, { body: pipeline('steady', {}, { app: 'a' }) });
+    const before = rvOf(await app().request('GET', exact));
+    const created = await app().request('POST', exact, { body: pipeline('phoenix', { replicas: 1 }, { app: 'a' }) });
+    const patched = await app().request('PATCH', `${exact}/phoenix`, { body: { metadata: { labels: { app: 'b' } }, spec: { replicas: 2 } }, headers: merge });
+    const deleted = await app().request('DELETE', `${exact}/phoenix`);
+    expect(deleted.status, deleted.text).toBe(200);
+    const gone = rvOf(await app().request('GET', exact));
+    const reborn = await app().request('POST', exact, { body: pipeline('phoenix', { replicas: 3 }, { app: 'a' }) });
+    await app().request('POST', exact, { body: pipeline('later', {}, { app: 'a' }) });
+
+    const notFound = await getAt('phoenix', before);
+    expect(notFound.status).toBe(404);
+    expect(notFound.json).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404, details: { name: 'phoenix', group: 'cairn.dev', kind: 'pipelines' } });
+    const atCreate = await getAt('phoenix', rvOf(created));
+    expect(atCreate.status, atCreate.text).toBe(200);
+    expect(atCreate.json).toMatchObject({
+      metadata: { uid: created.json.metadata.uid, resourceVersion: created.json.metadata.resourceVersion },
+      spec: { replicas: 1 },
+    });
+    expect((await getAt('phoenix', rvOf(patched))).json.spec.replicas).toBe(2);
+    expect((await getAt('phoenix', gone)).status).toBe(404);
+    const atRebirth = await getAt('phoenix', rvOf(reborn));
+    expect(atRebirth.json.metadata.uid).toBe(reborn.json.metadata.uid);
+    expect(atRebirth.json.metadata.uid).not.toBe(created.json.metadata.uid);
+    expect((await getAt('later', rvOf(reborn))).status).toBe(404);
+    // As YAML too: negotiated as any get.
+    const yaml = await app().request('GET', `${exact}/phoenix?resourceVersion=${rvOf(patched)}&resourceVersionMatch=Exact`, {
+      headers: { Accept: 'application/yaml' },
+    });
+    expect(parse(yaml.text)).toMatchObject({ metadata: { labels: { app: 'b' } }, spec: { replicas: 2 } });
+
+    expect(await namesAt(before)).toEqual([['steady']]);
+    expect(await namesAt(rvOf(patched))).toEqual([['phoenix'], ['steady']]);
+    expect(await namesAt(gone)).toEqual([['steady']]);
+    expect(await namesAt(rvOf(reborn))).toEqual([['phoenix'], ['steady']]);
+    // Selected against the state at the resourceVersion: phoenix was app=b then, app=a at its create and again once re-created.
+    expect(await namesAt(rvOf(created), '&labelSelector=app%3Da')).toEqual([['phoenix'], ['steady']]);
+    expect(await namesAt(rvOf(patched), '&labelSelector=app%3Da')).toEqual([['steady']]);
+    expect(await namesAt(rvOf(patched), '&fieldSelector=metadata.name%3Dphoenix')).toEqual([['phoenix']]);
+  });
+
+  it('answers the state at a resourceVersion in the version asked for, converted as any read, and as its scale', async () => {
+    const written = await app().request('POST', exact, { body: pipeline('versioned', { replicas: 2 }) });
+    await app().request('PATCH', `${exact}/versioned`, { body: { spec: { replicas: 6 } }, headers: merge });
+    const old = await getAt('versioned', rvOf(written), `${base.replace('/v1', '/v1alpha1')}/namespaces/exact/pipelines`);
+    expect(old.status, old.text).toBe(200);
+    expect(old.json).toMatchObject({ apiVersion: 'cairn.dev/v1alpha1', spec: { parallelism: 2 } });
+    const scale = await app().request('GET', `${exact}/versioned/scale?resourceVersion=${rvOf(written)}&resourceVersionMatch=Exact`);
+    expect(scale.json).toMatchObject({ kind: 'Scale', spec: { replicas: 2 } });
+    const table = await app().request('GET', `${exact}/versioned?resourceVersion=${rvOf(written)}&resourceVersionMatch=Exact`, {
+      headers: { Accept: kubectlTableAccept },
+    });
+    expect(table.json.rows.map((row: { cells: unknown[] }) => row.cells.slice(0, 3))).toEqual([['versioned', 'standard', 2]]);
+  });
+
+  it('answers 410 Expired before the retained history, 504 after the newest commit, and 422 for a match without a resourceVersion', async () => {
+    const first = await app().request('POST', exact, { body: pipeline('old') });
+    await app().request('PATCH', `${exact}/old`, { body: { spec: { replicas: 5 } }, headers: merge });
+    await app().store.compact(0);
+    const expiredGet = await getAt('old', rvOf(first));
+    expect(expiredGet.status).toBe(410);
+    expect(expiredGet.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'The resourceVersion for the provided get is too old.',
+      reason: 'Expired',
+      code: 410,
+    });
+    const expiredList = await app().request('GET', `${exact}?resourceVersion=${rvOf(first)}&resourceVersionMatch=Exact`);
+    expect(expiredList.status).toBe(410);
+    expect(expiredList.json).toMatchObject({ reason: 'Expired', message: 'The resourceVersion for the provided list is too old.' });
+
+    const ahead = rvOf(await app().request('GET', exact)) + 100n;
+    const tooLarge = await getAt('old', ahead);
+    expect(tooLarge.status).toBe(504);
+    expect(tooLarge.json).toMatchObject({ reason: 'Timeout', details: { causes: [{ reason: 'ResourceVersionTooLarge' }], retryAfterSeconds: 1 } });
+
+    const unset = await app().request('GET', `${exact}/old?resourceVersionMatch=Exact`);
+    expect(unset.status).toBe(422);
+    expect(unset.json.message).toContain('resourceVersionMatch is forbidden unless resourceVersion is provided');
+    const zero = await app().request('GET', `${exact}/old?resourceVersion=0&resourceVersionMatch=Exact`);
+    expect(zero.status).toBe(422);
+    expect(zero.json.message).toContain('resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+    // Not older than N keeps kube's meaning: the newest object.
+    const notOlder = await app().request('GET', `${exact}/old?resourceVersion=${rvOf(first)}&resourceVersionMatch=NotOlderThan`);
+    expect(notOlder.json.spec.replicas).toBe(5);
+  });
+
+  it('ends a paged exact list with the continue-expired 410 once compaction removed what its snapshot needs', async () => {
+    const paged = `${base}/namespaces/exact-paged/pipelines`;
+    for (const name of ['x1', 'x2', 'x3']) await app().request('POST', paged, { body: pipeline(name) });
+    const snapshot = rvOf(await app().request('GET', paged));
+    for (const name of ['x1', 'x2', 'x3']) await app().request('PATCH', `${paged}/${name}`, { body: { spec: { replicas: 7 } }, headers: merge });
+    const first = await app().request('GET', `${paged}?resourceVersion=${snapshot}&resourceVersionMatch=Exact&limit=1`);
+    expect(first.json.items.map((i: { spec: { replicas?: number } }) => i.spec.replicas)).toEqual([1]);
+    await app().store.compact(0);
+    const next = await app().request('GET', `${paged}?limit=1&continue=${first.json.metadata.continue}`);
+    expect(next.status).toBe(410);
+    expect(next.json).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410, metadata: { continue: expect.any(String) } });
+    expect(next.json.message).toContain('The provided continue parameter is too old');
+  });
+
+  it('reads a resource whose history is kept longer than the log’s back to its own retention', async () => {
+    const classes = `${base}/runnerclasses`;
+    const created = await app().request('POST', classes, { body: runnerClass('kept') });
+    await app().request('PATCH', `${classes}/kept`, { body: { metadata: { labels: { v: '2' } } }, headers: merge });
+    const other = await app().request('POST', exact, { body: pipeline('not-kept') });
+    await app().request('PATCH', `${exact}/not-kept`, { body: { spec: { replicas: 9 } }, headers: merge });
+    // The log keeps nothing; RunnerClasses keep an hour.
+    await app().store.compact(0, new Map([['runnerclasses.cairn.dev', 3_600_000]]));
+    const kept = await getAt('kept', rvOf(created), classes);
+    expect(kept.status, kept.text).toBe(200);
+    expect(kept.json.metadata.labels?.v).toBeUndefined();
+    expect(await namesAt(rvOf(created), '&fieldSelector=metadata.name%3Dkept', classes)).toEqual([['kept']]);
+    expect((await getAt('not-kept', rvOf(other))).status).toBe(410);
   });
 });

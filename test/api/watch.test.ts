@@ -1,7 +1,8 @@
 /**
  * Watch over the API, in process: kube-apiserver's resourceVersion semantics,
- * selectors and timeoutSeconds. (410 Gone past the retention window and resuming after a
- * restart are storage's: test/storage/watch-history.test.ts.)
+ * selectors and timeoutSeconds, and a watch from further back than the watch cache
+ * holds. (410 Gone past the retention window and resuming after a restart are
+ * storage's: test/storage/watch-history.test.ts.)
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cairnGroup } from '../../src/apis/cairn/register.js';
@@ -96,5 +97,37 @@ describe('watch', () => {
     const res = await app().request('GET', `${pipelines}?watch=true&resourceVersion=abc`);
     expect(res.status).toBe(400);
     expect(res.json.kind).toBe('Status');
+  });
+});
+
+describe('a watch from further back than the watch cache holds', () => {
+  // A cache of five events: the watches below start before it and read the rest from the database.
+  const app = inProcessApp([cairnGroup], { watchCacheCapacity: 5 });
+  const merge = { 'Content-Type': 'application/merge-patch+json' };
+
+  it('delivers every change after its resourceVersion once, in order, then the live ones', async () => {
+    const from = (await app().request('POST', pipelines, { body: pipeline('far') })).json.metadata.resourceVersion;
+    const written: string[] = [];
+    for (let replicas = 2; replicas <= 13; replicas++) {
+      const patched = await app().request('PATCH', `${pipelines}/far`, { body: { spec: { replicas } }, headers: merge });
+      written.push(patched.json.metadata.resourceVersion);
+    }
+    // Other resources' writes push the cache's window past every one of them.
+    for (const name of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6']) {
+      await app().request('POST', '/apis/cairn.dev/v1/runnerclasses', {
+        body: { apiVersion: 'cairn.dev/v1', kind: 'RunnerClass', metadata: { name }, spec: { image: 'x' } },
+      });
+    }
+    const watch = await openWatch(app(), `${pipelines}?watch=true&resourceVersion=${from}`);
+    expect(watch.status).toBe(200);
+    const history = await watch.waitFor(written.length);
+    expect(history.map((e) => [e.type, e.object.metadata.resourceVersion])).toEqual(written.map((rv) => ['MODIFIED', rv]));
+    const live = (await app().request('PATCH', `${pipelines}/far`, { body: { spec: { replicas: 14 } }, headers: merge })).json;
+    const events = await watch.waitFor(written.length + 1);
+    expect(events.at(-1)).toMatchObject({ type: 'MODIFIED', object: { metadata: { resourceVersion: live.metadata.resourceVersion }, spec: { replicas: 14 } } });
+    // Nothing came twice: the next event is the next write.
+    const after = (await app().request('PATCH', `${pipelines}/far`, { body: { spec: { replicas: 15 } }, headers: merge })).json;
+    expect((await watch.waitFor(written.length + 2)).at(-1)?.object.metadata.resourceVersion).toBe(after.metadata.resourceVersion);
+    watch.close();
   });
 });

@@ -175,6 +175,11 @@ const readCases: DiffCase[] = [
   { name: 'get: missing is 404', request: get('missing') },
   { name: 'get: resourceVersion=0', setup: [create('a'), settled], request: get('a', 'resourceVersion=0') },
   { name: 'get: resourceVersion of the create', setup: [create('a')], request: get('a', (e) => `resourceVersion=${metaOf('resourceVersion')(e)}`) },
+  {
+    name: 'get: resourceVersionMatch=Exact at the create, after an update',
+    setup: [create('a'), patch('a', 'merge', { spec: { paused: true } })],
+    request: get('a', (e) => `resourceVersion=${metaOf('resourceVersion', 0)(e)}&resourceVersionMatch=Exact`),
+  },
   { name: 'get: a name with capitals is 404', request: get('Missing') },
   { name: 'get: as a Table', setup: [create('a')], request: get('a', undefined, { accept: asTable }) },
   { name: 'get: as a Table with includeObject=Object', setup: [create('a')], request: get('a', 'includeObject=Object', { accept: asTable }) },

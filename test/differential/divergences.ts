@@ -54,6 +54,8 @@ export const reasons = {
     'PUT or PATCH of a collection is 405 MethodNotAllowed, as kube’s router answers for a built-in kind; the custom resource handler answers 400 `name must be provided`.',
   patchedScaleQuote:
     'A strict decoding error in a patch of `/scale` quotes the patched Scale as Cairn holds it; kube quotes its internal Scale, with managedFields and Go’s struct order. Status, reason, field and detail are the same.',
+  exactGet:
+    'A GET takes `resourceVersionMatch=Exact` as a list does and answers the object as it was at that resourceVersion (docs/api.md, Reading the past); kube’s GetOptions has no `resourceVersionMatch`, and kube answers the newest object.',
   strategicMerge:
     'Strategic merge patch is served (the schemas carry patch strategies and merge keys, as built-in kinds’ do); custom resources refuse it with 415, which also lists one media type fewer.',
 } as const;
@@ -92,6 +94,7 @@ export const divergences: Readonly<Record<string, string>> = {
   'create: a runnerClassName with a slash': reasons.references,
   'create: a RunnerClass that does not exist': reasons.references,
   'get: Accept protobuf': reasons.protobuf,
+  'get: resourceVersionMatch=Exact at the create, after an update': reasons.exactGet,
   'create: POST to an object’s path': reasons.postToObject,
   'get: an unknown subresource': reasons.unknownSubresource,
   'create: a finalizer without a domain': reasons.finalizerWarning,

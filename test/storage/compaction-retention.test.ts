@@ -109,8 +109,13 @@ describe.each(backends)('compaction retention on %s', (_name, open) => {
     expect(first.compacted).toBe(await store.currentResourceVersion());
     expect(await eventsOf('kept-longer.test')).toEqual(keptEvents);
     expect(await eventsOf('kept-shorter.test')).toEqual(otherEvents.slice(1));
-    // Watches still start after the one mark.
-    await expect(kept.watch(undefined, keptEvents[0], {})).rejects.toSatisfy((e: { code?: string }) => e.code === 'TooOld');
+    // Its watches start after its own mark, which the log's moved past: the update after its create is still there to watch.
+    const watcher = await kept.watch(undefined, keptEvents[0], {});
+    const next = await watcher[Symbol.asyncIterator]().next();
+    watcher.stop();
+    expect(next.value).toMatchObject({ type: 'MODIFIED', resourceVersion: keptEvents[1] });
+    // The other's are after the log's.
+    await expect(other.watch(undefined, otherEvents[0], {})).rejects.toSatisfy((e: { code?: string }) => e.code === 'TooOld');
 
     // Once older than its own retention, it goes as the rest did, but its live object's current state.
     const second = await store.compact(0, new Map([['kept-longer.test', 0]]));
@@ -126,8 +131,12 @@ describe.each(backends)('compaction retention on %s', (_name, open) => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     await store.compact(0, new Map([['kept-dropped.test', 60_000]]));
     expect(await eventsOf('kept-dropped.test')).toEqual(events);
-    // Restarted without the override: the log's pass starts after its mark, and the resource's own pass takes what was kept.
+    // Kept, it is readable: the list at its create is the object before its update.
+    const before = await dropped.list(undefined, { predicate: {}, resourceVersion: events[0] });
+    expect(before.items.map((o) => [o.metadata.resourceVersion, o.spec])).toEqual([[events[0], undefined]]);
+    // Restarted without the override: the resource's own pass takes what was kept, up to the log's mark, and its mark goes with it.
     await store.compact(0);
     expect(await eventsOf('kept-dropped.test')).toEqual(events.slice(1));
+    await expect(dropped.list(undefined, { predicate: {}, resourceVersion: events[0] })).rejects.toSatisfy((e: { code?: string }) => e.code === 'TooOld');
   });
 });

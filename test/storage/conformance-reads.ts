@@ -1,6 +1,7 @@
 /**
  * The conformance tests of reads: selectors with every operator, pages of 2 at one
- * snapshot, `resourceVersion=0` with a limit, the count of what follows a first page,
+ * snapshot, `resourceVersion=0` with a limit, the count of what follows a first page, a
+ * get at exactly a resourceVersion,
  * and all of it on resources larger than an object cache may hold (the suite runs with
  * a cache of 10 objects as well as without one), while they grow past that and shrink.
  */
@@ -162,5 +163,26 @@ export function readTests(backend: () => StorageBackend): void {
     expect(
       (await counted.list('ns', { predicate: { labelSelector: parseLabelSelector('!x') }, limit: 2, countRemaining: true })).remainingItemCount,
     ).toBeUndefined();
+  });
+
+  it('gets an object exactly as it was at a resourceVersion, across a delete and a re-create, where a cache holds its newest state', async () => {
+    const past = backend().store.forResource('exact-get.test', fieldsOf);
+    const at = (name: string): StorageKey => ({ namespace: 'ns', name });
+    for (let i = 0; i < 3; i++) await past.create(at(`o${i}`), thing(at(`o${i}`)));
+    // Loaded into the cache (where there is one), which then holds the newest states only.
+    expect((await past.list('ns', { predicate: {}, notOlderThan: '0' })).items).toHaveLength(3);
+    const before = await backend().store.currentResourceVersion();
+    const created = await past.create(at('x'), thing(at('x'), {}, { v: 1 }));
+    const { object: updated } = await past.guaranteedUpdate(at('x'), (o) => ({ ...o!, spec: { v: 2 } }));
+    const deleted = await past.delete(at('x'));
+    const recreated = await past.create(at('x'), { ...thing(at('x'), {}, { v: 3 }), metadata: { name: 'x', namespace: 'ns', uid: 'uid-x-again' } });
+    const exactly = (resourceVersion: string) => past.get(at('x'), { resourceVersion, resourceVersionMatch: 'Exact' });
+    await expectStorageError(exactly(before), 'KeyNotFound');
+    expect((await exactly(created.metadata.resourceVersion)).spec).toEqual({ v: 1 });
+    expect((await exactly(updated.metadata.resourceVersion)).spec).toEqual({ v: 2 });
+    await expectStorageError(exactly(deleted!.metadata.resourceVersion), 'KeyNotFound');
+    expect((await exactly(recreated.metadata.resourceVersion)).metadata.uid).toBe('uid-x-again');
+    // Not older than a resourceVersion is still the newest object, from the cache where it holds the resource.
+    expect((await past.get(at('x'), { resourceVersion: created.metadata.resourceVersion })).spec).toEqual({ v: 3 });
   });
 }

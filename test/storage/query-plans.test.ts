@@ -1,7 +1,7 @@
 /**
  * The plans PostgreSQL (and embedded PGlite) choose for the reads, on 20,000 objects
  * (enough that the planner prefers an index where one serves) with statistics
- * gathered: a GET, first pages, continued pages of an older snapshot, and selective
+ * gathered: a GET, a GET at an older resourceVersion, first pages, continued pages of an older snapshot, and selective
  * label and field selectors never scan the object table sequentially, and examine
  * about as many rows as they return, not as many as the table holds; nor does a page of
  * an object's history, by name or by uid, however many revisions and incarnations the
@@ -13,12 +13,14 @@ import { parseFieldSelector } from '../../src/machinery/selectors/field-selector
 import { parseLabelSelector } from '../../src/machinery/selectors/label-selector.js';
 import type { Database } from '../../src/storage/database.js';
 import type { SelectionPredicate, StorageKey } from '../../src/storage/interfaces.js';
+import { eventsQuery } from '../../src/storage/event-log.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { historyPageQuery, incarnationEndsQuery } from '../../src/storage/object-history.js';
 import { readObjectStatement } from '../../src/storage/object-rows.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { PostgresDatabase } from '../../src/storage/postgres-database.js';
 import type { StorageSchema } from '../../src/storage/schema.js';
+import { readObjectAtStatement } from '../../src/storage/snapshot-get.js';
 import { snapshotPageStatement } from '../../src/storage/snapshot-list.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
@@ -135,6 +137,27 @@ describe.each(['postgres', 'pglite'] as const)('query plans of reads on %s, 20,0
 
   it('reads an object by its key from the primary key', async () => {
     expectIndexed(await explain(readObjectStatement, [resource, 'ns-07', 'p-010007']), 1);
+  });
+
+  it('reads an object at an older resourceVersion by its key: its row, or the first of its events after it', async () => {
+    const at = async (namespace: string, name: string, rv: bigint) => {
+      const plan = await explain(readObjectAtStatement, [resource, namespace, name, rv.toString()]);
+      expectIndexed(plan, 1);
+      // One event at most: the key's first after the resourceVersion, from the end of its range of the index.
+      expect(workOn(plan, 'cairn_events').examined, JSON.stringify(plan)).toBeLessThanOrEqual(1);
+    };
+    // Changed since (its prior state is on its event), unchanged (its row), and both at the newest state.
+    await at('big', 'p-001017', older);
+    await at('big', 'p-001018', older);
+    await at('ns-01', 'p-010001', current);
+  });
+
+  it('reads a page of a resource’s events after a resourceVersion, for a watch from before the watch cache, from their index', async () => {
+    const compiled = await database.run(async (db) => eventsQuery(db, older - 500n, 500, resource).compile());
+    const plan = await explain(compiled.sql, compiled.parameters);
+    const events = workOn(plan, 'cairn_events');
+    expect(events.scans, JSON.stringify(plan)).not.toContain('Seq Scan');
+    expect(events.examined, JSON.stringify(plan)).toBeLessThanOrEqual(500);
   });
 
   it('reads a first page, cluster-wide or of a namespace, in key order, stopping at its end', async () => {

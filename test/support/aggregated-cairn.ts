@@ -52,6 +52,8 @@ export interface AggregatedCairnOptions {
   readonly delegation?: { readonly cacheTtl: string };
   /** More flags for Cairn (e.g. `--audit-log-path`). */
   readonly args?: readonly string[];
+  /** The database Cairn stores in, for a test that reads its rows; a fresh one by default. */
+  readonly databaseUrl?: string;
 }
 
 /**
@@ -94,7 +96,7 @@ export async function startAggregatedCairn(plane: KubeControlPlane, options: Agg
     const args = [
       '--port=0',
       `--data-dir=${join(dir, 'data')}`,
-      `--database-url=${await testDatabaseUrl()}`,
+      `--database-url=${options.databaseUrl ?? (await testDatabaseUrl())}`,
       '--no-controller',
       `--tls-cert-file=${certs.certFile}`,
       `--tls-private-key-file=${certs.keyFile}`,

@@ -46,7 +46,10 @@ export type InProcessAppOptions = Partial<
     | 'inFlightLimits'
     | 'authenticators'
   >
->;
+> & {
+  /** The events the store's watch cache keeps (`--watch-cache-size`): a small one makes watches read history from the database. */
+  readonly watchCacheCapacity?: number;
+};
 
 /** The one user every in-process request is made as. */
 const admin: Authenticator = { authenticate: () => ({ name: 'test-admin', groups: ['system:masters', 'system:authenticated'] }) };
@@ -57,7 +60,7 @@ const admin: Authenticator = { authenticate: () => ({ name: 'test-admin', groups
  * only writer, the groups' own admission plugins run, and the registry's default objects
  * (the `standard` RunnerClass) exist before the first request.
  */
-export function inProcessApp(groups: readonly ApiGroup[], options: InProcessAppOptions = {}): () => InProcessApp {
+export function inProcessApp(groups: readonly ApiGroup[], { watchCacheCapacity, ...options }: InProcessAppOptions = {}): () => InProcessApp {
   let app: InProcessApp | undefined;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
@@ -65,7 +68,7 @@ export function inProcessApp(groups: readonly ApiGroup[], options: InProcessAppO
     await migrateToLatest(database);
     await refreshStatistics(database);
     // As a server on embedded PGlite opens it: the database is this process's alone, so its own writes are all there is to wait for.
-    const store = await SqlObjectStore.open(database, { exclusiveWriter: true });
+    const store = await SqlObjectStore.open(database, { exclusiveWriter: true, watchCacheCapacity });
     const registry = new Registry(groups, store);
     await registry.bootstrap();
     const shutdown = new AbortController();

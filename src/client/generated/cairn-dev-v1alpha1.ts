@@ -866,6 +866,10 @@ export interface operations {
             query?: {
                 /** @description If 'true', then the output is pretty printed. */
                 pretty?: string;
+                /** @description resourceVersion sets a constraint on what resource versions a request may be served from. */
+                resourceVersion?: string;
+                /** @description resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0". */
+                resourceVersionMatch?: string;
             };
             header?: never;
             path: {
@@ -1049,6 +1053,10 @@ export interface operations {
             query?: {
                 /** @description If 'true', then the output is pretty printed. */
                 pretty?: string;
+                /** @description resourceVersion sets a constraint on what resource versions a request may be served from. */
+                resourceVersion?: string;
+                /** @description resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0". */
+                resourceVersionMatch?: string;
             };
             header?: never;
             path: {
@@ -1185,6 +1193,10 @@ export interface operations {
             query?: {
                 /** @description If 'true', then the output is pretty printed. */
                 pretty?: string;
+                /** @description resourceVersion sets a constraint on what resource versions a request may be served from. */
+                resourceVersion?: string;
+                /** @description resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0". */
+                resourceVersionMatch?: string;
             };
             header?: never;
             path: {
@@ -1668,6 +1680,10 @@ export interface operations {
             query?: {
                 /** @description If 'true', then the output is pretty printed. */
                 pretty?: string;
+                /** @description resourceVersion sets a constraint on what resource versions a request may be served from. */
+                resourceVersion?: string;
+                /** @description resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0". */
+                resourceVersionMatch?: string;
             };
             header?: never;
             path: {
@@ -1843,6 +1859,10 @@ export interface operations {
             query?: {
                 /** @description If 'true', then the output is pretty printed. */
                 pretty?: string;
+                /** @description resourceVersion sets a constraint on what resource versions a request may be served from. */
+                resourceVersion?: string;
+                /** @description resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0". */
+                resourceVersionMatch?: string;
             };
             header?: never;
             path: {

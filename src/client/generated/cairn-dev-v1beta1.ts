@@ -897,6 +897,10 @@ export interface operations {
             query?: {
                 /** @description If 'true', then the output is pretty printed. */
                 pretty?: string;
+                /** @description resourceVersion sets a constraint on what resource versions a request may be served from. */
+                resourceVersion?: string;
+                /** @description resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0". */
+                resourceVersionMatch?: string;
             };
             header?: never;
             path: {
@@ -1080,6 +1084,10 @@ export interface operations {
             query?: {
                 /** @description If 'true', then the output is pretty printed. */
                 pretty?: string;
+                /** @description resourceVersion sets a constraint on what resource versions a request may be served from. */
+                resourceVersion?: string;
+                /** @description resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0". */
+                resourceVersionMatch?: string;
             };
             header?: never;
             path: {
@@ -1216,6 +1224,10 @@ export interface operations {
             query?: {
                 /** @description If 'true', then the output is pretty printed. */
                 pretty?: string;
+                /** @description resourceVersion sets a constraint on what resource versions a request may be served from. */
+                resourceVersion?: string;
+                /** @description resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0". */
+                resourceVersionMatch?: string;
             };
             header?: never;
             path: {
@@ -1699,6 +1711,10 @@ export interface operations {
             query?: {
                 /** @description If 'true', then the output is pretty printed. */
                 pretty?: string;
+                /** @description resourceVersion sets a constraint on what resource versions a request may be served from. */
+                resourceVersion?: string;
+                /** @description resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0". */
+                resourceVersionMatch?: string;
             };
             header?: never;
             path: {
@@ -1874,6 +1890,10 @@ export interface operations {
             query?: {
                 /** @description If 'true', then the output is pretty printed. */
                 pretty?: string;
+                /** @description resourceVersion sets a constraint on what resource versions a request may be served from. */
+                resourceVersion?: string;
+                /** @description resourceVersionMatch determines how resourceVersion is applied to a get: with Exact, the object as it was at exactly that resourceVersion, for any resourceVersion inside the retained history (404 when there was none then, 410 Expired when older than the history); NotOlderThan or unset, at least as new. Forbidden without resourceVersion, and Exact with "0". */
+                resourceVersionMatch?: string;
             };
             header?: never;
             path: {

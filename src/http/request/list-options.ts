@@ -11,23 +11,29 @@ import { fieldPath, forbidden, notSupported } from '../../machinery/field-errors
 
 const match = fieldPath('resourceVersionMatch');
 
-function matchParam(query: Query): string | undefined {
+/** `resourceVersionMatch`, undefined when unset or empty. */
+export function matchParam(query: Query): string | undefined {
   const value = query.get('resourceVersionMatch');
   return value === null || value === '' ? undefined : value;
 }
 
-function listErrors(o: { resourceVersion: string; match?: string; continue?: string; sendInitialEvents?: boolean }): FieldError[] {
+/** The checks of `resourceVersionMatch` a list and a get share (a get has no `continue`). */
+export function matchErrors(o: { resourceVersion: string; match?: string; continue?: string }): FieldError[] {
+  if (o.match === undefined) return [];
   const errors: FieldError[] = [];
-  if (o.match !== undefined) {
-    if (o.resourceVersion === '') errors.push(forbidden(match, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-    if (o.continue) errors.push(forbidden(match, 'resourceVersionMatch is forbidden when continue is provided'));
-    if (o.match === 'Exact' && o.resourceVersion === '0') {
-      errors.push(forbidden(match, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
-    } else if (o.match !== 'Exact' && o.match !== 'NotOlderThan') {
-      // kube lists the empty value too (it means "unset"), last.
-      errors.push(notSupported(match, o.match, ['Exact', 'NotOlderThan', '']));
-    }
+  if (o.resourceVersion === '') errors.push(forbidden(match, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+  if (o.continue) errors.push(forbidden(match, 'resourceVersionMatch is forbidden when continue is provided'));
+  if (o.match === 'Exact' && o.resourceVersion === '0') {
+    errors.push(forbidden(match, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  } else if (o.match !== 'Exact' && o.match !== 'NotOlderThan') {
+    // kube lists the empty value too (it means "unset"), last.
+    errors.push(notSupported(match, o.match, ['Exact', 'NotOlderThan', '']));
   }
+  return errors;
+}
+
+function listErrors(o: { resourceVersion: string; match?: string; continue?: string; sendInitialEvents?: boolean }): FieldError[] {
+  const errors = matchErrors(o);
   if (o.sendInitialEvents !== undefined) errors.push(forbidden(fieldPath('sendInitialEvents'), 'sendInitialEvents is forbidden for list'));
   return errors;
 }
