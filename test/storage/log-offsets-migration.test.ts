@@ -4,35 +4,10 @@
  * append over the cap afterwards removes the oldest lines by those offsets.
  */
 import { sql } from 'kysely';
-import { Migrator, type Migration } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as objectStore from '../../migrations/0001-object-store.js';
-import * as eventPriorState from '../../migrations/0002-event-prior-state.js';
-import * as pipelineLogs from '../../migrations/0003-pipeline-logs.js';
-import * as objectApiVersion from '../../migrations/0004-object-api-version.js';
-import * as readsByIndex from '../../migrations/0005-reads-by-index.js';
-import * as ownerReferences from '../../migrations/0006-owner-references.js';
-import * as objectText from '../../migrations/0007-object-text.js';
-import * as logSizes from '../../migrations/0008-log-sizes.js';
-import * as historyMarks from '../../migrations/0009-history-marks.js';
-import * as eventOrigins from '../../migrations/0010-event-origins.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
-
-/** Every migration before 0011. */
-const before: Readonly<Record<string, Migration>> = {
-  '0001-object-store': objectStore,
-  '0002-event-prior-state': eventPriorState,
-  '0003-pipeline-logs': pipelineLogs,
-  '0004-object-api-version': objectApiVersion,
-  '0005-reads-by-index': readsByIndex,
-  '0006-owner-references': ownerReferences,
-  '0007-object-text': objectText,
-  '0008-log-sizes': logSizes,
-  '0009-history-marks': historyMarks,
-  '0010-event-origins': eventOrigins,
-};
 
 /** `count` lines of 99 characters (100 bytes with the newline), numbered from `from`. */
 const numbered = (from: number, count: number) => Array.from({ length: count }, (_, i) => `${String(from + i).padStart(4, '0')} ${'x'.repeat(94)}`);
@@ -41,15 +16,8 @@ describe('migration 0011-log-offsets', () => {
   let database: PGliteDatabase;
   beforeAll(async () => {
     database = await PGliteDatabase.open();
+    await migrateToLatest(database, '0010-event-origins');
     await database.run(async (db) => {
-      const migrator = new Migrator({
-        db,
-        provider: { getMigrations: async () => ({ ...before }) },
-        migrationTableName: 'cairn_migrations',
-        migrationLockTableName: 'cairn_migrations_lock',
-      });
-      const { error } = await migrator.migrateToLatest();
-      if (error) throw error as Error;
       // Two logs; the first had its two oldest lines removed already, another log's line between them.
       const rows = [...numbered(0, 5).map((line) => ['uid-a', line]), ['uid-b', numbered(100, 1)[0]], ...numbered(5, 3).map((line) => ['uid-a', line])];
       for (const [uid, line] of rows) await sql`INSERT INTO cairn_log_lines (uid, stream, line) VALUES (${uid}, 'one', ${line})`.execute(db);
