@@ -83,12 +83,6 @@ interface Timed {
 /** A read that did not answer as asked: what it answered instead. */
 class NotAnswered extends Error {}
 
-/** A read this build does not offer (a GET at a resourceVersion answered with the newest object): its figure is left out with {@link unsupportedNote}, not failed. */
-class Unsupported extends Error {}
-
-/** The note of a figure whose read this build does not offer. */
-export const unsupportedNote = 'not offered by this build';
-
 /** Times `count` reads of `path(i)` on one keep-alive connection, each answer checked by `check` (which throws NotAnswered). */
 async function time(
   access: ServerAccess,
@@ -223,32 +217,30 @@ export async function runHistoryBench(options: HistoryOptions): Promise<HistoryO
       ];
     });
 
-    // (b) A GET at an object's 3rd revision, of random objects; a build whose GET does not read the past is told apart from a failure.
+    // (b) A GET at an object's 3rd revision, of random objects.
     await measure('GET at an old resourceVersion', async () => {
       const picks = Array.from({ length: requests }, () => Math.floor(random() * count));
       const at = (i: number): bigint => revisionAt(history, picks[i], 2);
-      const figure = {
-        id: 'history-get-exact',
-        item: 2,
-        title: 'GET at an old resourceVersion (an object’s 3rd of 10 revisions), p99',
-        unit: 'ms',
-        target: getTarget,
-      };
-      try {
-        const get = await time(
-          server.access,
-          requests,
-          (i) => `${objectPath(picks[i], shape)}?resourceVersion=${at(i)}&resourceVersionMatch=Exact`,
-          (body, i) => {
-            const rv = (body as Page).metadata?.resourceVersion;
-            if (rv !== at(i).toString()) throw new Unsupported(`a GET at ${at(i)} answered the object at ${rv}`);
-          },
-        );
-        return [{ ...figure, value: get.p99, note: `p50 ${get.p50.toFixed(1)} ms, ${get.samples} requests, random objects` }];
-      } catch (error) {
-        if (!(error instanceof Unsupported)) throw error;
-        return [{ ...figure, note: `${unsupportedNote}: ${error.message}` }];
-      }
+      const get = await time(
+        server.access,
+        requests,
+        (i) => `${objectPath(picks[i], shape)}?resourceVersion=${at(i)}&resourceVersionMatch=Exact`,
+        (body, i) => {
+          const rv = (body as Page).metadata?.resourceVersion;
+          if (rv !== at(i).toString()) throw new NotAnswered(`a GET at ${at(i)} answered the object at ${rv}`);
+        },
+      );
+      return [
+        {
+          id: 'history-get-exact',
+          item: 2,
+          title: 'GET at an old resourceVersion (an object’s 3rd of 10 revisions), p99',
+          unit: 'ms',
+          value: get.p99,
+          target: getTarget,
+          note: `p50 ${get.p50.toFixed(1)} ms, ${get.samples} requests, random objects`,
+        },
+      ];
     });
 
     // (c) The history subresource of random objects.

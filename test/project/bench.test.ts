@@ -14,7 +14,6 @@ import { delimiter, dirname, join } from 'node:path';
 import * as prettier from 'prettier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchResults, ResultsDocument } from '../../bench/bench-results.js';
-import { unsupportedNote } from '../../bench/history-bench.js';
 import { rowsFor, type Backend } from '../../bench/rows.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -173,8 +172,6 @@ describe('npm run bench -- --history --quick', () => {
       'history-rss-peak',
     ]);
     for (const figure of postgres?.figures ?? []) {
-      // A GET at a resourceVersion is the one read a build may not offer yet: then its figure says so instead of a value.
-      if (figure.id === 'history-get-exact' && figure.note?.startsWith(unsupportedNote)) continue;
       expect(Number.isFinite(figure.value), figure.id).toBe(true);
       if (figure.target) expect(typeof figure.met, figure.id).toBe('boolean');
     }
