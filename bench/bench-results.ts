@@ -1,5 +1,7 @@
 /** The document `results.json` holds: the run's circumstances, every row, the latency curves, and the scale runs. */
 import type { LatencyCurve, RowResult } from './results.js';
+import type { HistoryResults } from './history-bench.js';
+import type { LogAppendResults } from './log-append-report.js';
 import type { ScaleResults } from './scale-results.js';
 
 /** Where, when and how the figures were measured. */
@@ -37,4 +39,6 @@ export interface BenchResults {
  */
 export interface ResultsDocument extends Partial<BenchResults> {
   readonly scale?: ScaleResults;
+  readonly history?: HistoryResults;
+  readonly logAppends?: LogAppendResults;
 }

@@ -8,31 +8,36 @@
  * default, 20,000 with `--quick`), on PostgreSQL unless told otherwise; its figures go
  * into the `scale` part of `results.json` and `report.md`, the rest kept as it was.
  *
+ * `npm run bench -- --history [N] [--revisions 10] [--quick] [--backend postgres|pglite]`:
+ * the history bench of issue 26 (bench/history-bench.ts) at N Pipelines of 10 revisions
+ * each (1,000,000 by default, 2,000 with `--quick`), on PostgreSQL unless told otherwise,
+ * into the `history` part of `results.json` and `report.md`.
+ *
  * Everything it starts — PostgreSQL, Cairn, the bare Koa server — listens on loopback
  * and is stopped before it exits; every load is bounded in time or count.
  */
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import * as prettier from 'prettier';
 import { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
 import { benchBackend } from './backend-suite.js';
 import { killChildren } from './children.js';
 import type { BenchContext } from './bench-context.js';
-import type { BenchResults, ResultsDocument } from './bench-results.js';
+import type { BenchResults } from './bench-results.js';
+import { previousResults, writeResults } from './results-file.js';
 import { startBareKoa, type BareKoa } from './bare-koa.js';
 import { preparePgbench } from './pgbench.js';
 import { fullProfile, quickProfile, type Profile } from './profile.js';
 import { Progress } from './progress.js';
-import { renderReport } from './report.js';
 import { repoRoot } from './repo-root.js';
 import { Collector } from './results.js';
 import type { Backend } from './rows.js';
 import { postgresVersion, runMeta, runStart } from './run-meta.js';
 import { runScaleBench, scaleSteps } from './scale-bench.js';
 import type { ScaleRun } from './scale-results.js';
+import { historySteps, runHistoryBench, type HistoryRun } from './history-bench.js';
 
 /** The steps {@link benchBackend} reports for one backend, for the progress bar's total. */
 function plannedSteps(profile: Profile, backend: Backend): number {
@@ -46,7 +51,14 @@ interface ScaleSettings {
   readonly soakSeconds: number;
 }
 
-function options(): { profile: Profile; backends: Backend[]; outDir: string; scale?: ScaleSettings } {
+/** A history run's settings. */
+interface HistorySettings {
+  readonly count: number;
+  readonly namespaces: number;
+  readonly revisions: number;
+}
+
+function options(): { profile: Profile; backends: Backend[]; outDir: string; scale?: ScaleSettings; history?: HistorySettings } {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
@@ -54,20 +66,26 @@ function options(): { profile: Profile; backends: Backend[]; outDir: string; sca
       backend: { type: 'string' },
       out: { type: 'string' },
       scale: { type: 'boolean', default: false },
+      history: { type: 'boolean', default: false },
+      revisions: { type: 'string', default: '10' },
       namespaces: { type: 'string', default: '100' },
       'soak-seconds': { type: 'string' },
     },
   });
-  const backend = values.backend ?? (values.scale ? 'postgres' : 'both');
+  if (values.scale && values.history) throw new Error('--scale and --history are separate runs');
+  const seeded = values.scale || values.history;
+  const backend = values.backend ?? (seeded ? 'postgres' : 'both');
   if (backend !== 'both' && backend !== 'postgres' && backend !== 'pglite') throw new Error(`--backend: postgres, pglite or both, not ${backend}`);
-  const count = Number(positionals[0] ?? (values.quick ? 20_000 : 1_000_000));
+  const count = Number(positionals[0] ?? (values.history && values.quick ? 2_000 : values.quick ? 20_000 : 1_000_000));
+  const revisions = Number(values.revisions);
   const namespaces = Number(values.namespaces);
   const soakSeconds = Number(values['soak-seconds'] ?? (values.quick ? 2 : 600));
-  if (positionals.length > (values.scale ? 1 : 0)) throw new Error(`unexpected arguments: ${positionals.join(' ')} (the object count follows --scale)`);
+  if (positionals.length > (seeded ? 1 : 0)) throw new Error(`unexpected arguments: ${positionals.join(' ')} (the object count follows --scale or --history)`);
   for (const [name, v] of [
     ['--scale', count],
     ['--namespaces', namespaces],
     ['--soak-seconds', soakSeconds],
+    ['--revisions', revisions],
   ] as const)
     if (!Number.isSafeInteger(v) || v < 1) throw new Error(`${name}: a positive whole number, not ${v}`);
   return {
@@ -75,30 +93,8 @@ function options(): { profile: Profile; backends: Backend[]; outDir: string; sca
     backends: backend === 'both' ? ['postgres', 'pglite'] : [backend],
     outDir: resolve(values.out ?? join(repoRoot, 'bench')),
     ...(values.scale && { scale: { count, namespaces, soakSeconds } }),
+    ...(values.history && { history: { count, namespaces, revisions } }),
   };
-}
-
-/** Writes `text` to `file` as prettier formats it with the repository's settings, so the committed outputs pass `prettier --check`. */
-async function writeFormatted(file: string, text: string): Promise<void> {
-  const config = (await prettier.resolveConfig(join(repoRoot, 'bench', basename(file)))) ?? {};
-  await writeFile(file, await prettier.format(text, { ...config, filepath: file }));
-}
-
-/** The results already in `outDir`, to keep the parts this run does not measure. */
-async function previousResults(outDir: string): Promise<ResultsDocument> {
-  try {
-    return JSON.parse(await readFile(join(outDir, 'results.json'), 'utf8')) as ResultsDocument;
-  } catch {
-    return {};
-  }
-}
-
-/** Writes `results.json` and `report.md` into `outDir`. */
-async function writeResults(outDir: string, results: ResultsDocument): Promise<void> {
-  await mkdir(outDir, { recursive: true });
-  await writeFormatted(join(outDir, 'results.json'), JSON.stringify(results));
-  await writeFormatted(join(outDir, 'report.md'), renderReport(results));
-  console.error(`wrote ${join(outDir, 'results.json')} and ${join(outDir, 'report.md')}`);
 }
 
 /** Removes the run's directory, or keeps the servers' logs (not their data) when something failed. */
@@ -113,8 +109,9 @@ async function cleanUp(workDir: string, failed: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { profile, backends, outDir, scale } = options();
+  const { profile, backends, outDir, scale, history } = options();
   if (scale) return scaleMain(profile, backends, outDir, scale);
+  if (history) return historyMain(profile, backends, outDir, history);
   const start = runStart();
   const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-'));
   runDirectory = workDir;
@@ -146,8 +143,9 @@ async function main(): Promise<void> {
   }
   const rows = collector.rows(profile, backends);
   const results: BenchResults = { meta: runMeta(start, profile.name, profile.runs, postgres), rows, latencyCurves: collector.curves() };
-  const { scale: keptScale } = await previousResults(outDir);
-  await writeResults(outDir, { ...results, ...(keptScale && { scale: keptScale }) });
+  // The other commands' parts stay as they were.
+  const { meta: _meta, rows: _rows, latencyCurves: _curves, ...others } = await previousResults(outDir);
+  await writeResults(outDir, { ...others, ...results });
   progress.stop();
   await cleanUp(workDir, rows.filter((r) => r.error !== undefined).length);
 }
@@ -176,6 +174,34 @@ async function scaleMain(profile: Profile, backends: readonly Backend[], outDir:
   }
   const previous = await previousResults(outDir);
   await writeResults(outDir, { ...previous, scale: { ...previous.scale, ...runs } });
+  progress.stop();
+  await cleanUp(workDir, failed);
+}
+
+/** The history bench on each of `backends`, into the `history` part of the results. */
+async function historyMain(profile: Profile, backends: readonly Backend[], outDir: string, settings: HistorySettings): Promise<void> {
+  const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-history-'));
+  runDirectory = workDir;
+  const progress = new Progress(1 + backends.length * historySteps);
+  const runs: Partial<Record<Backend, HistoryRun>> = {};
+  let failed = 0;
+  let cluster: PostgresCluster | undefined;
+  try {
+    progress.step(backends.includes('postgres') ? 'starting PostgreSQL' : 'starting');
+    cluster = backends.includes('postgres') ? await startPostgresCluster() : undefined;
+    for (const backend of backends) {
+      const start = runStart();
+      const databaseUrl = backend === 'postgres' ? await cluster!.createDatabase('cairn_history') : undefined;
+      const outcome = await runHistoryBench({ ...settings, quick: profile.name === 'quick', workDir: join(workDir, backend), databaseUrl, progress });
+      const postgres = databaseUrl === undefined ? undefined : await postgresVersion(databaseUrl);
+      runs[backend] = { meta: { ...runMeta(start, profile.name, 1, postgres), count: settings.count, revisions: settings.revisions }, ...outcome };
+      failed += outcome.notes.length + outcome.figures.filter((f) => f.value === undefined).length;
+    }
+  } finally {
+    await cluster?.destroy();
+  }
+  const previous = await previousResults(outDir);
+  await writeResults(outDir, { ...previous, history: { ...previous.history, ...runs } });
   progress.stop();
   await cleanUp(workDir, failed);
 }

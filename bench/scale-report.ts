@@ -17,7 +17,7 @@ function value(v: number, unit: string): string {
   return `${n(v)} ${unit}`;
 }
 
-function figureRow(f: ScaleFigure): string {
+export function figureRow(f: ScaleFigure): string {
   const measured = f.value === undefined ? 'not measured' : value(f.value, f.unit);
   const target = f.target ? `${f.target.op === '<=' ? '≤' : '≥'} ${value(f.target.bound, f.unit)}` : '—';
   const ratio = f.ratio === undefined ? '—' : f.ratio.toFixed(2);

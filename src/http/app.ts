@@ -85,10 +85,11 @@ export function createApp(options: AppOptions): Koa {
 
   const router = new Router();
   router.get('/version', (ctx) => json(ctx, versionInfo()));
-  routeHealth(router, 'livez', options.livezChecks);
+  const observeHealth = metrics.healthCheck.bind(metrics);
+  routeHealth(router, 'livez', options.livezChecks, observeHealth);
   // kube's deprecated /healthz: here the liveness checks, so what probed it before still restarts only what a restart mends.
-  routeHealth(router, 'healthz', options.livezChecks);
-  routeHealth(router, 'readyz', options.readyzChecks);
+  routeHealth(router, 'healthz', options.livezChecks, observeHealth);
+  routeHealth(router, 'readyz', options.readyzChecks, observeHealth);
   router.get('/metrics', (ctx) => metrics.answer(ctx));
   router.get('/api', discoveryRoute(apiVersions(), []));
   router.get('/apis', discoveryRoute(apiGroupList(options.groups), options.groups));

@@ -68,6 +68,16 @@ describe('singleHealth', () => {
     ['failing: the reason is told', database, 500, 'internal server error: the database did not answer a ping\n'],
     ['throwing: the message is the reason', throwing, 500, 'internal server error: not listed\n'],
   ])('%s', async (_, check, status, body) => {
-    expect(await singleHealth(check)).toEqual({ status, body });
+    expect(await singleHealth('readyz', check)).toEqual({ status, body });
+  });
+});
+
+describe('the observer', () => {
+  it('is told every check that ran, by endpoint, and not the excluded ones', async () => {
+    const seen: string[] = [];
+    const observe = (endpoint: string, name: string, healthy: boolean) => seen.push(`${endpoint} ${name} ${healthy}`);
+    await rootHealth('readyz', [ping, database, throwing], new URLSearchParams('exclude=ping'), observe);
+    await singleHealth('livez', ping, observe);
+    expect(seen.sort()).toEqual(['livez ping true', 'readyz database false', 'readyz informer-sync false']);
   });
 });

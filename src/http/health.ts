@@ -4,7 +4,9 @@
  * read Cairn alike: `ok`, or with `?verbose` one `[+]name ok` / `[-]name failed: reason
  * withheld` line per check; `?exclude=name` (repeatable) skips a check, and a name that
  * matches none is warned about; any failure answers 500 with the verbose body. Each check
- * also answers alone at `/<endpoint>/<name>`, with its reason, as kube's do.
+ * also answers alone at `/<endpoint>/<name>`, with its reason, as kube's do. Each result is
+ * reported to an observer, as kube's handlers record `kubernetes_healthcheck`, so what the
+ * probes found is on `/metrics` for alerts.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -17,6 +19,9 @@ export interface HealthCheck {
   readonly name: string;
   readonly check: () => string | undefined | Promise<string | undefined>;
 }
+
+/** Told the result of every check a health endpoint ran: kube's `ObserveHealthcheck`. */
+export type HealthObserver = (endpoint: string, name: string, healthy: boolean) => void;
 
 /** What a health endpoint answers. */
 export interface HealthAnswer {
@@ -41,13 +46,19 @@ function quoted(names: readonly string[]): string {
  * The answer of `/<endpoint>` over `checks`, after kube's `handleRootHealth`: checks run
  * together (a slow database ping does not hold the others up), lines keep the checks' order.
  */
-export async function rootHealth(endpoint: string, checks: readonly HealthCheck[], query: URLSearchParams): Promise<HealthAnswer> {
+export async function rootHealth(
+  endpoint: string,
+  checks: readonly HealthCheck[],
+  query: URLSearchParams,
+  observe: HealthObserver = () => undefined,
+): Promise<HealthAnswer> {
   const excluded = new Set(query.getAll('exclude'));
   const lines = await Promise.all(
     checks.map(async (check) => {
       if (excluded.delete(check.name)) return { line: `[+]${check.name} excluded: ok`, failed: false };
       // The reason is withheld: these endpoints are public; `/<endpoint>/<name>` is authorized and tells it.
       const failed = (await failure(check)) !== undefined;
+      observe(endpoint, check.name, !failed);
       return { line: failed ? `[-]${check.name} failed: reason withheld` : `[+]${check.name} ok`, failed };
     }),
   );
@@ -59,8 +70,9 @@ export async function rootHealth(endpoint: string, checks: readonly HealthCheck[
 }
 
 /** The answer of `/<endpoint>/<name>`, after kube's `adaptCheckToHandler`: the reason is told. */
-export async function singleHealth(check: HealthCheck): Promise<HealthAnswer> {
+export async function singleHealth(endpoint: string, check: HealthCheck, observe: HealthObserver = () => undefined): Promise<HealthAnswer> {
   const reason = await failure(check);
+  observe(endpoint, check.name, reason === undefined);
   return reason === undefined ? { status: 200, body: 'ok' } : { status: 500, body: `internal server error: ${reason}\n` };
 }
 
@@ -76,7 +88,7 @@ function answer(ctx: Context, { status, body }: HealthAnswer): void {
  * Routes `/<endpoint>` and, as kube installs one path per check, `/<endpoint>/<name>` for
  * each check (names such as `poststarthook/storage-ready` hold a slash).
  */
-export function routeHealth(router: Router, endpoint: string, checks: readonly HealthCheck[]): void {
-  router.get(`/${endpoint}`, async (ctx) => answer(ctx, await rootHealth(endpoint, checks, new URLSearchParams(ctx.querystring))));
-  for (const check of checks) router.get(`/${endpoint}/${check.name}`, async (ctx) => answer(ctx, await singleHealth(check)));
+export function routeHealth(router: Router, endpoint: string, checks: readonly HealthCheck[], observe?: HealthObserver): void {
+  router.get(`/${endpoint}`, async (ctx) => answer(ctx, await rootHealth(endpoint, checks, new URLSearchParams(ctx.querystring), observe)));
+  for (const check of checks) router.get(`/${endpoint}/${check.name}`, async (ctx) => answer(ctx, await singleHealth(endpoint, check, observe)));
 }

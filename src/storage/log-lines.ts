@@ -13,47 +13,87 @@ import { decodeText, encodeText } from './stored-text.js';
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
 /**
- * Inserts lines in order, each taking its `seq` in list order, and adds their bytes to
- * the log's size, in one statement; returns the log's size after it, and where its
- * removed prefix ends.
+ * Appends lines to a log in order, each taking its `seq` in list order and its byte
+ * offset after the log's last, and keeps the log within `maxBytes` (0: no cap). One
+ * statement updates the log's row, locking it (as the age limit and a deletion lock it
+ * before they delete its lines), and inserts the lines at the offsets it held; the log's
+ * first append creates the row instead. Only when the log is then over its cap does a
+ * second statement remove its oldest lines.
  */
-export async function insertLogLines(
-  trx: Transaction<StorageSchema>,
-  uid: string,
-  stream: string,
-  lines: readonly string[],
-): Promise<{ bytes: bigint; removedThrough: bigint }> {
-  const { rows } = await sql<{ bytes: string; removed_through: string }>`WITH added AS (
-      INSERT INTO cairn_log_lines (uid, stream, line)
-      SELECT ${uid}, ${encodeText(stream)}, l.line FROM json_array_elements_text(${JSON.stringify(lines.map(encodeText))}::json) WITH ORDINALITY AS l(line, i)
-      ORDER BY l.i
-      RETURNING octet_length(line) + 1 AS bytes)
-    INSERT INTO cairn_logs (uid, bytes) SELECT ${uid}, sum(bytes) FROM added
-    ON CONFLICT (uid) DO UPDATE SET bytes = cairn_logs.bytes + excluded.bytes
-    RETURNING bytes::text, removed_through::text`.execute(trx);
-  return { bytes: BigInt(rows[0].bytes), removedThrough: BigInt(rows[0].removed_through) };
+export async function appendLogLines(trx: Transaction<StorageSchema>, uid: string, stream: string, lines: readonly string[], maxBytes: number): Promise<void> {
+  let added = 0;
+  const rows = lines.map((line) => {
+    const l = encodeText(line);
+    const row = { l, o: added };
+    // A line's bytes as PostgreSQL's octet_length counts them (UTF-8), with its newline.
+    added += Buffer.byteLength(l) + 1;
+    return row;
+  });
+  const values = { uid, stream: encodeText(stream), rows: JSON.stringify(rows), added: added.toString() };
+  const size = (await appendToLog(trx, values)) ?? (await startLog(trx, values));
+  if (maxBytes > 0 && size.bytes > maxBytes) await trimLog(trx, uid, size, maxBytes);
+}
+
+/** What one append writes: its lines (`l`) with their offsets from its first (`o`, which orders them), as JSON, and their bytes. */
+interface Appended {
+  readonly uid: string;
+  readonly stream: string;
+  readonly rows: string;
+  readonly added: string;
+}
+
+/** A log's bytes and the bytes ever appended to it, after an append. */
+interface LogSize {
+  readonly bytes: bigint;
+  readonly appended: bigint;
+}
+
+const logSize = (row: { bytes: string; appended: string } | undefined): LogSize | undefined =>
+  row && { bytes: BigInt(row.bytes), appended: BigInt(row.appended) };
+
+/** Appends to a log that has its row; undefined (and nothing written) when it has none yet. */
+async function appendToLog(trx: Transaction<StorageSchema>, a: Appended): Promise<LogSize | undefined> {
+  const { rows } = await sql<{ bytes: string; appended: string }>`WITH log AS (
+      UPDATE cairn_logs SET bytes = bytes + ${a.added}::bigint, appended = appended + ${a.added}::bigint WHERE uid = ${a.uid}
+      RETURNING bytes, appended
+    ), added AS (
+      INSERT INTO cairn_log_lines (uid, stream, line, byte_offset)
+      SELECT ${a.uid}, ${a.stream}, l.l, log.appended - ${a.added}::bigint + l.o
+      FROM log, json_to_recordset(${a.rows}::json) AS l(l text, o bigint) ORDER BY l.o
+    )
+    SELECT bytes::text, appended::text FROM log`.execute(trx);
+  return logSize(rows[0]);
+}
+
+/** A log's first append: its row and its lines, from offset 0. */
+async function startLog(trx: Transaction<StorageSchema>, a: Appended): Promise<LogSize> {
+  const { rows } = await sql<{ bytes: string; appended: string }>`WITH log AS (
+      INSERT INTO cairn_logs (uid, bytes, appended) VALUES (${a.uid}, ${a.added}::bigint, ${a.added}::bigint)
+      RETURNING bytes, appended
+    ), added AS (
+      INSERT INTO cairn_log_lines (uid, stream, line, byte_offset)
+      SELECT ${a.uid}, ${a.stream}, l.l, l.o FROM json_to_recordset(${a.rows}::json) AS l(l text, o bigint) ORDER BY l.o
+    )
+    SELECT bytes::text, appended::text FROM log`.execute(trx);
+  return logSize(rows[0])!;
 }
 
 /**
  * Removes the oldest lines of a log until at most `maxBytes` are left, in the append's
- * transaction (whose upsert holds the log's row): a running sum over the log from its
- * start finds the first line the excess fits in, reading only as far as what goes. The
- * start is the index's first entry after `removedThrough`, so the entries of the lines
- * removed before, dead until a vacuum, are never walked again.
+ * transaction (whose upsert holds the log's row): the lines that start before
+ * `appended - maxBytes`, a range of the index on `(uid, byte_offset)` from the log's
+ * first kept line, so a trim reads only the lines it removes, never the log's others
+ * nor the index entries of the lines removed before (dead until a vacuum).
  */
-export async function trimLog(trx: Transaction<StorageSchema>, uid: string, size: { bytes: bigint; removedThrough: bigint }, maxBytes: number): Promise<void> {
-  const excess = size.bytes - BigInt(maxBytes);
-  const start = size.removedThrough.toString();
-  await sql`WITH boundary AS (
-      SELECT seq, upto FROM (
-        SELECT seq, sum(octet_length(line) + 1) OVER (ORDER BY seq) AS upto FROM cairn_log_lines WHERE uid = ${uid} AND seq > ${start}::bigint
-      ) l
-      WHERE upto >= ${excess.toString()}::bigint ORDER BY seq LIMIT 1
-    ), gone AS (
-      DELETE FROM cairn_log_lines WHERE uid = ${uid} AND seq > ${start}::bigint AND seq <= (SELECT seq FROM boundary)
+async function trimLog(trx: Transaction<StorageSchema>, uid: string, size: LogSize, maxBytes: number): Promise<void> {
+  await sql`WITH gone AS (
+      DELETE FROM cairn_log_lines WHERE uid = ${uid} AND byte_offset >= ${(size.appended - size.bytes).toString()}::bigint
+        AND byte_offset < ${(size.appended - BigInt(maxBytes)).toString()}::bigint
+      RETURNING seq, octet_length(line) + 1 AS bytes
     )
-    UPDATE cairn_logs SET bytes = bytes - (SELECT upto FROM boundary), removed_through = (SELECT seq FROM boundary)
-    WHERE uid = ${uid} AND EXISTS (SELECT FROM boundary)`.execute(trx);
+    UPDATE cairn_logs SET bytes = cairn_logs.bytes - g.bytes, removed_through = g.through
+    FROM (SELECT sum(bytes) AS bytes, max(seq) AS through FROM gone) g
+    WHERE uid = ${uid} AND g.through IS NOT NULL`.execute(trx);
 }
 
 /** The line a reader gets in place of the lines removed before it read them, as a rotated log file loses them. */

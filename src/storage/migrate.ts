@@ -12,6 +12,7 @@ import * as objectText from '../../migrations/0007-object-text.js';
 import * as logSizes from '../../migrations/0008-log-sizes.js';
 import * as historyMarks from '../../migrations/0009-history-marks.js';
 import * as eventOrigins from '../../migrations/0010-event-origins.js';
+import * as logOffsets from '../../migrations/0011-log-offsets.js';
 import * as deletedEvents from '../../migrations/0012-deleted-events.js';
 import type { Database } from './database.js';
 
@@ -27,13 +28,18 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0008-log-sizes': logSizes,
   '0009-history-marks': historyMarks,
   '0010-event-origins': eventOrigins,
+  '0011-log-offsets': logOffsets,
   '0012-deleted-events': deletedEvents,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };
 
-/** Runs every pending migration; throws with the failing migration's error. */
-export async function migrateToLatest(database: Database): Promise<readonly string[]> {
+/**
+ * Runs every pending migration, or those up to and including `target` (a test builds
+ * an older schema with it, to migrate rows written under it); throws with the failing
+ * migration's error.
+ */
+export async function migrateToLatest(database: Database, target?: string): Promise<readonly string[]> {
   return database.run(async (db) => {
     const migrator = new Migrator({
       db,
@@ -41,7 +47,7 @@ export async function migrateToLatest(database: Database): Promise<readonly stri
       migrationTableName: 'cairn_migrations',
       migrationLockTableName: 'cairn_migrations_lock',
     });
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = target === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(target);
     if (error) throw error as Error;
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   });

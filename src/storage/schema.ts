@@ -62,6 +62,8 @@ export interface LogLinesTable {
   stream: string;
   appended_at: Generated<Date>;
   line: string;
+  /** The bytes appended to the log before this line, removed ones included (migration 0011). */
+  byte_offset: Int8;
 }
 
 /** One row per object log: its size and where its removed prefix ends (migration 0008). */
@@ -71,6 +73,8 @@ export interface LogsTable {
   bytes: Int8;
   /** The newest `seq` of the lines removed from its start by its size or age limit; 0 when none was. */
   removed_through: Int8;
+  /** The bytes ever appended to it, removed ones included: the next line's `byte_offset` (migration 0011). */
+  appended: Int8;
 }
 
 /** How many objects each resource has in each namespace, kept by triggers on the object table (migration 0005). */

@@ -7,7 +7,7 @@ import type { Transaction } from 'kysely';
 import type { StoredObject } from '../machinery/meta/object.js';
 import type { CoalescedNotify } from './coalesced-notify.js';
 import type { Database, DatabaseWork } from './database.js';
-import { insertLogLines, readLogLines, readTailStart, trimLog } from './log-lines.js';
+import { appendLogLines, readLogLines, readTailStart } from './log-lines.js';
 import type { LogWakeups } from './log-wakeups.js';
 import type { LogFollower, LogLine, LogRead, LogStorage, StorageKey } from './interfaces.js';
 import type { StorageSchema } from './schema.js';
@@ -42,9 +42,8 @@ export class SqlLogStorage implements LogStorage {
         const uid = String(current.metadata.uid);
         const stream = streamOf(current);
         if (lines.length === 0) return uid;
-        const size = await insertLogLines(trx, uid, stream, lines);
         // In the append's transaction: the lines over the cap never outlive it, and a failure keeps both.
-        if (this.#o.maxBytes && size.bytes > this.#o.maxBytes) await trimLog(trx, uid, size, this.#o.maxBytes);
+        await appendLogLines(trx, uid, stream, lines, this.#o.maxBytes ?? 0);
         return uid;
       });
     } catch (error) {

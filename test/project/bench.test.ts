@@ -1,7 +1,9 @@
 /**
  * `npm run bench -- --quick` measures every row end to end, on PostgreSQL and PGlite,
  * and writes well-formed outputs; `npm run bench -- --scale --quick` then measures every
- * scale figure on 20,000 seeded Pipelines into the same outputs, keeping the rest.
+ * scale figure on 20,000 seeded Pipelines into the same outputs, keeping the rest, and
+ * `npm run bench -- --history --quick` every history figure on 2,000 Pipelines of 10
+ * revisions each.
  * Benchmarks are not tests: no figure is judged here, only that each was measured and
  * reported.
  */
@@ -132,5 +134,49 @@ describe('npm run bench -- --quick', () => {
     const section = report.slice(report.indexOf('## At scale'));
     expect(section).toMatch(/^\| 6 +\| creates\/s at 20,000 over creates\/s at 10,000, same run +\|/m);
     expect(section.match(/Pipelines in the database \(log scale\)/g)).toHaveLength(2);
+  });
+});
+
+describe('npm run bench -- --history --quick', () => {
+  let outDir: string;
+  let run: { code: number | null; stderr: string };
+  let history: ResultsDocument['history'];
+  let report: string;
+
+  beforeAll(async () => {
+    outDir = await mkdtemp(join(tmpdir(), 'cairn-bench-history-test-'));
+    run = await runQuickBench(outDir, '--history');
+    history = (JSON.parse(await readFile(join(outDir, 'results.json'), 'utf8')) as ResultsDocument).history;
+    report = await readFile(join(outDir, 'report.md'), 'utf8');
+  }, 300_000);
+  afterAll(async () => {
+    await rm(outDir, { recursive: true, force: true });
+  });
+
+  it('seeds 2,000 Pipelines of 10 revisions and measures every figure of the reads of the past, with the event log’s size', () => {
+    expect(run.code, run.stderr.slice(-3000)).toBe(0);
+    const postgres = history?.postgres;
+    expect(postgres?.meta).toMatchObject({ profile: 'quick', count: 2_000, revisions: 10, postgres: expect.stringMatching(/^PostgreSQL 15\./) });
+    expect(postgres?.notes).toEqual([]);
+    expect(postgres?.seeding).toMatchObject({ objects: 2_000, events: 20_000 });
+    expect(postgres!.seeding!.eventLogBytes).toBeGreaterThan(0);
+    expect(postgres?.figures.map((f) => f.id)).toEqual([
+      'history-list-first-cluster',
+      'history-list-first-namespace',
+      'history-list-continued',
+      'history-get-exact',
+      'history-first-10',
+      'history-first-100',
+      'history-continued',
+      'history-rss-start',
+      'history-rss-peak',
+    ]);
+    for (const figure of postgres?.figures ?? []) {
+      expect(Number.isFinite(figure.value), figure.id).toBe(true);
+      if (figure.target) expect(typeof figure.met, figure.id).toBe('boolean');
+    }
+    const section = report.slice(report.indexOf('## History at scale (issue 26)'));
+    expect(section).toMatch(/^### PostgreSQL, 2,000 Pipelines × 10 revisions$/m);
+    expect(section).toMatch(/^\| 3 +\| history subresource, first page \(limit 10\), p99 +\| [\d.]+ ms +\|/m);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * /metrics beyond request counts: requests in flight and long-running ones, watch
- * events, stored objects, and compaction runs, with kube-apiserver's names and labels.
+ * events, stored objects, health checks and compaction runs, with kube-apiserver's names and labels.
  * (Storage's own metrics, per backend: test/storage/storage-metrics.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
@@ -59,6 +59,14 @@ describe('server metrics', () => {
     expect(sample(await scrape(), 'apiserver_storage_objects', 'resource="pipelines.cairn.dev"')).toBe(stored);
     expect((await server().request('DELETE', `${v1}/a`)).status).toBe(200);
     expect(sample(await scrape(), 'apiserver_storage_objects', 'resource="pipelines.cairn.dev"')).toBe(stored - 1);
+  });
+
+  it('records what the health endpoints found, as kube does, for the alerts on the database', async () => {
+    expect((await server().request('GET', '/readyz?exclude=log')).status).toBe(200);
+    const text = await scrape();
+    expect(sample(text, 'kubernetes_healthcheck', 'name="database",type="readyz"')).toBe(1);
+    expect(sample(text, 'kubernetes_healthcheck', 'name="log",type="readyz"')).toBeUndefined();
+    expect(sample(text, 'kubernetes_healthchecks_total', 'name="database",type="readyz",status="success"')).toBeGreaterThanOrEqual(1);
   });
 
   it('counts compaction runs', async () => {

@@ -5,34 +5,12 @@
  * origin (none was recorded).
  */
 import { sql } from 'kysely';
-import { Migrator, type Migration } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as objectStore from '../../migrations/0001-object-store.js';
-import * as eventPriorState from '../../migrations/0002-event-prior-state.js';
-import * as pipelineLogs from '../../migrations/0003-pipeline-logs.js';
-import * as objectApiVersion from '../../migrations/0004-object-api-version.js';
-import * as readsByIndex from '../../migrations/0005-reads-by-index.js';
-import * as ownerReferences from '../../migrations/0006-owner-references.js';
-import * as objectText from '../../migrations/0007-object-text.js';
-import * as logSizes from '../../migrations/0008-log-sizes.js';
-import * as historyMarks from '../../migrations/0009-history-marks.js';
 import type { ResourceStorage } from '../../src/storage/interfaces.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
 import { fieldsOf } from './conformance-support.js';
-
-const before: Record<string, Migration> = {
-  '0001-object-store': objectStore,
-  '0002-event-prior-state': eventPriorState,
-  '0003-pipeline-logs': pipelineLogs,
-  '0004-object-api-version': objectApiVersion,
-  '0005-reads-by-index': readsByIndex,
-  '0006-owner-references': ownerReferences,
-  '0007-object-text': objectText,
-  '0008-log-sizes': logSizes,
-  '0009-history-marks': historyMarks,
-};
 
 /** The object of `uid` at `rv`, as an event holds it. */
 const object = (uid: string, rv: number) =>
@@ -45,15 +23,8 @@ describe('migration 0010-event-origins', () => {
 
   beforeAll(async () => {
     database = await PGliteDatabase.open();
+    await migrateToLatest(database, '0009-history-marks');
     await database.run(async (db) => {
-      const migrator = new Migrator({
-        db,
-        provider: { getMigrations: async () => ({ ...before }) },
-        migrationTableName: 'cairn_migrations',
-        migrationLockTableName: 'cairn_migrations_lock',
-      });
-      const { error } = await migrator.migrateToLatest();
-      if (error) throw error as Error;
       // uid-1 created (1), changed (2) and deleted (3); uid-2 created again under the name (4) and changed (5).
       const events: [number, string, string][] = [
         [1, 'ADDED', 'uid-1'],

@@ -3,11 +3,7 @@
  * apiVersion its object is in, read from the object.
  */
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as objectStore from '../../migrations/0001-object-store.js';
-import * as eventPriorState from '../../migrations/0002-event-prior-state.js';
-import * as pipelineLogs from '../../migrations/0003-pipeline-logs.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 
@@ -15,17 +11,8 @@ describe('migration 0004-object-api-version', () => {
   let database: PGliteDatabase;
   beforeAll(async () => {
     database = await PGliteDatabase.open();
+    await migrateToLatest(database, '0003-pipeline-logs');
     await database.run(async (db) => {
-      const migrator = new Migrator({
-        db,
-        provider: {
-          getMigrations: async () => ({ '0001-object-store': objectStore, '0002-event-prior-state': eventPriorState, '0003-pipeline-logs': pipelineLogs }),
-        },
-        migrationTableName: 'cairn_migrations',
-        migrationLockTableName: 'cairn_migrations_lock',
-      });
-      const { error } = await migrator.migrateToLatest();
-      if (error) throw error as Error;
       await sql`
         INSERT INTO cairn_objects (resource, namespace, name, uid, resource_version, labels, fields, object) VALUES
           ('pipelines.cairn.dev', 'ns', 'old', 'u1', 1, '{}', '{}', '{"apiVersion":"cairn.dev/v1alpha1","kind":"Pipeline"}'),

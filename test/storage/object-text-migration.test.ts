@@ -4,13 +4,7 @@
  * stored-text.ts) included, in a GET, a list's text and the event log.
  */
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as objectStore from '../../migrations/0001-object-store.js';
-import * as eventPriorState from '../../migrations/0002-event-prior-state.js';
-import * as pipelineLogs from '../../migrations/0003-pipeline-logs.js';
-import * as objectApiVersion from '../../migrations/0004-object-api-version.js';
-import * as readsByIndex from '../../migrations/0005-reads-by-index.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
@@ -24,16 +18,8 @@ describe('migration 0007-object-text', () => {
   let store: SqlObjectStore;
   beforeAll(async () => {
     database = await PGliteDatabase.open();
+    await migrateToLatest(database, '0005-reads-by-index');
     await database.run(async (db) => {
-      const migrations = { '0001-object-store': objectStore, '0002-event-prior-state': eventPriorState, '0003-pipeline-logs': pipelineLogs };
-      const migrator = new Migrator({
-        db,
-        provider: { getMigrations: async () => ({ ...migrations, '0004-object-api-version': objectApiVersion, '0005-reads-by-index': readsByIndex }) },
-        migrationTableName: 'cairn_migrations',
-        migrationLockTableName: 'cairn_migrations_lock',
-      });
-      const { error } = await migrator.migrateToLatest();
-      if (error) throw error as Error;
       const object = encodeJsonb(written);
       await sql`INSERT INTO cairn_objects (resource, namespace, name, uid, resource_version, api_version, labels, fields, object)
         VALUES ('things.test', 'ns', 'a', 'uid-a', 1, 'test/v1', '{}', '{"metadata.name":"a"}', ${object}::jsonb)`.execute(db);

@@ -138,7 +138,7 @@ describe('write batches on postgres, when things go wrong', () => {
     await holder.query('BEGIN');
     try {
       await holder.query(`SELECT 1 FROM cairn_objects WHERE resource = 'logged.test' AND namespace = 'ns' AND name = 'x' FOR UPDATE`);
-      await holder.query(`INSERT INTO cairn_log_lines (uid, stream, line) VALUES ('uid-x', 'one', 'during')`);
+      await holder.query(`INSERT INTO cairn_log_lines (uid, stream, line, byte_offset) VALUES ('uid-x', 'one', 'during', 7)`);
       const deleting = logged.delete(key('x'));
       await waitingBatch();
       await holder.query('COMMIT');

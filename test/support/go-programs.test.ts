@@ -22,7 +22,7 @@ async function standInGo(dir: string, calls: string, hang = false): Promise<stri
   const build = hang
     ? 'exec sleep 600'
     : `while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
-       printf '#!/bin/sh\\necho "Kubernetes v1.34.4, etcd Version: 3.6.4, helm v3.22.0"\\n' > "$out"; chmod +x "$out"`;
+       printf '#!/bin/sh\\necho "Kubernetes v1.34.4, etcd Version: 3.6.4, helm v3.22.0, version 3.16.0"\\n' > "$out"; chmod +x "$out"`;
   await writeFile(
     path,
     `#!/bin/sh
@@ -62,7 +62,8 @@ describe('the Go programs the tests run', () => {
     expect(programs.directory.startsWith(goProgramsCacheRoot())).toBe(true);
     expect(await exists(calls)).toBe(false);
     expect(lines).toEqual([]);
-    for (const binary of [programs.kubeApiserver, programs.etcd, programs.clientGoProtobuf, programs.helm]) expect(await exists(binary), binary).toBe(true);
+    for (const binary of [programs.kubeApiserver, programs.etcd, programs.clientGoProtobuf, programs.helm, programs.promtool, programs.prometheus])
+      expect(await exists(binary), binary).toBe(true);
   });
 
   it('keys the cache over every file under tools/: changing any of them changes the key', async () => {
@@ -80,6 +81,8 @@ describe('the Go programs the tests run', () => {
         'kube/client-go-protobuf/main.go',
         'helm/go.mod',
         'helm/go.sum',
+        'prometheus/go.mod',
+        'prometheus/go.sum',
       ]),
     );
     const original = (await pinnedGoPrograms(copy)).key;
@@ -109,10 +112,12 @@ describe('the Go programs the tests run', () => {
       './client-go-protobuf',
       '.',
       'helm.sh/helm/v3/cmd/helm',
+      'github.com/prometheus/prometheus/cmd/promtool',
+      'github.com/prometheus/prometheus/cmd/prometheus',
     ]);
     expect(builds.every((line) => line.includes('-trimpath'))).toBe(true);
     const manifest = JSON.parse(await readFile(join(first.directory, 'build.json'), 'utf8'));
-    expect(Object.keys(manifest.seconds)).toEqual(['kube-apiserver', 'client-go-protobuf', 'etcd', 'helm']);
+    expect(Object.keys(manifest.seconds)).toEqual(['kube-apiserver', 'client-go-protobuf', 'etcd', 'helm', 'promtool', 'prometheus']);
   });
 
   it('stops a build that outlasts its time limit, with an error naming the limit, and releases the lock', async () => {

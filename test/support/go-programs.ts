@@ -1,14 +1,16 @@
 /**
  * Every Go program the tests run — kube-apiserver and etcd for the test control plane, the
- * client-go program that reads Cairn's protobuf, and helm for the chart — built in one place:
+ * client-go program that reads Cairn's protobuf, helm for the chart, promtool for the alerting
+ * rules and the Prometheus server that scrapes a bench run for the dashboard's picture — built in one place:
  * vitest's global setup, with one recipe, one cache and one lock. A test file only receives
  * the paths.
  *
  * The programs come from the Go modules under `tools/`: `tools/kube/` (kube-apiserver from
  * `k8s.io/kubernetes`, and `client-go-protobuf/`, in the same module so that it links the
  * client-go and apimachinery packages kube-apiserver's build just compiled instead of
- * compiling them again), `tools/etcd/` and `tools/helm/`. They go into
- * `${XDG_CACHE_HOME:-$HOME/.cache}/cairn/go-programs-<kubernetes>-etcd-<etcd>-helm-<helm>-<hash>`, the
+ * compiling them again), `tools/etcd/`, `tools/helm/` and `tools/prometheus/` (promtool and
+ * prometheus, which share most of their packages). They go into
+ * `${XDG_CACHE_HOME:-$HOME/.cache}/cairn/go-programs-<kubernetes>-etcd-<etcd>-helm-<helm>-prometheus-<prometheus>-<hash>`, the
  * hash covering every file under `tools/` and the build recipe, so a fresh clone reuses the
  * binaries and any changed source or pin builds them all again (mostly from Go's build cache).
  */
@@ -32,12 +34,18 @@ export interface GoPrograms {
   readonly clientGoProtobuf: string;
   /** Absolute path of helm. */
   readonly helm: string;
+  /** Absolute path of promtool. */
+  readonly promtool: string;
+  /** Absolute path of the Prometheus server. */
+  readonly prometheus: string;
   /** The pinned k8s.io/kubernetes version, e.g. `v1.34.4`. */
   readonly kubernetesVersion: string;
   /** The pinned go.etcd.io/etcd/server/v3 version, e.g. `v3.6.4`. */
   readonly etcdVersion: string;
   /** The pinned helm.sh/helm/v3 version, e.g. `v3.22.0`. */
   readonly helmVersion: string;
+  /** The Prometheus release of the pinned github.com/prometheus/prometheus module, e.g. `v3.16.0` for v0.316.0. */
+  readonly prometheusVersion: string;
 }
 
 /** Options of {@link ensureGoPrograms}. */
@@ -57,12 +65,13 @@ export interface EnsureGoProgramsOptions {
 /**
  * The time limit of a build. A cold build (empty Go module and build caches, all programs)
  * measured 4 min 55 s on this project's 2-core machine otherwise idle, and kube-apiserver
- * alone 10 min 15 s while test runs loaded both cores (docs/testing.md, "The Go programs the tests build").
+ * alone 10 min 15 s while test runs loaded both cores, and promtool then prometheus 26 min
+ * with the machine loaded by four other runs (docs/testing.md, "The Go programs the tests build").
  * CI on a fresh machine has 90 minutes for the build and the whole suite (about 10 minutes),
- * so 40 minutes leaves room for a machine four times slower than the loaded one and still
- * fails with a clear message rather than being cut off.
+ * so 60 minutes leaves room for a machine slower than the loaded one and still fails with
+ * a clear message rather than being cut off.
  */
-export const BUILD_TIME_LIMIT_MS = 40 * 60_000;
+export const BUILD_TIME_LIMIT_MS = 60 * 60_000;
 
 /** The repository's `tools/` folder. */
 const TOOLS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../tools');
@@ -76,8 +85,8 @@ const OUTPUT_TAIL_LINES = 40;
 
 /** One program: where its package is and what it is linked with. */
 interface Program {
-  readonly file: 'kube-apiserver' | 'etcd' | 'client-go-protobuf' | 'helm';
-  readonly module: 'kube' | 'etcd' | 'helm';
+  readonly file: 'kube-apiserver' | 'etcd' | 'client-go-protobuf' | 'helm' | 'promtool' | 'prometheus';
+  readonly module: 'kube' | 'etcd' | 'helm' | 'prometheus';
   readonly package: string;
   readonly ldflags: (pinned: PinnedGoPrograms) => readonly string[];
 }
@@ -88,6 +97,8 @@ const PROGRAMS: readonly Program[] = [
   { file: 'client-go-protobuf', module: 'kube', package: './client-go-protobuf', ldflags: () => [] },
   { file: 'etcd', module: 'etcd', package: '.', ldflags: () => [] },
   { file: 'helm', module: 'helm', package: 'helm.sh/helm/v3/cmd/helm', ldflags: helmVersionFlags },
+  { file: 'promtool', module: 'prometheus', package: 'github.com/prometheus/prometheus/cmd/promtool', ldflags: prometheusVersionFlags },
+  { file: 'prometheus', module: 'prometheus', package: 'github.com/prometheus/prometheus/cmd/prometheus', ldflags: prometheusVersionFlags },
 ];
 
 /** Without these kube-apiserver reports v0.0.0 and kubectl warns of version skew. */
@@ -119,6 +130,22 @@ function helmVersionFlags(pinned: PinnedGoPrograms): readonly string[] {
   ];
 }
 
+/** As Prometheus's .promu.yml links it: without it both programs report an empty version. */
+function prometheusVersionFlags(pinned: PinnedGoPrograms): readonly string[] {
+  return [`-X github.com/prometheus/common/version.Version=${pinned.prometheusVersion.slice(1)}`, '-X github.com/prometheus/common/version.Branch=HEAD'];
+}
+
+/**
+ * The Prometheus release of its Go module's version: the module is tagged v0.3MM.P for
+ * release v3.MM.P (v0.316.0 is v3.16.0), as a Go module cannot be v3 without /v3 import paths.
+ */
+export function prometheusRelease(moduleVersion: string): string {
+  const match = /^v0\.3(\d{2})\.(\d+)$/.exec(moduleVersion);
+  if (match?.[1] === undefined || match[2] === undefined)
+    throw new Error(`tools/prometheus/: ${moduleVersion} is not a v0.3MM.P version of a Prometheus 3 release`);
+  return `v3.${Number(match[1])}.${match[2]}`;
+}
+
 /** The cache root: `${XDG_CACHE_HOME:-$HOME/.cache}/cairn`. */
 export function goProgramsCacheRoot(): string {
   const xdg = process.env['XDG_CACHE_HOME'];
@@ -132,7 +159,9 @@ export interface PinnedGoPrograms {
   readonly helmVersion: string;
   /** The k8s.io/client-go helm is built with, whose Kubernetes release helm assumes offline. */
   readonly helmClientGoVersion: string;
-  /** `go-programs-<kubernetes>-etcd-<etcd>-helm-<helm>-<hash>`: the cache directory's name. */
+  /** The Prometheus release promtool and prometheus are built from, e.g. `v3.16.0`. */
+  readonly prometheusVersion: string;
+  /** `go-programs-<kubernetes>-etcd-<etcd>-helm-<helm>-prometheus-<prometheus>-<hash>`: the cache directory's name. */
   readonly key: string;
 }
 
@@ -147,8 +176,9 @@ export async function pinnedGoPrograms(toolsDir: string = TOOLS_DIR): Promise<Pi
   const helmGoMod = await readFile(join(toolsDir, 'helm/go.mod'), 'utf8');
   const helmVersion = requiredVersion(helmGoMod, 'helm.sh/helm/v3');
   const helmClientGoVersion = requiredVersion(helmGoMod, 'k8s.io/client-go');
-  const key = `go-programs-${kubernetesVersion.slice(1)}-etcd-${etcdVersion.slice(1)}-helm-${helmVersion.slice(1)}-${hash.digest('hex').slice(0, 12)}`;
-  return { kubernetesVersion, etcdVersion, helmVersion, helmClientGoVersion, key };
+  const prometheusVersion = prometheusRelease(requiredVersion(await readFile(join(toolsDir, 'prometheus/go.mod'), 'utf8'), 'github.com/prometheus/prometheus'));
+  const key = `go-programs-${kubernetesVersion.slice(1)}-etcd-${etcdVersion.slice(1)}-helm-${helmVersion.slice(1)}-prometheus-${prometheusVersion.slice(1)}-${hash.digest('hex').slice(0, 12)}`;
+  return { kubernetesVersion, etcdVersion, helmVersion, helmClientGoVersion, prometheusVersion, key };
 }
 
 /** Every file below `dir`, sorted, so the key does not depend on the order the file system lists them in. */
@@ -191,9 +221,12 @@ export async function ensureGoPrograms(options: EnsureGoProgramsOptions = {}): P
     etcd: join(directory, 'etcd'),
     clientGoProtobuf: join(directory, 'client-go-protobuf'),
     helm: join(directory, 'helm'),
+    promtool: join(directory, 'promtool'),
+    prometheus: join(directory, 'prometheus'),
     kubernetesVersion: pinned.kubernetesVersion,
     etcdVersion: pinned.etcdVersion,
     helmVersion: pinned.helmVersion,
+    prometheusVersion: pinned.prometheusVersion,
   };
   const built = () => exists(join(directory, MANIFEST));
   await mkdir(root, { recursive: true });
@@ -248,7 +281,7 @@ async function buildAll(build: Build, directory: string, root: string): Promise<
   const { pinned, log } = build;
   const go = await goVersion(build);
   log(
-    `building ${PROGRAMS.map((p) => p.file).join(', ')} (kube ${pinned.kubernetesVersion}, etcd ${pinned.etcdVersion}, helm ${pinned.helmVersion}) with ${go} into ${directory}`,
+    `building ${PROGRAMS.map((p) => p.file).join(', ')} (kube ${pinned.kubernetesVersion}, etcd ${pinned.etcdVersion}, helm ${pinned.helmVersion}, prometheus ${pinned.prometheusVersion}) with ${go} into ${directory}`,
   );
   log('a cold build takes several minutes on two cores; later runs reuse it');
   const staging = await mkdtemp(join(root, `${pinned.key}.staging-`));
@@ -262,6 +295,10 @@ async function buildAll(build: Build, directory: string, root: string): Promise<
     if (!etcdVersion.includes(pinned.etcdVersion.slice(1))) throw new Error(`etcd --version printed "${etcdVersion.trim()}"`);
     const helmVersion = await output(join(staging, 'helm'), ['version', '--short'], staging);
     if (!helmVersion.includes(pinned.helmVersion)) throw new Error(`helm version --short printed "${helmVersion.trim()}"`);
+    for (const program of ['promtool', 'prometheus']) {
+      const printed = await output(join(staging, program), ['--version'], staging);
+      if (!printed.includes(`version ${pinned.prometheusVersion.slice(1)}`)) throw new Error(`${program} --version printed "${printed.trim()}"`);
+    }
 
     const manifest = { ...pinned, go, recipe: RECIPE, builtAt: new Date().toISOString(), seconds };
     await writeFile(join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -278,9 +315,12 @@ async function goVersion(build: Build): Promise<string> {
   try {
     return (await runGo(build, ['version'], build.toolsDir, () => undefined)).stdout.trim().replace(/^go version /, '');
   } catch (error) {
-    throw new Error(`the tests build kube-apiserver, etcd, a client-go program and helm with Go, and "go version" failed: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new Error(
+      `the tests build kube-apiserver, etcd, a client-go program, helm, promtool and prometheus with Go, and "go version" failed: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

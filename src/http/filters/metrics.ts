@@ -6,7 +6,9 @@
  * `apiserver_watch_events_total` and `apiserver_watch_events_sizes{group,version,kind}`
  * (storage's, `apiserver_storage_objects` among them, are in the same registry).
  * Each request is counted once its answer is final (the Status of an error, the end of
- * a watch), with kube's verb (`LIST`, `WATCH`, `APPLY`, …) and scope.
+ * a watch), with kube's verb (`LIST`, `WATCH`, `APPLY`, …) and scope; and what the health
+ * endpoints found, in component-base's `kubernetes_healthcheck{name,type}` and
+ * `kubernetes_healthchecks_total{name,type,status}`.
  */
 import type { Context, Next } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -103,6 +105,8 @@ export class ApiMetrics {
   readonly #duration: Histogram<RequestLabel>;
   readonly #inFlight: Gauge<'request_kind'>;
   readonly #longRunning: Gauge<Exclude<RequestLabel, 'dry_run'>>;
+  readonly #healthCheck: Gauge<'name' | 'type'>;
+  readonly #healthChecks: Counter<'name' | 'type' | 'status'>;
   readonly #served: ReadonlySet<string>;
   /** What watch handlers record their events with. */
   readonly watchEvents: WatchEventMetrics;
@@ -161,6 +165,24 @@ export class ApiMetrics {
       buckets: durationBuckets,
       registers: [this.registry],
     });
+    this.#healthCheck = new Gauge({
+      name: 'kubernetes_healthcheck',
+      help: 'This metric records the result of a single healthcheck.',
+      labelNames: ['name', 'type'],
+      registers: [this.registry],
+    });
+    this.#healthChecks = new Counter({
+      name: 'kubernetes_healthchecks_total',
+      help: 'This metric records the results of all healthcheck.',
+      labelNames: ['name', 'type', 'status'],
+      registers: [this.registry],
+    });
+  }
+
+  /** One health check's result as a probe of `/<type>` found it: 1 healthy, 0 not, as kube records it. */
+  healthCheck(type: string, name: string, healthy: boolean): void {
+    this.#healthCheck.set({ name, type }, healthy ? 1 : 0);
+    this.#healthChecks.inc({ name, type, status: healthy ? 'success' : 'error' });
   }
 
   /**
