@@ -444,7 +444,9 @@ describe('shutdown', () => {
         log,
       ];
       const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'info' };
-      const child = spawn(join(root, 'node_modules/.bin/tsx'), args, { cwd: root, env, stdio: ['ignore', 'pipe', 'ignore'] });
+      // node with tsx as its loader, not tsx's CLI: the CLI relays SIGTERM and, when the child does not
+      // acknowledge it within 30 ms (a loaded machine), kills it and exits 143.
+      const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'ignore'] });
       const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
       // With `-`, the events are the lines of stdout that are Events, among pino's.
       const stdoutEvents: LoggedAuditEvent[] = [];

@@ -24,7 +24,9 @@ it('stops gracefully on SIGTERM', { timeout: 60_000 }, async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'cairn-shutdown-'));
   const args = ['src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--no-controller'];
   const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'info' };
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), [...args, '--shutdown-delay', `${delaySeconds}`, '--shutdown-grace', `${graceSeconds}`], {
+  // node with tsx as its loader, not tsx's CLI: the CLI relays SIGTERM and, when the child does not
+  // acknowledge it within 30 ms (a loaded machine), kills it and exits 143.
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args, '--shutdown-delay', `${delaySeconds}`, '--shutdown-grace', `${graceSeconds}`], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'ignore'],

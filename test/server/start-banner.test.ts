@@ -17,7 +17,9 @@ async function bannerOf(extraArgs: readonly string[]): Promise<{ banner: string;
   const dataDir = await mkdtemp(join(tmpdir(), 'cairn-banner-'));
   const args = ['src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--no-controller', ...extraArgs];
   const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // node with tsx as its loader, not tsx's CLI: the CLI relays SIGTERM and, when the child does not
+  // acknowledge it within 30 ms (a loaded machine), kills it and exits 143.
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
