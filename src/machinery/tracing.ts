@@ -120,21 +120,25 @@ export function activeSpanContext(): SpanContext | undefined {
   return trace.getSpan(context.active())?.spanContext();
 }
 
-/** OpenTelemetry's attributes of an outgoing HTTP request (its client span's), to `path` on `server` when it is known. */
+/**
+ * The attributes of an outgoing HTTP request's client span, to `path` on `server` when it
+ * is known: the names kube-apiserver 1.34's otelhttp transport gives its own (`http.method`,
+ * `http.url`, `net.peer.name`, `net.peer.port`), so one query reads both servers' spans.
+ */
 export function httpClientAttributes(method: string, server: string | undefined, path: string): Attributes {
-  if (server === undefined) return { 'http.request.method': method, 'url.path': path };
+  if (server === undefined) return { 'http.method': method, 'http.target': path };
   const url = new URL(path, server);
   return {
-    'http.request.method': method,
-    'url.full': url.href,
-    'server.address': url.hostname,
-    'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    'http.method': method,
+    'http.url': url.href,
+    'net.peer.name': url.hostname,
+    'net.peer.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
   };
 }
 
-/** Records an outgoing request's answer on its client span; a 4xx or 5xx fails it, as otelhttp's transport. */
+/** Records an outgoing request's answer on its client span (`http.status_code`, as kube's); a 4xx or 5xx fails it, as otelhttp's transport. */
 export function answered(span: Span | undefined, status: number): void {
-  span?.setAttribute('http.response.status_code', status);
+  span?.setAttribute('http.status_code', status);
   if (status >= 400) span?.setStatus({ code: SpanStatusCode.ERROR });
 }
 

@@ -86,7 +86,7 @@ describe('tracing (--tracing-config-file)', () => {
       service: 'cairn',
       parentSpanId: created.spanId,
       name: 'POST /apis/cairn.dev/v1/namespaces/{:namespace}/pipelines',
-      attributes: expect.objectContaining({ 'http.request.method': 'POST', 'http.response.status_code': 201, 'http.target': pipelines }),
+      attributes: expect.objectContaining({ 'http.method': 'POST', 'http.status_code': 201, 'http.target': pipelines }),
     });
     expect(request.attributes['audit-id']).toEqual(expect.any(String));
     // Its write went in a batch beneath it, linked to it, and the batch's statement beneath that.
@@ -111,7 +111,7 @@ describe('tracing (--tracing-config-file)', () => {
     const call = spansBelow(webhookRequest!).find((span) => span.name === 'Call validating webhook');
     expect(call).toMatchObject({
       kind: spanKind.client,
-      attributes: expect.objectContaining({ webhook: 'traced.cairn.test', configuration: 'traced', operation: 'CREATE', 'http.response.status_code': 200 }),
+      attributes: expect.objectContaining({ webhook: 'traced.cairn.test', configuration: 'traced', operation: 'CREATE', 'http.status_code': 200 }),
     });
     const sent = webhooks.receivedHeaders.get('/allow')![0].traceparent;
     expect(sent).toBe(`00-${webhooked.traceId}-${call!.spanId}-01`);

@@ -3,26 +3,14 @@
  * continuing the W3C `traceparent` the request carries (kube-apiserver's proxy span, when
  * the aggregation layer forwarded it), named as kube names it (`GET
  * /apis/cairn.dev/v1/namespaces/{:namespace}/pipelines/{:name}`, the method alone off
- * resources), with OpenTelemetry's HTTP attributes and kube's `http.target` and
- * `audit-id`. Everything after it (authentication, authorization, admission, storage) runs
+ * resources), with the attributes kube-apiserver 1.34's spans carry (otelhttp's
+ * `http.method`, `http.target`, `net.host.name`, `http.status_code`…, and kube's `audit-id`),
+ * so one query reads both servers' spans. Everything after it (authentication, authorization, admission, storage) runs
  * in the span's context. It ends when the response does, as kube's ends when its handler
  * returns: a watch's or a log follow's when its stream ends. The chain has it only when a
  * tracer is configured.
  */
 import type { Context, Next } from 'koa';
-import {
-  ATTR_CLIENT_ADDRESS,
-  ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_NETWORK_PEER_ADDRESS,
-  ATTR_NETWORK_PEER_PORT,
-  ATTR_NETWORK_PROTOCOL_VERSION,
-  ATTR_SERVER_ADDRESS,
-  ATTR_SERVER_PORT,
-  ATTR_URL_PATH,
-  ATTR_URL_SCHEME,
-  ATTR_USER_AGENT_ORIGINAL,
-} from '@opentelemetry/semantic-conventions';
 import { runIn, SpanKind, SpanStatusCode, startSpanFrom } from '../../machinery/tracing.js';
 import type { RequestInfo } from '../request/request-info.js';
 import { requestInfoOf } from './request-info.js';
@@ -48,17 +36,16 @@ export function withTracing() {
     const started = startSpanFrom(spanNameOf(ctx.method, requestInfoOf(ctx)), req.headers, {
       kind: SpanKind.SERVER,
       attributes: {
-        [ATTR_HTTP_REQUEST_METHOD]: ctx.method,
-        [ATTR_URL_SCHEME]: 'https',
-        [ATTR_URL_PATH]: ctx.path,
+        'http.method': ctx.method,
+        'http.scheme': 'https',
+        'net.host.name': ctx.hostname || host,
+        ...(port !== undefined ? { 'net.host.port': port } : {}),
+        'net.sock.peer.addr': req.socket.remoteAddress,
+        'net.sock.peer.port': req.socket.remotePort,
+        'user_agent.original': ctx.get('User-Agent') || undefined,
         'http.target': ctx.url,
-        [ATTR_SERVER_ADDRESS]: ctx.hostname || host,
-        ...(port !== undefined ? { [ATTR_SERVER_PORT]: port } : {}),
-        [ATTR_NETWORK_PEER_ADDRESS]: req.socket.remoteAddress,
-        [ATTR_NETWORK_PEER_PORT]: req.socket.remotePort,
-        [ATTR_CLIENT_ADDRESS]: req.socket.remoteAddress,
-        [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
-        [ATTR_USER_AGENT_ORIGINAL]: ctx.get('User-Agent') || undefined,
+        'net.protocol.version': req.httpVersion,
+        ...(ctx.request.length !== undefined ? { 'http.request_content_length': ctx.request.length } : {}),
       },
     });
     if (started === undefined) {
@@ -70,7 +57,7 @@ export function withTracing() {
     const end = (): void => {
       if (ended) return;
       ended = true;
-      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, ctx.res.statusCode);
+      span.setAttribute('http.status_code', ctx.res.statusCode);
       const auditID = (ctx.state as { auditID?: string }).auditID;
       if (auditID !== undefined) span.setAttribute('audit-id', auditID);
       // As otelhttp: a server span fails on a 5xx only; a 4xx is the client's.
