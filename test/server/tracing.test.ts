@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { newTraceparent, spanKind, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { pipeline, startTestServer } from '../support/test-server.js';
+import { openWatch } from '../support/watch-client.js';
 import { startWebhookServer, type WebhookServer } from '../support/webhook-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
@@ -66,7 +67,15 @@ describe('tracing (--tracing-config-file)', () => {
     const server = await startTestServer({ backend: 'pglite', args: ['--tracing-config-file', file, '--admission-webhook-config-file', webhookFile] });
     const created = newTraceparent();
     const webhooked = newTraceparent();
+    const watched = newTraceparent();
+    const whileWatched = newTraceparent();
     try {
+      // A watch's span ends with its stream, as kube's: after a create made while it was open.
+      const watch = await openWatch(server, `${pipelines}?watch=true`, { traceparent: watched.header });
+      expect(watch.status).toBe(200);
+      expect((await server.request('POST', pipelines, { body: pipeline('watched'), headers: { traceparent: whileWatched.header } })).status).toBe(201);
+      await watch.waitFor(1);
+      watch.close();
       const response = await server.request('POST', pipelines, { body: pipeline('traced'), headers: { traceparent: created.header } });
       expect(response.status).toBe(201);
       const through = await server.request('POST', pipelines, {
@@ -103,6 +112,11 @@ describe('tracing (--tracing-config-file)', () => {
       });
       expect(String(statement.attributes['db.query.text'] ?? '').length).toBeLessThanOrEqual(257);
     }
+
+    const watchSpan = inTrace(watched.traceId).find((span) => span.kind === spanKind.server);
+    const createdWhileWatched = inTrace(whileWatched.traceId).find((span) => span.kind === spanKind.server);
+    expect(watchSpan).toMatchObject({ name: 'GET /apis/cairn.dev/v1/namespaces/{:namespace}/pipelines', parentSpanId: watched.spanId });
+    expect(watchSpan!.endTimeUnixNano).toBeGreaterThan(createdWhileWatched!.endTimeUnixNano);
 
     // The webhook: kube's span name, a client span beneath the request, whose id the webhook received as its parent.
     const webhookRequest = inTrace(webhooked.traceId).find((span) => span.kind === spanKind.server && span.parentSpanId === webhooked.spanId);

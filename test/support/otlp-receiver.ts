@@ -50,6 +50,9 @@ export interface ReceivedSpan {
   readonly parentSpanId: string;
   readonly name: string;
   readonly kind: number;
+  /** When it started and ended, in ns since the epoch (the exporting server's clock). */
+  readonly startTimeUnixNano: bigint;
+  readonly endTimeUnixNano: bigint;
   readonly attributes: Readonly<Record<string, string | number | boolean>>;
   readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
   /** OTLP's status code: 0 unset, 1 ok, 2 error. */
@@ -72,7 +75,7 @@ interface Decoded {
 }
 interface KeyValue {
   key: string;
-  value?: { stringValue?: string; boolValue?: boolean; intValue?: number; doubleValue?: number };
+  value?: { stringValue?: string; boolValue?: boolean; intValue?: string; doubleValue?: number };
 }
 interface DecodedSpan {
   traceId: Uint8Array;
@@ -80,6 +83,8 @@ interface DecodedSpan {
   parentSpanId?: Uint8Array;
   name: string;
   kind?: number;
+  startTimeUnixNano?: string;
+  endTimeUnixNano?: string;
   attributes?: KeyValue[];
   links?: { traceId: Uint8Array; spanId: Uint8Array }[];
   status?: { code?: number };
@@ -91,7 +96,7 @@ function attributesOf(pairs: readonly KeyValue[] = []): Record<string, string | 
   const result: Record<string, string | number | boolean> = {};
   for (const { key, value } of pairs) {
     if (value === undefined) continue;
-    const scalar = value.stringValue ?? value.boolValue ?? value.intValue ?? value.doubleValue;
+    const scalar = value.stringValue ?? value.boolValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined) ?? value.doubleValue;
     if (scalar !== undefined) result[key] = scalar;
   }
   return result;
@@ -99,8 +104,8 @@ function attributesOf(pairs: readonly KeyValue[] = []): Record<string, string | 
 
 /** The spans of one export request. */
 export function decodeExport(body: Buffer): ReceivedSpan[] {
-  // A plain object: only the fields present (proto3's defaults sit on the decoded message's prototype), int64s as numbers.
-  const request = exportRequest.toObject(exportRequest.decode(body), { longs: Number, defaults: false, arrays: true }) as Decoded;
+  // A plain object: only the fields present (proto3's defaults sit on the decoded message's prototype), 64-bit integers as strings (nanoseconds overflow a number).
+  const request = exportRequest.toObject(exportRequest.decode(body), { longs: String, defaults: false, arrays: true }) as Decoded;
   return (request.resourceSpans ?? []).flatMap((resourceSpans) => {
     const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
     return (resourceSpans.scopeSpans ?? []).flatMap((scope) =>
@@ -111,6 +116,8 @@ export function decodeExport(body: Buffer): ReceivedSpan[] {
         parentSpanId: hex(span.parentSpanId),
         name: span.name,
         kind: span.kind ?? 0,
+        startTimeUnixNano: BigInt(span.startTimeUnixNano ?? 0),
+        endTimeUnixNano: BigInt(span.endTimeUnixNano ?? 0),
         attributes: attributesOf(span.attributes),
         links: (span.links ?? []).map((link) => ({ traceId: hex(link.traceId), spanId: hex(link.spanId) })),
         statusCode: span.status?.code ?? 0,
