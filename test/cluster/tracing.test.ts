@@ -3,9 +3,11 @@
  * `--tracing-config-file` and export to one in-process OTLP receiver; a `kubectl create` of
  * a Pipeline through kube-apiserver yields a trace in which Cairn's request span is the
  * child of a span kube-apiserver exported (its proxy's outgoing request), with Cairn's
- * SubjectAccessReview call, write batch and database round trips beneath it.
+ * SubjectAccessReview call, write batch and database round trips beneath it; a bearer
+ * token sent to Cairn itself has its TokenReview call traced beneath that request.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -14,7 +16,7 @@ import { startAggregatedCairn, type AggregatedCairn } from '../support/aggregate
 import { eventually } from '../support/eventually.js';
 import { startKubeControlPlane, type KubeControlPlane } from '../support/kube-control-plane.js';
 import { kubectlAvailable } from '../support/kubectl.js';
-import { spanKind, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { newTraceparent, spanKind, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { pipeline } from '../support/test-server.js';
 
 describe.runIf(kubectlAvailable)('a trace through kube-apiserver into Cairn (needs kubectl on PATH)', () => {
@@ -93,6 +95,39 @@ describe.runIf(kubectlAvailable)('a trace through kube-apiserver into Cairn (nee
     await eventually("the spans beneath Cairn's request", 30_000, async () => {
       const below = receiver.spans.filter((span) => span.parentSpanId === request.spanId).map((span) => span.name);
       return below.includes('storage write batch') && below.includes('POST /apis/authorization.k8s.io/v1/subjectaccessreviews');
+    });
+  });
+
+  it('traces the TokenReview of a bearer token beneath the request that carried it', async () => {
+    expect((await plane.kubectl(['-n', 'default', 'create', 'serviceaccount', 'robot'])).code).toBe(0);
+    const token = (await plane.kubectl(['-n', 'default', 'create', 'token', 'robot'])).stdout.trim();
+    const parent = newTraceparent();
+    // Straight to Cairn, as a client in the cluster could; its certificate is not what this checks.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = https.request(
+        `${cairn.server.url}/apis/cairn.dev/v1/namespaces/default/pipelines`,
+        { headers: { Authorization: `Bearer ${token}`, traceparent: parent.header }, rejectUnauthorized: false, agent: false },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    // The robot may not list Pipelines: SubjectAccessReview says so after TokenReview named it.
+    expect(status).toBe(403);
+    let review: ReceivedSpan | undefined;
+    await eventually('the TokenReview span beneath the request', 30_000, async () => {
+      const request = receiver.spans.find((span) => span.traceId === parent.traceId && span.parentSpanId === parent.spanId);
+      review =
+        request && receiver.spans.find((span) => span.parentSpanId === request.spanId && span.name === 'POST /apis/authentication.k8s.io/v1/tokenreviews');
+      return review !== undefined;
+    });
+    expect(review).toMatchObject({
+      service: 'cairn',
+      kind: spanKind.client,
+      attributes: expect.objectContaining({ 'http.method': 'POST', 'http.status_code': 201 }),
     });
   });
 });
