@@ -8,7 +8,7 @@
  */
 import { hostname } from 'node:os';
 import { credentials } from '@grpc/grpc-js';
-import { context, propagation } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, propagation } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
@@ -78,6 +78,11 @@ export const tracingOptions = {
     const contextManager = new AsyncLocalStorageContextManager().enable();
     context.setGlobalContextManager(contextManager);
     propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+    // The SDK's own troubles (a collector that does not answer, spans dropped) in the server's log, not lost.
+    diag.setLogger(
+      { error: (message) => logger.warn(`tracing: ${message}`), warn: (message) => logger.warn(`tracing: ${message}`), info() {}, debug() {}, verbose() {} },
+      DiagLogLevel.WARN,
+    );
     setTracer(provider.getTracer(tracerName));
     logger.info({ endpoint: config.endpoint, samplingRatePerMillion: config.samplingRatePerMillion }, 'tracing: exporting spans over OTLP gRPC');
     // Added first, so it runs last: the spans of the shutdown's own requests and writes are flushed too.
@@ -86,6 +91,7 @@ export const tracingOptions = {
       await provider.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'tracing: the last spans were not exported'));
       context.disable();
       propagation.disable();
+      diag.disable();
     });
   },
 } satisfies ConcernOptions<TracingOptions> & { applyTo(context: TracingContext): Promise<void> };
