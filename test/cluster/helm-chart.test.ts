@@ -75,7 +75,10 @@ describe('charts/cairn', () => {
   });
 
   it('passes helm lint with the default values and with every option on', async () => {
-    for (const args of [[], ['--set', 'tls.certManager.enabled=true', '--set', 'postgresql.enabled=true', '--set', 'replicas=3']]) {
+    for (const args of [
+      [],
+      ['--set', 'tls.certManager.enabled=true', '--set', 'postgresql.enabled=true', '--set', 'replicas=3', '--set', 'tracing.enabled=true'],
+    ]) {
       const result = await runHelm(helm, ['lint', '--strict', cairnChart, ...args]);
       expect(result.code, `${result.stdout}${result.stderr}`).toBe(0);
       expect(result.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
