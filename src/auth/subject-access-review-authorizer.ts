@@ -9,12 +9,16 @@
 import { internal } from '../machinery/errors.js';
 import { allow, deny, noOpinion, type Authorization, type AuthorizationAttributes, type Authorizer } from './authorizer.js';
 import type { RestClient } from '../machinery/kubeclient/rest-client.js';
+import { answered, httpClientAttributes, inSpan, SpanKind, traceHeaders, tracing } from '../machinery/tracing.js';
 import { TtlCache } from './ttl-cache.js';
+
+/** Where SubjectAccessReviews are posted. */
+const subjectAccessReviewsPath = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 
 /** How the authorizer asks and remembers. */
 export interface SubjectAccessReviewAuthorizerOptions {
   /** A client of the main API server (`--authorization-kubeconfig`). */
-  readonly client: Pick<RestClient, 'request'>;
+  readonly client: Pick<RestClient, 'request'> & { readonly server?: string };
   /** How long an allowed verdict is remembered (kube's default 10 s). */
   readonly authorizedTtlMs: number;
   /** How long any other verdict is remembered (kube's default 10 s). */
@@ -68,11 +72,19 @@ export class SubjectAccessReviewAuthorizer implements Authorizer {
     const cached = this.#cache.get(key);
     if (cached !== undefined) return cached;
     const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec };
-    const answer = await this.#options.client
-      .request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', body, { timeoutMs: this.#options.timeoutMs ?? 10_000 })
-      .catch((error: Error) => {
-        throw internal(`SubjectAccessReview failed: ${error.message}`);
-      });
+    const answer = await inSpan(
+      `POST ${subjectAccessReviewsPath}`,
+      { kind: SpanKind.CLIENT, attributes: tracing() ? httpClientAttributes('POST', this.#options.client.server, subjectAccessReviewsPath) : undefined },
+      async (span) => {
+        const result = await this.#options.client
+          .request('POST', subjectAccessReviewsPath, body, { timeoutMs: this.#options.timeoutMs ?? 10_000, headers: traceHeaders() })
+          .catch((error: Error) => {
+            throw internal(`SubjectAccessReview failed: ${error.message}`);
+          });
+        answered(span, result.status);
+        return result;
+      },
+    );
     if (answer.status < 200 || answer.status > 299) throw internal(`SubjectAccessReview failed: HTTP ${answer.status}`);
     const status = ((answer.body ?? {}) as { status?: SubjectAccessReviewStatus }).status ?? {};
     const reason = status.reason ?? '';

@@ -10,14 +10,18 @@
 import { createHash } from 'node:crypto';
 import { unauthorized } from '../machinery/errors.js';
 import type { RestClient } from '../machinery/kubeclient/rest-client.js';
+import { answered, failed, httpClientAttributes, inSpan, SpanKind, traceHeaders, tracing } from '../machinery/tracing.js';
 import type { TokenAuthenticator } from './bearer-token-authenticator.js';
 import { TtlCache } from './ttl-cache.js';
 import { withAuthenticatedGroup, type UserInfo } from './user-info.js';
 
+/** Where TokenReviews are posted. */
+const tokenReviewsPath = '/apis/authentication.k8s.io/v1/tokenreviews';
+
 /** How the authenticator asks and remembers. */
 export interface TokenReviewAuthenticatorOptions {
   /** A client of the main API server (`--authentication-kubeconfig`). */
-  readonly client: Pick<RestClient, 'request'>;
+  readonly client: Pick<RestClient, 'request'> & { readonly server?: string };
   /** How long an answer is remembered (kube's default 10 s). */
   readonly cacheTtlMs: number;
   /** How long a review may take (kube's `TokenAccessReviewTimeout`, 10 s). */
@@ -63,9 +67,17 @@ export class TokenReviewAuthenticator implements TokenAuthenticator {
       kind: 'TokenReview',
       spec: { token, ...(this.#options.audiences?.length ? { audiences: this.#options.audiences } : {}) },
     };
-    const answer = await this.#options.client
-      .request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', body, { timeoutMs: this.#options.timeoutMs ?? 10_000 })
-      .catch(() => undefined);
+    const answer = await inSpan(
+      `POST ${tokenReviewsPath}`,
+      { kind: SpanKind.CLIENT, attributes: tracing() ? httpClientAttributes('POST', this.#options.client.server, tokenReviewsPath) : undefined },
+      async (span) => {
+        const result = await this.#options.client
+          .request('POST', tokenReviewsPath, body, { timeoutMs: this.#options.timeoutMs ?? 10_000, headers: traceHeaders() })
+          .catch((error: unknown) => void (span && failed(span, error)));
+        if (result) answered(span, result.status);
+        return result;
+      },
+    );
     if (answer === undefined || answer.status < 200 || answer.status > 299) throw unauthorized();
     const status = ((answer.body ?? {}) as { status?: TokenReviewStatus }).status ?? {};
     const username = status.user?.username;

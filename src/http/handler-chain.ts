@@ -17,6 +17,8 @@ import type { ApiMetrics } from './filters/metrics.js';
 import { withRequestInfo } from './filters/request-info.js';
 import type { SubresourceNames } from './request/request-info.js';
 import { withRequestTimeout } from './filters/timeout.js';
+import { withTracing } from './filters/tracing.js';
+import { tracing } from '../machinery/tracing.js';
 
 /** What the filters are configured with. */
 export interface HandlerChainConfig {
@@ -46,6 +48,8 @@ export function buildHandlerChain<C extends DefaultContext>(config: HandlerChain
     // Every error thrown below becomes a Status, in the serializer the client accepts.
     errorMiddleware(config.logger),
     withRequestInfo(config.subresources),
+    // Inside request info, which names its span, as kube's WithTracing; outside the rest, which runs in the span. Not there untraced.
+    ...(tracing() ? [withTracing()] : []),
     config.metrics.longRunning(),
     // Outside authentication, as kube's: a slow token review is timed out too.
     withRequestTimeout(config.requestTimeoutMs, config.logger),

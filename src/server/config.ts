@@ -12,6 +12,7 @@ import { controllerOptions, type ControllerOptions } from './options/controllers
 import { FlagError, stringFlag, type ConcernOptions, type Flag, type FlagValues } from './options/flags.js';
 import { servingOptions, type ServingOptions } from './options/serving.js';
 import { storageOptions, type StorageOptions } from './options/storage.js';
+import { tracingOptions, type TracingOptions } from './options/tracing.js';
 
 /** Everything the server process is configured with. */
 export type ServerConfig = {
@@ -23,7 +24,8 @@ export type ServerConfig = {
   AdmissionOptions &
   AuthenticationOptions &
   AuthorizationOptions &
-  AuditOptions;
+  AuditOptions &
+  TracingOptions;
 
 /** The concerns, in the order the usage lists their flags. */
 const concerns: readonly ConcernOptions<object>[] = [
@@ -34,6 +36,7 @@ const concerns: readonly ConcernOptions<object>[] = [
   authenticationOptions,
   authorizationOptions,
   auditOptions,
+  tracingOptions,
 ];
 
 /** The command's own flags, beside the concerns'. */

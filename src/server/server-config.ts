@@ -23,6 +23,7 @@ import { authorizationOptions } from './options/authorization.js';
 import { controllerOptions } from './options/controllers.js';
 import { adminKubeconfigPath, servingOptions, type SecureServing } from './options/serving.js';
 import { storageOptions, type StorageConfig } from './options/storage.js';
+import { tracingOptions } from './options/tracing.js';
 
 /** What a server is given beside its configuration; tests plug in here. */
 export interface ServerSeams {
@@ -56,6 +57,8 @@ export async function newConfig(options: ServerConfig, logger: Logger, seams: Se
   await mkdir(options.dataDir, { recursive: true });
   const lifecycle = new Lifecycle();
   const base = { options, logger, lifecycle };
+  // First: its destroy function, the last to run, flushes the spans of everything after it.
+  await tracingOptions.applyTo(base);
   const metrics = new ApiMetrics(servedGroups);
   const storage = storageOptions.applyTo({ ...base, metrics: new StorageMetrics(metrics.registry) });
   const serving = await servingOptions.applyTo(base);

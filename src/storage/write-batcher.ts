@@ -3,12 +3,15 @@
  * waiting (creates, updates, deletes, of any resource) into one batch, one round trip
  * and one transaction ({@link runWriteBatch}), and starts the next batch with what
  * queued meanwhile. One write or a thousand pay one counter lock and one commit flush.
+ * Traced, a batch is a span beneath the first request it carries, linked to every
+ * request's span, with its size (`db.operation.batch.size`).
  */
 import type { Database, Row } from './database.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import { classifyDatabaseError, isConnectionError, StorageError } from './storage-error.js';
 import { readBatchOutcome, runWriteBatch, type BatchedWrite } from './write-batch-statement.js';
 import { noStorageMetrics, type StorageRecorder } from './metrics.js';
+import { activeSpanContext, contextOf, inSpan, SpanKind, type SpanContext } from '../machinery/tracing.js';
 
 /** A write handed to the batcher. */
 export interface SubmittedWrite extends BatchedWrite {
@@ -47,6 +50,8 @@ interface Pending {
   readonly bytes: number;
   readonly resolve: (rv: bigint | undefined) => void;
   readonly reject: (error: unknown) => void;
+  /** The span of the request that submitted it, when traced. */
+  readonly spanContext: SpanContext | undefined;
 }
 
 /** SQLSTATEs after which the same transaction may simply run again: deadlock detected, serialization failure. */
@@ -82,7 +87,7 @@ export class WriteBatcher {
     if (this.#closed) return Promise.reject(new StorageError('Unavailable', 'the object store is closed'));
     return new Promise((resolve, reject) => {
       const key = `${write.resource}\u0000${write.namespace}\u0000${write.name}`;
-      this.#pending.push({ write, key, bytes: write.object.head.length + write.object.tail.length, resolve, reject });
+      this.#pending.push({ write, key, bytes: write.object.head.length + write.object.tail.length, resolve, reject, spanContext: activeSpanContext() });
       // Started on the next turn of the event loop: every write whose request was read in this turn joins the batch.
       this.#running ??= new Promise<void>((started) => setImmediate(started)).then(() => this.#loop());
     });
@@ -96,7 +101,7 @@ export class WriteBatcher {
 
   async #loop(): Promise<void> {
     try {
-      while (this.#pending.length > 0) await this.#commit(this.#take());
+      while (this.#pending.length > 0) await this.#traced(this.#take());
     } finally {
       this.#running = undefined;
     }
@@ -120,6 +125,23 @@ export class WriteBatcher {
     }
     this.#pending = rest;
     return batch;
+  }
+
+  /** Runs one batch in its span, when traced: the child of its first request's span (not of whichever request started the loop), linked to them all. */
+  #traced(batch: readonly Pending[]): Promise<void> {
+    const first = batch.find((p) => p.spanContext !== undefined)?.spanContext;
+    if (first === undefined) return this.#commit(batch);
+    const links = batch.flatMap((p) => (p.spanContext ? [{ context: p.spanContext }] : []));
+    return inSpan(
+      'storage write batch',
+      {
+        kind: SpanKind.INTERNAL,
+        parent: contextOf(first),
+        links,
+        attributes: { 'db.operation.batch.size': batch.length, 'db.system.name': 'postgresql', 'db.system': 'postgresql' },
+      },
+      () => this.#commit(batch),
+    );
   }
 
   /** Runs one batch and settles its writes. */

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cairnGroup } from '../../src/apis/cairn/register.js';
 import { servingCertSecretName } from '../../src/server/apiservice-certs.js';
 import { ensureServingPki } from '../../src/server/pki.js';
+import { readTracingConfiguration } from '../../src/server/tracing-configuration.js';
 import { cairnApiServices, cairnNamespace, cairnService } from '../support/aggregated-cairn.js';
 import { cairnChart, renderChart, runHelm } from '../support/helm.js';
 import { startKubeControlPlane, type KubeControlPlane } from '../support/kube-control-plane.js';
@@ -74,7 +75,10 @@ describe('charts/cairn', () => {
   });
 
   it('passes helm lint with the default values and with every option on', async () => {
-    for (const args of [[], ['--set', 'tls.certManager.enabled=true', '--set', 'postgresql.enabled=true', '--set', 'replicas=3']]) {
+    for (const args of [
+      [],
+      ['--set', 'tls.certManager.enabled=true', '--set', 'postgresql.enabled=true', '--set', 'replicas=3', '--set', 'tracing.enabled=true'],
+    ]) {
       const result = await runHelm(helm, ['lint', '--strict', cairnChart, ...args]);
       expect(result.code, `${result.stdout}${result.stderr}`).toBe(0);
       expect(result.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
@@ -116,6 +120,29 @@ describe('charts/cairn', () => {
     expect(await renderChart(helm, ['--set', 'podDisruptionBudget.enabled=false'])).not.toContainEqual(
       expect.objectContaining({ kind: 'PodDisruptionBudget' }),
     );
+  });
+
+  it('with tracing enabled, passes Cairn a TracingConfiguration it reads from a ConfigMap it mounts', async () => {
+    const rendered = await renderChart(helm, [
+      '--set',
+      'tracing.enabled=true',
+      '--set',
+      'tracing.endpoint=otel-collector.observability:4317',
+      '--set',
+      'tracing.samplingRatePerMillion=10000',
+    ]);
+    const configMap = only(rendered, 'ConfigMap', `${cairnService}-tracing`);
+    const flag = container(rendered).args.find((arg: string) => arg.startsWith('--tracing-config-file='));
+    const mount = container(rendered).volumeMounts.find((m: any) => m.name === 'tracing');
+    const volume = only(rendered, 'Deployment', cairnService).spec.template.spec.volumes.find((v: any) => v.name === 'tracing');
+    expect(volume.configMap.name).toBe(configMap.metadata.name);
+    const file = flag.slice('--tracing-config-file='.length);
+    expect(file).toBe(`${mount.mountPath}/tracing-config.yaml`);
+    // What Cairn reads from it at startup.
+    const local = join(scratch, 'tracing-config.yaml');
+    await writeFile(local, configMap.data['tracing-config.yaml']);
+    expect(await readTracingConfiguration(local)).toEqual({ endpoint: 'otel-collector.observability:4317', samplingRatePerMillion: 10000 });
+    expect(container(await renderChart(helm)).args.some((arg: string) => arg.startsWith('--tracing-config-file'))).toBe(false);
   });
 
   it('puts the CA given as apiService.caBundle into every APIService', async () => {
@@ -187,6 +214,7 @@ describe('charts/cairn', () => {
       [['--set', 'database.url=mysql://x'], "at '/database/url'"],
       [['--set', 'tls.certManager.issuerRef.kind=Cluster'], "at '/tls/certManager/issuerRef/kind'"],
       [['--set', 'extraArgs[0]=event-retention=7d'], "at '/extraArgs/0'"],
+      [['--set', 'tracing.samplingRatePerMillion=1000001'], "at '/tracing/samplingRatePerMillion'"],
     ] as const) {
       const result = await runHelm(helm, ['template', 'cairn', cairnChart, ...args]);
       expect(result.code, args.join(' ')).not.toBe(0);

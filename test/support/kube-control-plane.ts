@@ -61,6 +61,8 @@ export interface KubeControlPlaneOptions {
   readonly log?: (line: string) => void;
   /** How long kube-apiserver may take to be ready and create namespace `default`; 120 s by default. */
   readonly readyTimeoutMs?: number;
+  /** More kube-apiserver flags, after the ones above (e.g. `--tracing-config-file=FILE`). */
+  readonly apiserverArgs?: readonly string[];
 }
 
 /**
@@ -272,6 +274,7 @@ class LocalControlPlane implements KubeControlPlane {
       `--proxy-client-key-file=${pki.proxyClientKey}`,
       // ExternalName services are resolved only by the ClusterIP resolver.
       '--enable-aggregator-routing=false',
+      ...(this.options.apiserverArgs ?? []),
     ];
   }
 

@@ -1,8 +1,10 @@
 /**
  * An admission webhook server for tests: real HTTPS with a CA of its own (for a
  * configuration's caBundle), answering each AdmissionReview POSTed to a path with what
- * the test's handler for that path returns, and recording the requests it was sent.
+ * the test's handler for that path returns, and recording the requests it was sent (and
+ * their HTTP headers, where a `traceparent` travels).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,8 @@ export interface WebhookServer {
   readonly caBundle: string;
   /** The requests each path received, in order. */
   readonly received: Map<string, ReviewRequest[]>;
+  /** The HTTP headers of those requests, by path, in the same order. */
+  readonly receivedHeaders: Map<string, IncomingHttpHeaders[]>;
   close(): Promise<void>;
 }
 
@@ -32,6 +36,7 @@ export async function startWebhookServer(handlers: Readonly<Record<string, Webho
   const pki = await ensureServingPki(dir, { hosts: ['127.0.0.1', 'localhost'] });
   await rm(dir, { recursive: true, force: true });
   const received = new Map<string, ReviewRequest[]>();
+  const receivedHeaders = new Map<string, IncomingHttpHeaders[]>();
   const server: Server = createServer({ cert: pki.certPem, key: pki.keyPem }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -44,6 +49,7 @@ export async function startWebhookServer(handlers: Readonly<Record<string, Webho
       }
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request: ReviewRequest };
       received.set(path, [...(received.get(path) ?? []), review.request]);
+      receivedHeaders.set(path, [...(receivedHeaders.get(path) ?? []), req.headers]);
       const response = handler(review.request);
       if (response === 'never') return;
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -56,6 +62,7 @@ export async function startWebhookServer(handlers: Readonly<Record<string, Webho
     url: `https://127.0.0.1:${port}`,
     caBundle: Buffer.from(pki.caPem).toString('base64'),
     received,
+    receivedHeaders,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

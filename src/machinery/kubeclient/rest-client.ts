@@ -22,6 +22,8 @@ export interface RestRequestOptions {
   /** Abandon the request after this many ms (an error); none by default. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** Headers besides Accept and Content-Type (a span's `traceparent`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -68,7 +70,7 @@ export class RestClient {
     const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
     try {
       const text = body === undefined ? undefined : JSON.stringify(body);
-      const headers = { Accept: 'application/json', ...(text !== undefined ? { 'Content-Type': 'application/json' } : {}) };
+      const headers = { ...options.headers, Accept: 'application/json', ...(text !== undefined ? { 'Content-Type': 'application/json' } : {}) };
       const response = await this.#fetch(new Request(`${this.#server}${path}`, { method, headers, body: text, signal }));
       const answer = await response.text();
       let parsed: unknown;

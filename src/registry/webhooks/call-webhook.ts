@@ -5,6 +5,7 @@
  * (`https://<name>.<namespace>.svc:<port><path>`), as the name its certificate must carry.
  */
 import https from 'node:https';
+import { answered, failed, httpClientAttributes, inSpan, SpanKind, traceHeaders, tracing } from '../../machinery/tracing.js';
 import type { Webhook } from './webhook-configuration.js';
 
 /** `response` of an admission.k8s.io/v1 AdmissionReview. */
@@ -30,9 +31,45 @@ export function webhookUrl(webhook: Webhook): URL {
   return target;
 }
 
-/** POSTs `review` to `webhook` and returns its response; a WebhookCallError when it cannot be had within the webhook's timeout. */
-export function callWebhook(webhook: Webhook, review: unknown, uid: string): Promise<AdmissionResponse> {
+/** What kube's span of one call says besides HTTP: its `Call mutating webhook` span's attributes. */
+export interface WebhookCallAttributes {
+  readonly phase: 'mutating' | 'validating';
+  /** The resource as kube's GroupVersionResource prints (`cairn.dev/v1, Resource=pipelines`). */
+  readonly resource: string;
+  readonly subresource: string;
+  readonly operation: string;
+}
+
+/**
+ * POSTs `review` to `webhook` and returns its response; a WebhookCallError when it cannot be
+ * had within the webhook's timeout. Traced as kube's `Call mutating webhook` and `Call
+ * validating webhook` spans, a client span here whose `traceparent` the request carries.
+ */
+export function callWebhook(webhook: Webhook, review: unknown, uid: string, call: WebhookCallAttributes): Promise<AdmissionResponse> {
   const url = webhookUrl(webhook);
+  const attributes = tracing()
+    ? {
+        ...httpClientAttributes('POST', url.origin, `${url.pathname}${url.search}`),
+        configuration: webhook.configuration,
+        webhook: webhook.name,
+        resource: call.resource,
+        subresource: call.subresource,
+        operation: call.operation,
+        UID: uid,
+      }
+    : undefined;
+  return inSpan(`Call ${call.phase} webhook`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    try {
+      return await post(webhook, url, review, uid, (status) => answered(span, status));
+    } catch (error) {
+      if (span) failed(span, error);
+      throw error;
+    }
+  });
+}
+
+/** The request itself; `onStatus` hears the HTTP status. */
+function post(webhook: Webhook, url: URL, review: unknown, uid: string, onStatus: (status: number) => void): Promise<AdmissionResponse> {
   const body = JSON.stringify(review);
   const failed = (why: string) => new WebhookCallError(`failed to call webhook: Post "${url.href}": ${why}`);
   return new Promise((resolve, reject) => {
@@ -40,12 +77,13 @@ export function callWebhook(webhook: Webhook, review: unknown, uid: string): Pro
       url,
       {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body) },
+        headers: { ...traceHeaders(), 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body) },
         ca: webhook.clientConfig.caBundle,
         agent: false,
         signal: AbortSignal.timeout(webhook.timeoutSeconds * 1000),
       },
       (res) => {
+        onStatus(res.statusCode ?? 0);
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', (error) => reject(failed(error.message)));

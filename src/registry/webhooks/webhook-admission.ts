@@ -132,7 +132,12 @@ export class WebhookAdmission implements Admission {
     const uid = randomUUID();
     let response: AdmissionResponse;
     try {
-      response = await callWebhook(webhook, review(uid, a, requested, endpoint.version, sent), uid);
+      response = await callWebhook(webhook, review(uid, a, requested, endpoint.version, sent), uid, {
+        phase,
+        resource: `${a.group}/${a.version}, Resource=${a.resource}`,
+        subresource: a.subresource ?? '',
+        operation: a.operation,
+      });
     } catch (error) {
       if (!(error instanceof WebhookCallError)) throw error;
       const failure = new Error(`failed calling webhook "${webhook.name}": ${error.message}`);

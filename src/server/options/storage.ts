@@ -11,6 +11,7 @@ import { servedGroups } from '../../apis/served-groups.js';
 import type { HealthCheck } from '../../http/health.js';
 import { Registry } from '../../registry/registry.js';
 import type { Database } from '../../storage/database.js';
+import { tracedDatabase } from '../../storage/traced-database.js';
 import { fsyncEnabled } from '../../storage/durability.js';
 import { migrateToLatest } from '../../storage/migrate.js';
 import type { StorageMetrics } from '../../storage/metrics.js';
@@ -193,7 +194,7 @@ export const storageOptions = {
     lifecycle.addPostStartHook('storage-ready', async () => {
       for (;;) {
         try {
-          database ??= await openDatabase(options, logger);
+          database ??= tracedDatabase(await openDatabase(options, logger));
           const applied = await migrateToLatest(database);
           if (applied.length) logger.info({ migrations: applied }, 'migrated');
           // Before the first read: without them, PGlite's planner would scan (table-statistics.ts).
