@@ -12,6 +12,7 @@
 import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { faultsReportVariable, type FaultMeasurement } from '../../bench/faults-bench.js';
 import { startHaproxy, type Haproxy } from '../support/haproxy.js';
 import { patroniTiming, startPatroniCluster, type PatroniCluster, type PatroniMember } from '../support/patroni-cluster.js';
 import { createDatabase } from '../support/postgres-cluster.js';
@@ -34,19 +35,6 @@ interface Outcome {
   /** 0: no HTTP answer (connection failed); -1: no answer within {@link hungAfterMs}. */
   readonly status: number;
   readonly resourceVersion?: string;
-}
-
-/** What one fault cost, as the bench reports it. */
-export interface FaultMeasurement {
-  readonly fault: string;
-  /** From the fault to the first moment a member answers Patroni's `OPTIONS /primary` with 200 again (polled each 100 ms). */
-  readonly patroniFailoverMs: number;
-  /** The longest pause between two acknowledged creates, from the last one before the fault to the first after the primary was back. */
-  readonly writeGapMs: number;
-  /** Creates refused (503) during the fault. */
-  readonly refused: number;
-  readonly leaderBefore: string;
-  readonly leaderAfter: string;
 }
 
 /** Creates with a known sequence of names on every replica, until stopped. */
@@ -172,7 +160,8 @@ describe('a Patroni cluster failing over under load', () => {
         `${m.fault}: write gap ${m.writeGapMs} ms, Patroni failover ${m.patroniFailoverMs} ms, ${m.refused} refused, leader ${m.leaderBefore} → ${m.leaderAfter}`,
     );
     console.info(`Patroni faults (ttl ${patroniTiming.ttl} s, loop_wait ${patroniTiming.loop_wait} s):\n${summary.join('\n')}`);
-    if (process.env.CAIRN_FAULTS_REPORT) await writeFile(process.env.CAIRN_FAULTS_REPORT, JSON.stringify(measurements, null, 2));
+    const reportFile = process.env[faultsReportVariable];
+    if (reportFile) await writeFile(reportFile, JSON.stringify(measurements, null, 2));
 
     // No request outlived the request timeout, and every refusal was the retriable 503.
     expect(writers.outcomes.filter((o) => o.status === -1)).toEqual([]);
@@ -208,14 +197,14 @@ describe('a Patroni cluster failing over under load', () => {
 });
 
 /**
- * When a member answers `OPTIONS /primary` with 200 after the fault: a member other than
+ * When a member Patroni names primary takes writes after the fault: a member other than
  * the old leader, or the old leader with another postmaster than the one that led
  * (Patroni restarted its postgres in place).
  */
 async function primaryAgain(cluster: PatroniCluster, oldLeader: PatroniMember, oldPostmaster: number | undefined, faultAt: number): Promise<number> {
   while (Date.now() - faultAt < resumeTimeoutMs) {
     for (const member of cluster.members) {
-      if (!(await cluster.isPrimary(member))) continue;
+      if (!(await cluster.isWritablePrimary(member))) continue;
       if (member !== oldLeader || (await cluster.postmasterPid(member)) !== oldPostmaster) return Date.now();
     }
     await sleep(100);

@@ -55,7 +55,11 @@ export async function startHaproxy(directory: string, backends: readonly Haproxy
       '  maxconn 1000',
       'defaults',
       '  mode tcp',
-      '  timeout connect 2s',
+      // A connection refused by a member that just died is retried once, a second later, then
+      // fails (the client retries on the 503 it gets): three default retries held each for 3 s.
+      '  timeout connect 1s',
+      '  retries 1',
+      '  option redispatch',
       // Watches and the LISTEN connection stay open and quiet for long.
       '  timeout client 1h',
       '  timeout server 1h',

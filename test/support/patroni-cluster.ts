@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { stringify } from 'yaml';
+import { patroniTiming } from '../../bench/faults-bench.js';
 import { ensureDebianPackage } from './debian-packages.js';
 import { freeLoopbackPort } from './free-port.js';
 import { killGroup, startProcessGroup, type ProcessGroup } from './process-group.js';
@@ -21,12 +23,7 @@ const postgresBin = '/usr/lib/postgresql/15/bin';
 const serverUser = 'postgres';
 const scope = 'cairn';
 
-/**
- * Patroni's timing: the leader key lives `ttl` seconds unless renewed each `loop_wait`
- * (Patroni requires loop_wait + 2 × retry_timeout ≤ ttl). Production's defaults are 30/10/10;
- * these are shorter so a test waits seconds, not half a minute, for a dead agent's key to expire.
- */
-export const patroniTiming = { ttl: 10, loop_wait: 1, retry_timeout: 4 } as const;
+export { patroniTiming };
 
 /** One member as Patroni's REST API describes it (`GET /cluster`). */
 export interface PatroniMemberState {
@@ -64,6 +61,11 @@ export interface PatroniCluster {
   waitHealthy(timeoutMs: number, members?: number): Promise<PatroniMember>;
   /** Whether `member`'s REST API answers `OPTIONS /primary` with 200 (what HAProxy checks). */
   isPrimary(member: PatroniMember): Promise<boolean>;
+  /**
+   * Whether `member` is primary and its PostgreSQL takes writes (not in recovery): after a
+   * crash Patroni answers /primary while it restarts PostgreSQL as a standby to promote it.
+   */
+  isWritablePrimary(member: PatroniMember): Promise<boolean>;
   /** `patronictl switchover --force`: the leader hands over to its synchronous standby. */
   switchover(): Promise<string>;
   /** The pid of the member's postmaster (from its postmaster.pid), or undefined when none runs. */
@@ -159,7 +161,15 @@ class LocalPatroniCluster implements PatroniCluster {
           synchronous_mode_strict: true,
           postgresql: {
             use_pg_rewind: true,
-            parameters: { max_connections: 200, wal_keep_size: '256MB', fsync: 'on', synchronous_commit: 'on' },
+            parameters: {
+              max_connections: 200,
+              wal_keep_size: '256MB',
+              fsync: 'on',
+              synchronous_commit: 'on',
+              // A standby whose primary went away tries again after this (default 5 s); in strict
+              // synchronous mode no write commits until one is back, so it bounds the write gap.
+              wal_retrieve_retry_interval: '1s',
+            },
           },
         },
         initdb: [{ encoding: 'UTF8' }, { locale: 'C' }],
@@ -215,6 +225,21 @@ class LocalPatroniCluster implements PatroniCluster {
 
   async isPrimary(member: PatroniMember): Promise<boolean> {
     return (await fetchStatus(`http://127.0.0.1:${member.restPort}/primary`, 'OPTIONS')) === 200;
+  }
+
+  async isWritablePrimary(member: PatroniMember): Promise<boolean> {
+    if (!(await this.isPrimary(member))) return false;
+    const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${member.postgresPort}/postgres`, connectionTimeoutMillis: 1000 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');
+      return rows[0]?.recovery === false;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
   }
 
   async switchover(): Promise<string> {
