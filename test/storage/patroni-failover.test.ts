@@ -100,7 +100,7 @@ describe('a Patroni cluster failing over under load', () => {
     haproxy = await startHaproxy(
       cluster.directory,
       cluster.members.map((m) => ({ name: m.name, port: m.postgresPort, checkPort: m.restPort })),
-      { mode: 'postgres', request: 'OPTIONS /primary', intervalMs: 500 },
+      { mode: 'postgres', request: 'OPTIONS /primary', intervalMs: 500, cutSessionsWhenDown: true },
     );
     const databaseUrl = await createDatabase(`postgres://postgres@127.0.0.1:${haproxy.port}/postgres`);
     for (let i = 0; i < 2; i++) {

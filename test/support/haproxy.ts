@@ -32,6 +32,11 @@ export interface HaproxyCheck {
   readonly request: string;
   /** How often each backend is checked, in ms. */
   readonly intervalMs: number;
+  /**
+   * Cut the sessions of a backend marked down (a demoted PostgreSQL must not keep writers);
+   * not for a Cairn replica draining for shutdown, whose requests in flight must finish.
+   */
+  readonly cutSessionsWhenDown: boolean;
 }
 
 /** A running HAProxy. */
@@ -68,8 +73,8 @@ export async function startHaproxy(directory: string, backends: readonly Haproxy
       `  bind 127.0.0.1:${port}`,
       `  option httpchk ${check.request}`,
       '  http-check expect status 200',
-      // Marked down after two failed checks, up after one; a member marked down has its sessions cut.
-      `  default-server inter ${check.intervalMs}ms fall ${fall} rise 1 on-marked-down shutdown-sessions`,
+      // Marked down after two failed checks, up after one.
+      `  default-server inter ${check.intervalMs}ms fall ${fall} rise 1${check.cutSessionsWhenDown ? ' on-marked-down shutdown-sessions' : ''}`,
       ...backends.map((b) => `  server ${b.name} 127.0.0.1:${b.port} check port ${b.checkPort}${checkOverTls}`),
       '',
     ].join('\n'),
