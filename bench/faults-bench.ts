@@ -43,6 +43,8 @@ export interface FaultsResults {
 
 /** The environment variable through which the test hands its measurements over. */
 export const faultsReportVariable = 'CAIRN_FAULTS_REPORT';
+/** Set, the test injects every fault; `npm test` injects only the killed postmaster, to stay short. */
+export const allFaultsVariable = 'CAIRN_FAULTS_ALL';
 const testFile = 'test/storage/patroni-failover.test.ts';
 
 /** Runs the failover test once and returns its measurements; throws with vitest's output when it fails. */
@@ -54,7 +56,7 @@ export async function runFaultsBench(): Promise<FaultsResults> {
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn('npx', ['vitest', 'run', testFile], {
         cwd: repoRoot,
-        env: { ...process.env, [faultsReportVariable]: report },
+        env: { ...process.env, [faultsReportVariable]: report, [allFaultsVariable]: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let text = '';

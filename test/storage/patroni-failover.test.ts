@@ -1,9 +1,11 @@
 /**
  * Cairn on PostgreSQL as production runs it — three Patroni members in synchronous mode
- * behind HAProxy's Patroni health check — through the faults such a cluster meets: a
- * switchover, a `kill -9` of the leader's postmaster and a kill of the leader's Patroni
- * agent, one after another, while two Cairn replicas take continuous creates and
- * reflectors watch on both. After all three: every create answered 201 reads back at its
+ * behind HAProxy's Patroni health check — through the faults such a cluster meets, while
+ * two Cairn replicas take continuous creates and reflectors watch on both. `npm test`
+ * injects a `kill -9` of the leader's postmaster, which drops every connection and then
+ * leads some to a server still read-only; with $CAIRN_FAULTS_ALL set (the bench sets it)
+ * a switchover and a kill of the leader's Patroni agent come before and after it, which
+ * take a minute more. After them: every create answered 201 reads back at its
  * resourceVersion, every watcher saw every write exactly once in resourceVersion order
  * (or was told 410 and would relist), every refused write was a retriable 503, and no
  * request outlived the request timeout. The write gap of each fault beside Patroni's own
@@ -12,7 +14,7 @@
 import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultsReportVariable, type FaultMeasurement } from '../../bench/faults-bench.js';
+import { allFaultsVariable, faultsReportVariable, type FaultMeasurement } from '../../bench/faults-bench.js';
 import { startHaproxy, type Haproxy } from '../support/haproxy.js';
 import { patroniTiming, startPatroniCluster, type PatroniCluster, type PatroniMember } from '../support/patroni-cluster.js';
 import { createDatabase } from '../support/postgres-cluster.js';
@@ -114,7 +116,7 @@ describe('a Patroni cluster failing over under load', () => {
     await cluster?.destroy();
   });
 
-  it('loses no acknowledged write and no watch event through a switchover, a killed postmaster and a killed agent', { timeout: 240_000 }, async () => {
+  it('loses no acknowledged write and no watch event through its faults', { timeout: 240_000 }, async () => {
     const from = (await servers[0].request('GET', pipelines)).json.metadata.resourceVersion as string;
     const reflectors = servers.flatMap((server) => [new Reflector(server, pipelines, from), new Reflector(server, pipelines, from)]);
     const writers = new Writers(servers);
@@ -140,18 +142,24 @@ describe('a Patroni cluster failing over under load', () => {
       });
     };
 
-    try {
-      await survive('patronictl switchover --force', async () => {
+    /** The faults, in the order they are injected; `npm test` injects only the one that exercises most of Cairn. */
+    const faults: Record<string, (leader: PatroniMember) => Promise<void>> = {
+      'patronictl switchover --force': async () => {
         await cluster.switchover();
-      });
-      await survive("kill -9 of the leader's postmaster", async (leader) => {
+      },
+      // The connections die with 57P01, then HAProxy sends some to the restarted, still read-only server (25006).
+      "kill -9 of the leader's postmaster": async (leader) => {
         const pid = await cluster.postmasterPid(leader);
         if (pid === undefined) throw new Error(`no postmaster runs for ${leader.name}`);
         process.kill(pid, 'SIGKILL');
-      });
-      await survive("kill -9 of the leader's Patroni agent", async (leader) => {
+      },
+      "kill -9 of the leader's Patroni agent": async (leader) => {
         await leader.agent.kill();
-      });
+      },
+    };
+    const injected = process.env[allFaultsVariable] ? Object.keys(faults) : ["kill -9 of the leader's postmaster"];
+    try {
+      for (const fault of injected) await survive(fault, faults[fault]);
     } finally {
       await writers.stop();
     }
@@ -169,7 +177,7 @@ describe('a Patroni cluster failing over under load', () => {
 
     // Every acknowledged create reads back at its resourceVersion, on either replica.
     const acknowledged = writers.acknowledged();
-    expect(acknowledged.length).toBeGreaterThanOrEqual(120);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(40 * injected.length);
     for (const [i, { name, resourceVersion }] of acknowledged.entries()) {
       const read = await servers[i % 2].request('GET', `${pipelines}/${name}`);
       expect(read.status, `${name}: ${read.text}`).toBe(200);
