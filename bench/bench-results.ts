@@ -1,5 +1,6 @@
 /** The document `results.json` holds: the run's circumstances, every row, the latency curves, and the scale runs. */
 import type { LatencyCurve, RowResult } from './results.js';
+import type { FaultsResults } from './faults-bench.js';
 import type { HistoryResults } from './history-bench.js';
 import type { LogAppendResults } from './log-append-report.js';
 import type { ScaleResults } from './scale-results.js';
@@ -41,4 +42,5 @@ export interface ResultsDocument extends Partial<BenchResults> {
   readonly scale?: ScaleResults;
   readonly history?: HistoryResults;
   readonly logAppends?: LogAppendResults;
+  readonly faults?: FaultsResults;
 }

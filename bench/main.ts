@@ -13,6 +13,10 @@
  * each (1,000,000 by default, 2,000 with `--quick`), on PostgreSQL unless told otherwise,
  * into the `history` part of `results.json` and `report.md`.
  *
+ * `npm run bench -- --faults`: what a switchover, a killed postmaster and a killed Patroni
+ * agent cost Cairn's writers on a three-member Patroni cluster (issue 27,
+ * bench/faults-bench.ts), into the `faults` part of `results.json` and `report.md`.
+ *
  * Everything it starts — PostgreSQL, Cairn, the bare Koa server — listens on loopback
  * and is stopped before it exits; every load is bounded in time or count.
  */
@@ -38,6 +42,7 @@ import { postgresVersion, runMeta, runStart } from './run-meta.js';
 import { runScaleBench, scaleSteps } from './scale-bench.js';
 import type { ScaleRun } from './scale-results.js';
 import { historySteps, runHistoryBench, type HistoryRun } from './history-bench.js';
+import { runFaultsBench } from './faults-bench.js';
 
 /** The steps {@link benchBackend} reports for one backend, for the progress bar's total. */
 function plannedSteps(profile: Profile, backend: Backend): number {
@@ -58,7 +63,7 @@ interface HistorySettings {
   readonly revisions: number;
 }
 
-function options(): { profile: Profile; backends: Backend[]; outDir: string; scale?: ScaleSettings; history?: HistorySettings } {
+function options(): { profile: Profile; backends: Backend[]; outDir: string; scale?: ScaleSettings; history?: HistorySettings; faults: boolean } {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
@@ -67,12 +72,13 @@ function options(): { profile: Profile; backends: Backend[]; outDir: string; sca
       out: { type: 'string' },
       scale: { type: 'boolean', default: false },
       history: { type: 'boolean', default: false },
+      faults: { type: 'boolean', default: false },
       revisions: { type: 'string', default: '10' },
       namespaces: { type: 'string', default: '100' },
       'soak-seconds': { type: 'string' },
     },
   });
-  if (values.scale && values.history) throw new Error('--scale and --history are separate runs');
+  if ([values.scale, values.history, values.faults].filter(Boolean).length > 1) throw new Error('--scale, --history and --faults are separate runs');
   const seeded = values.scale || values.history;
   const backend = values.backend ?? (seeded ? 'postgres' : 'both');
   if (backend !== 'both' && backend !== 'postgres' && backend !== 'pglite') throw new Error(`--backend: postgres, pglite or both, not ${backend}`);
@@ -94,6 +100,7 @@ function options(): { profile: Profile; backends: Backend[]; outDir: string; sca
     outDir: resolve(values.out ?? join(repoRoot, 'bench')),
     ...(values.scale && { scale: { count, namespaces, soakSeconds } }),
     ...(values.history && { history: { count, namespaces, revisions } }),
+    faults: values.faults,
   };
 }
 
@@ -109,7 +116,8 @@ async function cleanUp(workDir: string, failed: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { profile, backends, outDir, scale, history } = options();
+  const { profile, backends, outDir, scale, history, faults } = options();
+  if (faults) return faultsMain(outDir);
   if (scale) return scaleMain(profile, backends, outDir, scale);
   if (history) return historyMain(profile, backends, outDir, history);
   const start = runStart();
@@ -148,6 +156,13 @@ async function main(): Promise<void> {
   await writeResults(outDir, { ...others, ...results });
   progress.stop();
   await cleanUp(workDir, rows.filter((r) => r.error !== undefined).length);
+}
+
+/** The Patroni faults, into the `faults` part of the results. */
+async function faultsMain(outDir: string): Promise<void> {
+  console.error('running test/storage/patroni-failover.test.ts (about a minute and a half)');
+  const faults = await runFaultsBench();
+  await writeResults(outDir, { ...(await previousResults(outDir)), faults });
 }
 
 /** The scale bench on each of `backends`, into the `scale` part of the results. */

@@ -3,6 +3,7 @@ import { formatMs, latencyChart } from './latency-chart.js';
 import type { BenchResults, ResultsDocument } from './bench-results.js';
 import type { Figure, RowResult } from './results.js';
 import type { Backend } from './rows.js';
+import { renderFaults } from './faults-report.js';
 import { renderHistory } from './history-report.js';
 import { renderLogAppends } from './log-append-report.js';
 import { renderScale } from './scale-report.js';
@@ -33,11 +34,11 @@ function tableRow(row: RowResult): string {
   return `| ${backendNames[row.backend]} | ${row.title} | ${cairnCell(row)} | ${limit} | ${ratio} | ${row.goal?.text ?? '—'} | ${met} |`;
 }
 
-/** Renders `results` as the Markdown of `report.md`: the per-request table and charts, then the scale, history and log append runs. */
+/** Renders `results` as the Markdown of `report.md`: the per-request table and charts, then the scale, history, log append and Patroni fault runs. */
 export function renderReport(results: ResultsDocument): string {
   const lines = ['# Cairn benchmarks', ''];
   if (results.meta && results.rows && results.latencyCurves) lines.push(...perRequest(results as BenchResults));
-  lines.push(...renderScale(results.scale), ...renderHistory(results.history), ...renderLogAppends(results.logAppends));
+  lines.push(...renderScale(results.scale), ...renderHistory(results.history), ...renderLogAppends(results.logAppends), ...renderFaults(results.faults));
   return lines.join('\n');
 }
 

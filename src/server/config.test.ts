@@ -296,6 +296,14 @@ describe('parseConfig: request limits and TLS', () => {
     expect(() => parseConfig(['--max-mutating-requests-inflight=lots'], {})).toThrow('invalid argument "lots" for "--max-mutating-requests-inflight" flag');
   });
 
+  it('takes the shutdown delay as seconds (--shutdown-delay, SHUTDOWN_DELAY_SECONDS) or as kube’s --shutdown-delay-duration, not both', () => {
+    expect(parseConfig(['--shutdown-delay-duration=2500ms'], {}).shutdownDelayMs).toBe(2500);
+    expect(parseConfig(['--shutdown-delay', '3'], {}).shutdownDelayMs).toBe(3000);
+    expect(parseConfig([], { SHUTDOWN_DELAY_SECONDS: '4' }).shutdownDelayMs).toBe(4000);
+    expect(() => parseConfig(['--shutdown-delay=1', '--shutdown-delay-duration=1s'], {})).toThrow(/give one/);
+    expect(() => parseConfig(['--shutdown-delay-duration=5'], {})).toThrow(/invalid duration "5"/);
+  });
+
   it('takes kube’s TLS version and cipher suite names, and refuses names it does not know, naming them', () => {
     const config = parseConfig(['--tls-min-version=VersionTLS13', '--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256'], {});
     expect(config.tlsMinVersion).toBe('VersionTLS13');

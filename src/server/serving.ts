@@ -4,7 +4,7 @@
  */
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
 
 /** TLS material of the listener. */
@@ -36,8 +36,12 @@ export interface Listener {
 /** kube-apiserver allows many streams per connection; the aggregator multiplexes watches on one. */
 const maxConcurrentStreams = 2000;
 
-/** Starts listening on `host:port` (port 0 picks one). */
-export async function listen(handler: RequestListener, tls: ServingTls, host: string, port: number): Promise<Listener> {
+/**
+ * Starts listening on `host:port` (port 0 picks one). Once `draining` is aborted (shutdown
+ * began), every HTTP/1.1 response says `Connection: close`, so keep-alive clients take their
+ * next request elsewhere rather than to a connection that is about to close.
+ */
+export async function listen(handler: RequestListener, tls: ServingTls, host: string, port: number, draining?: AbortSignal): Promise<Listener> {
   // One state for every part of the secure context: replacing it for one part (a CA, the certificate) keeps the others.
   let current = tls;
   const secureContext = (): SecureContextOptions => ({
@@ -66,8 +70,12 @@ export async function listen(handler: RequestListener, tls: ServingTls, host: st
       streamResetBurst: 2 * maxConcurrentStreams,
       streamResetRate: maxConcurrentStreams,
     },
-    handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    ((req: IncomingMessage, res: ServerResponse) => {
+      if (req.httpVersionMajor === 1) http1Requests.track(req, res, draining?.aborted === true);
+      handler(req, res);
+    }) as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
   );
+  const http1Requests = new Http1Requests();
   const sockets = new Set<Socket>();
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('secureConnection', (socket: Socket) => {
@@ -99,9 +107,40 @@ export async function listen(handler: RequestListener, tls: ServingTls, host: st
       }, graceMs);
       timer.unref();
       // HTTP/1.1 connections would hold close() open; HTTP/2 ones end through session.close().
-      for (const socket of sockets) if ((socket as TLSSocket).alpnProtocol !== 'h2') socket.end();
+      // An idle one closes now, one with a request in flight once its response is sent.
+      http1Requests.closing = true;
+      for (const socket of sockets) if ((socket as TLSSocket).alpnProtocol !== 'h2' && !http1Requests.busy(socket)) socket.end();
       await closed;
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * The HTTP/1.1 requests in flight per connection: at shutdown a connection closes once it
+ * is idle, never under a response still being written (which its client would lose).
+ */
+class Http1Requests {
+  readonly #inFlight = new Map<Socket, number>();
+  /** Set when the listener closes: a connection ends as its last response does. */
+  closing = false;
+
+  /** Counts `req` on its connection until its response is done; `draining` answers it with `Connection: close`. */
+  track(req: IncomingMessage, res: ServerResponse, draining: boolean): void {
+    const socket = req.socket;
+    if (draining || this.closing) res.setHeader('Connection', 'close');
+    this.#inFlight.set(socket, (this.#inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (this.#inFlight.get(socket) ?? 1) - 1;
+      if (left > 0) this.#inFlight.set(socket, left);
+      else {
+        this.#inFlight.delete(socket);
+        if (this.closing) socket.end();
+      }
+    });
+  }
+
+  busy(socket: Socket): boolean {
+    return this.#inFlight.has(socket);
+  }
 }

@@ -51,11 +51,23 @@ export function isConnectionError(error: unknown): boolean {
   return false;
 }
 
-/** Wraps connection errors as `Unavailable`; everything else passes through. */
+/**
+ * Tells whether the server refused a write because it is read-only (SQLSTATE 25006): a
+ * standby, or a primary being demoted, reached before the proxy in front noticed. Unlike
+ * a lost connection the outcome is known: nothing was written.
+ */
+export function isReadOnlyError(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === '25006';
+}
+
+/** Wraps connection errors and a read-only server's refusal as `Unavailable` (clients retry); everything else passes through. */
 export function classifyDatabaseError(error: unknown): unknown {
   if (error instanceof StorageError) return error;
   if (isConnectionError(error)) {
     return new StorageError('Unavailable', 'the database is unavailable', { cause: error });
+  }
+  if (isReadOnlyError(error)) {
+    return new StorageError('Unavailable', 'the database is read-only (a standby, or a primary being demoted)', { cause: error });
   }
   return error;
 }

@@ -8,7 +8,7 @@
  */
 import type { Database, Row } from './database.js';
 import type { EventLogEntry } from './event-log-entry.js';
-import { classifyDatabaseError, isConnectionError, StorageError } from './storage-error.js';
+import { classifyDatabaseError, isConnectionError, isReadOnlyError, StorageError } from './storage-error.js';
 import { readBatchOutcome, runWriteBatch, type BatchedWrite } from './write-batch-statement.js';
 import { noStorageMetrics, type StorageRecorder } from './metrics.js';
 import { activeSpanContext, contextOf, inSpan, SpanKind, type SpanContext } from '../machinery/tracing.js';
@@ -157,6 +157,12 @@ export class WriteBatcher {
       if (isConnectionError(error)) {
         // Maybe committed, maybe not: every write of the batch is, wholly or not at all.
         this.#notify(undefined);
+        const failure = classifyDatabaseError(error);
+        for (const p of batch) p.reject(failure);
+        return;
+      }
+      if (isReadOnlyError(error)) {
+        // Refused before anything was written: every write of the batch fails alike, none needs running alone.
         const failure = classifyDatabaseError(error);
         for (const p of batch) p.reject(failure);
         return;

@@ -5,77 +5,15 @@
  * as a client's reflector does — either sees every acknowledged write exactly once, in
  * resourceVersion order, or is told 410 Gone and would relist.
  */
-import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.js';
+import { Reflector } from '../support/reflector.js';
 import { pipeline, startTestServer, type TestServer } from '../support/test-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/restart/pipelines';
 const writers = 4;
 const watchers = 3;
 const settleMs = 30_000;
-
-/** A client that keeps watching from the last event it read until stopped or told 410. */
-class Reflector {
-  readonly events: Array<{ type: string; name: string; rv: bigint }> = [];
-  expired = false;
-  #stopped = false;
-  #request: ReturnType<typeof https.get> | undefined;
-
-  constructor(
-    readonly server: TestServer,
-    private resourceVersion: string,
-  ) {
-    void this.#run();
-  }
-
-  async #run(): Promise<void> {
-    while (!this.#stopped && !this.expired) {
-      await this.#watchOnce().catch(() => undefined);
-      if (!this.#stopped && !this.expired) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  /** One watch request, until its stream ends. */
-  #watchOnce(): Promise<void> {
-    const { servingCaPem: ca, adminCertPem: cert, adminKeyPem: key } = this.server.pki;
-    return new Promise((resolve, reject) => {
-      const req = https.get(`${this.server.url}${pipelines}?watch=true&resourceVersion=${this.resourceVersion}`, { ca, cert, key, agent: false }, (res) => {
-        if (res.statusCode === 410) this.expired = true;
-        if (res.statusCode !== 200) {
-          res.resume();
-          res.once('end', resolve);
-          return;
-        }
-        let pending = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          pending += chunk;
-          const lines = pending.split('\n');
-          pending = lines.pop()!;
-          for (const line of lines.filter(Boolean)) {
-            const event = JSON.parse(line) as { type: string; object: { code?: number; metadata: { name: string; resourceVersion: string } } };
-            if (event.type === 'ERROR') {
-              if (event.object.code === 410) this.expired = true;
-              continue;
-            }
-            this.resourceVersion = event.object.metadata.resourceVersion;
-            if (event.type !== 'BOOKMARK') this.events.push({ type: event.type, name: event.object.metadata.name, rv: BigInt(this.resourceVersion) });
-          }
-        });
-        res.once('end', resolve);
-        res.once('aborted', resolve);
-        res.once('error', resolve);
-      });
-      this.#request = req;
-      req.on('error', reject);
-    });
-  }
-
-  stop(): void {
-    this.#stopped = true;
-    this.#request?.destroy();
-  }
-}
 
 describe('PostgreSQL restarted under load', () => {
   let cluster: PostgresCluster;
@@ -91,7 +29,7 @@ describe('PostgreSQL restarted under load', () => {
 
   it('loses no acknowledged write, and every watcher completes or is answered 410', { timeout: 120_000 }, async () => {
     const from = (await server.request('GET', pipelines)).json.metadata.resourceVersion as string;
-    const reflectors = Array.from({ length: watchers }, () => new Reflector(server, from));
+    const reflectors = Array.from({ length: watchers }, () => new Reflector(server, pipelines, from));
     const acknowledged = new Map<string, string>();
     const refused: number[] = [];
     let writing = true;

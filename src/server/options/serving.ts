@@ -86,6 +86,13 @@ async function servingPki(options: ServingContext['options']): Promise<Pki> {
   return Object.freeze({ ...generated, servingCaPem: serving.caPem, servingCertPem: serving.certPem, servingKeyPem: serving.keyPem });
 }
 
+/** `--shutdown-delay` in seconds, or kube's `--shutdown-delay-duration` as a Go duration (`5s`); one of them. */
+function shutdownDelayMs(secondsText: string | undefined, durationText: string | undefined, envSeconds: string | undefined): number {
+  if (secondsText !== undefined && durationText !== undefined) throw new FlagError('--shutdown-delay and --shutdown-delay-duration are one setting: give one');
+  if (durationText !== undefined) return goDuration('shutdown-delay-duration', durationText, 0);
+  return seconds('shutdown delay', secondsText ?? envSeconds, 0);
+}
+
 export const servingOptions = {
   flags: {
     port: { type: 'string', usage: '[--port N]' },
@@ -99,7 +106,8 @@ export const servingOptions = {
     'max-requests-inflight': { type: 'string', usage: '[--max-requests-inflight N]' },
     'max-mutating-requests-inflight': { type: 'string', usage: '[--max-mutating-requests-inflight N]' },
     'shutdown-grace': { type: 'string', usage: '[--shutdown-grace SECONDS]' },
-    'shutdown-delay': { type: 'string', usage: '[--shutdown-delay SECONDS]' },
+    'shutdown-delay': { type: 'string', usage: '[--shutdown-delay SECONDS | --shutdown-delay-duration DURATION]' },
+    'shutdown-delay-duration': { type: 'string', usage: '' },
     'watch-bookmark-interval': { type: 'string', usage: '[--watch-bookmark-interval SECONDS]' },
   },
   environment: ['PORT', 'BIND_ADDRESS', 'TLS_SANS (comma-separated)', 'SHUTDOWN_DELAY_SECONDS'],
@@ -142,7 +150,7 @@ export const servingOptions = {
         mutating: count('max-mutating-requests-inflight', flag('max-mutating-requests-inflight'), defaultInFlightLimits.mutating),
       }),
       shutdownGraceMs: seconds('shutdown grace', flag('shutdown-grace'), 10),
-      shutdownDelayMs: seconds('shutdown delay', flag('shutdown-delay') ?? env.SHUTDOWN_DELAY_SECONDS, 0),
+      shutdownDelayMs: shutdownDelayMs(flag('shutdown-delay'), flag('shutdown-delay-duration'), env.SHUTDOWN_DELAY_SECONDS),
       watchBookmarkIntervalMs: seconds('watch bookmark interval', flag('watch-bookmark-interval'), 60),
     };
   },
@@ -155,7 +163,7 @@ export const servingOptions = {
       pki,
       async serve(handler, clientCaPems) {
         const tls = { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem, clientCaPems, ...tlsOptions };
-        const listener = await listen(handler, tls, options.bindAddress, options.port);
+        const listener = await listen(handler, tls, options.bindAddress, options.port, lifecycle.draining);
         const reloader =
           options.tlsCertFile !== undefined && options.tlsPrivateKeyFile !== undefined
             ? reloadServingCertificate({
