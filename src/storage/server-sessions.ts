@@ -128,6 +128,8 @@ export function reason(candidate: ServerCandidate, error: unknown): string {
 /** The `ssl` option of each try at `server`. */
 function tlsTries(settings: ConnectionSettings, server: ServerAddress, clientCertificate: ConnectionOptions): (false | ConnectionOptions)[] {
   const unverified: ConnectionOptions = { ...clientCertificate, rejectUnauthorized: false };
+  // libpq never asks a Unix socket for TLS.
+  if (server.host.startsWith('/')) return [false];
   switch (settings.sslmode) {
     case 'disable':
       return [false];
