@@ -1,0 +1,46 @@
+/**
+ * Storage through PgBouncer in transaction mode, where a session lasts one transaction:
+ * the conformance suite (its watches included) runs unchanged with wake-ups by polling,
+ * and a replica's watch hears another's writes by LISTEN on `--database-listen-url`'s
+ * direct connection. The stores' safety poll is turned down to an hour, so only the
+ * wake-up under test can deliver another replica's writes. One PgBouncer serves the file.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { collect, fieldsOf, key, object } from './conformance-support.js';
+import { runStorageConformance } from './conformance.js';
+import { openPooledStorage } from './sql-backends.js';
+import { startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
+
+const hour = 3_600_000;
+let bouncer: Promise<PgBouncer> | undefined;
+
+/** The URL of the direct URL's database through the file's PgBouncer, started on first use. */
+async function throughPgBouncer(directUrl: string): Promise<string> {
+  const url = new URL(directUrl);
+  bouncer ??= startPgBouncer({ serverPort: Number(url.port), poolMode: 'transaction' });
+  return (await bouncer).url(url.pathname.slice(1));
+}
+
+afterAll(async () => {
+  await (await bouncer)?.stop();
+});
+
+runStorageConformance('SQL storage through PgBouncer (pool_mode=transaction), woken by polling', () =>
+  openPooledStorage({ objectCacheSize: 0, safetyPollMs: hour }, throughPgBouncer, { pollIntervalMs: 100 }),
+);
+
+describe('through PgBouncer with a direct connection for LISTEN', () => {
+  it("wakes a replica's watch with another's writes by LISTEN", { timeout: 60_000 }, async () => {
+    const backend = await openPooledStorage({ objectCacheSize: 0, safetyPollMs: hour }, throughPgBouncer, 'listen');
+    try {
+      const replica = (await backend.openReplica!()).forResource('woken.test', fieldsOf);
+      const watched = backend.store.forResource('woken.test', fieldsOf);
+      const events = collect(await watched.watch(undefined, await backend.store.currentResourceVersion(), {}), 3);
+      const written = [];
+      for (const name of ['a', 'b', 'c']) written.push((await replica.create(key(name), object(name))).metadata.resourceVersion);
+      expect((await events).map((event) => event.resourceVersion)).toEqual(written);
+    } finally {
+      await backend.close();
+    }
+  });
+});
