@@ -196,5 +196,7 @@ export class PostgresDatabase implements Database {
 
   async close(): Promise<void> {
     await this.#db.destroy();
+    // Kysely ends the pool only if it ever ran a query; query() and ping() use the pool directly.
+    await this.#pool.end();
   }
 }

@@ -1,11 +1,16 @@
 /**
  * Storage through PgBouncer in transaction mode, where a session lasts one transaction:
  * the conformance suite (its watches included) runs unchanged with wake-ups by polling,
- * and a replica's watch hears another's writes by LISTEN on `--database-listen-url`'s
- * direct connection. The stores' safety poll is turned down to an hour, so only the
+ * a replica's watch hears another's writes by LISTEN on `--database-listen-url`'s
+ * direct connection, and the garbage collector's lease, a row, is held by one replica
+ * at a time. The stores' safety poll is turned down to an hour, so only the
  * wake-up under test can deliver another replica's writes. One PgBouncer serves the file.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { tryLease } from '../../src/storage/lease.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { PostgresDatabase } from '../../src/storage/postgres-database.js';
+import { testDatabaseUrl } from '../support/test-database.js';
 import { collect, fieldsOf, key, object } from './conformance-support.js';
 import { runStorageConformance } from './conformance.js';
 import { openPooledStorage } from './sql-backends.js';
@@ -41,6 +46,36 @@ describe('through PgBouncer with a direct connection for LISTEN', () => {
       expect((await events).map((event) => event.resourceVersion)).toEqual(written);
     } finally {
       await backend.close();
+    }
+  });
+});
+
+describe('a lease through PgBouncer', () => {
+  it('is held by one replica at a time, free once released, and taken over once its holder lost the database', { timeout: 60_000 }, async () => {
+    const url = await throughPgBouncer(await testDatabaseUrl());
+    const [first, second] = [0, 1].map(() => new PostgresDatabase({ connectionString: url, pooler: 'transaction', maxConnections: 2 }));
+    try {
+      await migrateToLatest(first);
+      const timing = { durationMs: 1000, renewMs: 100 };
+      const held = await tryLease(first, 'test', timing);
+      expect(held).toBeDefined();
+      expect(await tryLease(second, 'test', timing)).toBeUndefined();
+      await held!.release();
+      await held!.lost;
+      const taken = await tryLease(second, 'test', timing);
+      expect(taken).toBeDefined();
+      expect(await tryLease(first, 'test', timing)).toBeUndefined();
+      // The holder's renewals now fail: it counts itself lost, and the lease expires for the other.
+      await second.close();
+      await taken!.lost;
+      let retaken;
+      for (const until = Date.now() + 10_000; !retaken && Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 100)))
+        retaken = await tryLease(first, 'test', timing);
+      expect(retaken).toBeDefined();
+      await retaken?.release();
+    } finally {
+      await first.close();
+      await second.close();
     }
   });
 });
