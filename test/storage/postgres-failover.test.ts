@@ -1,9 +1,11 @@
 /**
  * A failover behind a libpq multi-host URL: Cairn, given a primary and its streaming
  * standby with target_session_attrs=read-write, writes to the primary; a standby alone
- * is refused at start, naming it; once the primary stops and the standby is promoted,
+ * is refused at start, naming it; a primary turned read-only is noticed (writes 503,
+ * readyz failing) until it can write again; once the primary stops and the standby is promoted,
  * writes go on against it without a restart, and nothing acknowledged before is lost.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresDatabase } from '../../src/storage/postgres-database.js';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.js';
@@ -51,24 +53,58 @@ describe('a multi-host URL across a failover', () => {
     }
   });
 
-  it('writes on after the primary stops and the standby is promoted, without a restart', { timeout: 120_000 }, async () => {
+  const acknowledged = new Map<string, string>();
+  const create = async (name: string): Promise<number> => {
+    const res = await server!.request('POST', pipelines, { body: pipeline(name) }).catch(() => undefined);
+    if (res?.status === 201) acknowledged.set(name, res.json.metadata.resourceVersion);
+    return res?.status ?? 0;
+  };
+  /** Waits until readyz answers `ready` (200) or not (500, as kube's healthz). */
+  const readyz = async (ready: boolean): Promise<void> => {
+    for (const until = Date.now() + settleMs; ((await server!.request('GET', '/readyz')).status === 200) !== ready;) {
+      if (Date.now() > until) throw new Error(`readyz did not become ${ready ? 'ready' : 'unready'}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+
+  it('notices a primary turned read-only while running: writes answered 503, readyz failing, until it can write again', { timeout: 60_000 }, async () => {
     server = await startTestServer({ backend: 'postgres', databaseUrl: url(primary, standby) });
-    const acknowledged = new Map<string, string>();
-    const create = async (name: string): Promise<number> => {
-      const res = await server!.request('POST', pipelines, { body: pipeline(name) }).catch(() => undefined);
-      if (res?.status === 201) acknowledged.set(name, res.json.metadata.resourceVersion);
-      return res?.status ?? 0;
+    expect(await create('writable')).toBe(201);
+    // What a demotion looks like to open sessions: every new transaction is read-only (25006 on a write).
+    const setReadOnly = async (on: boolean) => {
+      // A plain client: Cairn's would refuse the read-only server it is about to fix.
+      const admin = new pg.Client({ connectionString: primary.url });
+      await admin.connect();
+      try {
+        await admin.query(`ALTER SYSTEM SET default_transaction_read_only = ${on ? 'on' : 'off'}`);
+        await admin.query('SELECT pg_reload_conf()');
+      } finally {
+        await admin.end();
+      }
     };
+    await setReadOnly(true);
+    try {
+      for (const until = Date.now() + settleMs; (await create(`read-only-${Date.now()}`)) !== 503;) {
+        if (Date.now() > until) throw new Error('writes to a read-only primary were not refused');
+      }
+      await readyz(false);
+    } finally {
+      await setReadOnly(false);
+    }
+    for (const until = Date.now() + settleMs; (await create(`writable-again-${Date.now()}`)) !== 201;) {
+      if (Date.now() > until) throw new Error('writes did not resume once the primary could write');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await readyz(true);
+  });
+
+  it('writes on after the primary stops and the standby is promoted, without a restart', { timeout: 120_000 }, async () => {
     for (let i = 0; i < 5; i++) expect(await create(`before-${i}`)).toBe(201);
 
     await primary.stop();
     // Between the stop and the promotion no server takes writes: they are refused as unavailable, and readiness says so.
     expect(await create('between')).toBe(503);
-    // readyz pings at most once a second.
-    for (const until = Date.now() + settleMs; (await server.request('GET', '/readyz')).status === 200;) {
-      if (Date.now() > until) throw new Error('readyz kept answering 200 with no writable server');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await readyz(false);
     await standby.promote();
 
     const deadline = Date.now() + settleMs;
@@ -82,17 +118,14 @@ describe('a multi-host URL across a failover', () => {
       }
     }
     for (let i = 0; i < 5; i++) expect(await create(`more-${i}`)).toBe(201);
-    for (const until = Date.now() + settleMs; (await server.request('GET', '/readyz')).status !== 200;) {
-      if (Date.now() > until) throw new Error('readyz did not recover on the promoted standby');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await readyz(true);
 
     for (const [name, rv] of acknowledged) {
-      const read = await server.request('GET', `${pipelines}/${name}`);
+      const read = await server!.request('GET', `${pipelines}/${name}`);
       expect(read.status, `${name}: ${read.text}`).toBe(200);
       expect(read.json.metadata.resourceVersion).toBe(rv);
     }
-    const listed = await server.request('GET', pipelines);
+    const listed = await server!.request('GET', pipelines);
     expect(listed.json.items.map((item: { metadata: { name: string } }) => item.metadata.name).sort()).toEqual([...acknowledged.keys()].sort());
   });
 });
