@@ -2,15 +2,18 @@
  * Storage through PgBouncer in transaction mode, where a session lasts one transaction:
  * the conformance suite (its watches included) runs unchanged with wake-ups by polling,
  * a replica's watch hears another's writes by LISTEN on `--database-listen-url`'s
- * direct connection, and the garbage collector's lease, a row, is held by one replica
- * at a time. The stores' safety poll is turned down to an hour, so only the
+ * direct connection, the garbage collector's lease, a row, is held by one replica at a
+ * time, and a server started with --database-pooler=transaction says how it is woken. The stores' safety poll is turned down to an hour, so only the
  * wake-up under test can deliver another replica's writes. One PgBouncer serves the file.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { tryLease } from '../../src/storage/lease.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PostgresDatabase } from '../../src/storage/postgres-database.js';
+import pg from 'pg';
+import { eventually } from '../support/eventually.js';
 import { testDatabaseUrl } from '../support/test-database.js';
+import { pipeline, startTestServer } from '../support/test-server.js';
 import { collect, fieldsOf, key, object } from './conformance-support.js';
 import { runStorageConformance } from './conformance.js';
 import { openPooledStorage } from './sql-backends.js';
@@ -76,6 +79,41 @@ describe('a lease through PgBouncer', () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+});
+
+describe('a server through PgBouncer', () => {
+  it("polls and takes the collector's lease without --database-listen-url, listens with it, and says which", { timeout: 120_000 }, async () => {
+    const direct = await testDatabaseUrl();
+    const pooled = await throughPgBouncer(direct);
+    const polling = await startTestServer({ backend: 'postgres', databaseUrl: pooled, args: ['--database-pooler=transaction'], garbageCollector: true });
+    const admin = new pg.Client({ connectionString: direct });
+    await admin.connect();
+    try {
+      expect(await polling.ready).toMatchObject({ backend: 'postgres', wakeups: { pollIntervalMs: 1000 } });
+      expect((await polling.request('POST', '/apis/cairn.dev/v1/namespaces/pooled/pipelines', { body: pipeline('p') })).status).toBe(201);
+      expect((await polling.request('GET', '/apis/cairn.dev/v1/namespaces/pooled/pipelines/p')).status).toBe(200);
+      // The collector runs under a lease row, as no session survives the pooler to hold an advisory lock.
+      await eventually('the collector holds its lease', 30_000, async () => {
+        const { rows } = await admin.query("SELECT 1 FROM cairn_leases WHERE name = 'garbage-collector' AND expires_at > now()");
+        return rows.length === 1;
+      });
+    } finally {
+      await polling.destroy();
+    }
+    const listening = await startTestServer({
+      backend: 'postgres',
+      databaseUrl: pooled,
+      args: ['--database-pooler=transaction', '--database-listen-url', direct],
+    });
+    try {
+      const { port } = new URL(direct);
+      expect(await listening.ready).toMatchObject({ wakeups: { listen: `127.0.0.1:${port}` } });
+      expect((await listening.request('GET', '/apis/cairn.dev/v1/namespaces/pooled/pipelines/p')).status).toBe(200);
+    } finally {
+      await listening.destroy();
+      await admin.end();
     }
   });
 });
