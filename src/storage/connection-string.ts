@@ -165,7 +165,16 @@ export function parseConnectionString(text: string, defaults: ConnectionDefaults
 
 /** libpq's defaults from this process's environment and user. */
 export function processDefaults(): ConnectionDefaults {
-  return { env: process.env, home: process.env.HOME ?? homedir(), osUser: userInfo().username, exists: fileExists };
+  return { env: process.env, home: process.env.HOME ?? homedir(), osUser: osUser(), exists: fileExists };
+}
+
+/** The operating system user's name; a container's uid may have no passwd entry, and then USER or postgres. */
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? 'postgres';
+  }
 }
 
 /** `host:port` of each server, for messages. */
