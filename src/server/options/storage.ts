@@ -12,6 +12,7 @@ import type { HealthCheck } from '../../http/health.js';
 import { Registry } from '../../registry/registry.js';
 import type { Database } from '../../storage/database.js';
 import { fsyncEnabled } from '../../storage/durability.js';
+import { ConnectionStringError, parseConnectionString } from '../../storage/connection-string.js';
 import { migrateToLatest } from '../../storage/migrate.js';
 import { PostgresDatabase } from '../../storage/postgres-database.js';
 import type { StorageMetrics } from '../../storage/metrics.js';
@@ -83,12 +84,25 @@ export function databaseLocation(flags: FlagValues, env: NodeJS.ProcessEnv): Dat
   if (pooler !== 'none' && pooler !== 'transaction') throw new FlagError(`--database-pooler must be none or transaction, got "${pooler}"`);
   if ((databaseListenUrl !== undefined || pooler !== 'none') && databaseUrl === undefined)
     throw new FlagError('--database-listen-url and --database-pooler need --database-url (PostgreSQL)');
+  checkConnectionString('--database-url', databaseUrl);
+  checkConnectionString('--database-listen-url', databaseListenUrl);
   return {
     dataDir: resolve(stringFlag(flags, 'data-dir') ?? env.DATA_DIR ?? '.data'),
     databaseUrl,
     ...(databaseListenUrl !== undefined ? { databaseListenUrl } : {}),
     ...(pooler === 'transaction' ? { databasePooler: pooler } : {}),
   };
+}
+
+/** A connection string libpq would refuse is a usage error at start, not a database that never answers. */
+function checkConnectionString(flag: string, text: string | undefined): void {
+  if (text === undefined) return;
+  try {
+    parseConnectionString(text);
+  } catch (error) {
+    if (error instanceof ConnectionStringError) throw new FlagError(`${flag}: ${error.message}`);
+    throw error;
+  }
 }
 
 /**
