@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +12,14 @@ import { freeLoopbackPort } from './free-port.js';
 export interface PostgresClusterOptions {
   /** The loopback port to listen on; a free one is picked when omitted. */
   readonly port?: number;
+  /** Lines appended to postgresql.conf (`ssl = on`, …). */
+  readonly settings?: readonly string[];
+  /** The lines of pg_hba.conf, in place of initdb's (trust for every local and loopback connection). */
+  readonly hba?: readonly string[];
+  /** Files written into the data directory before the first start, readable by the server alone (TLS keys and certificates). */
+  readonly files?: Readonly<Record<string, string>>;
+  /** Makes the cluster a streaming standby of this one (`pg_basebackup -R`) instead of a new one from initdb. */
+  readonly standbyOf?: PostgresCluster;
 }
 
 /**
@@ -43,6 +51,8 @@ export interface PostgresCluster {
   stop(): Promise<void>;
   /** Starts the server again on the same port and data. Does nothing when already running. */
   start(): Promise<void>;
+  /** Promotes a standby to a primary (`pg_ctl promote`), waiting until it accepts writes. */
+  promote(): Promise<void>;
   /** Stops the server if it runs and removes the temporary directory. Idempotent. */
   destroy(): Promise<void>;
   /** Creates a database (with a unique name unless `name` is given) and returns its URL. */
@@ -85,7 +95,7 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
   const directory = await mkdtemp(join(tmpdir(), 'cairn-pg-'));
   const cluster = new LocalPostgresCluster(directory);
   try {
-    await cluster.initialize(options.port);
+    await cluster.initialize(options);
     return cluster;
   } catch (error) {
     await cluster.destroy().catch(() => undefined);
@@ -144,16 +154,26 @@ class LocalPostgresCluster implements PostgresCluster {
     return `postgres://postgres@127.0.0.1:${this.#port}/postgres`;
   }
 
-  /** Runs initdb, writes the server settings and starts the server for the first time. */
-  async initialize(port: number | undefined): Promise<void> {
+  /** Runs initdb (or copies the primary of a standby), writes the server settings and starts the server for the first time. */
+  async initialize(options: PostgresClusterOptions): Promise<void> {
+    const { port, standbyOf } = options;
     if (isRoot()) await run('chown', [`${SERVER_USER}:`, this.directory], this.directory, false);
-    const init = await run(
-      'initdb',
-      ['-D', this.dataDirectory, '--auth=trust', '-U', 'postgres', '--encoding=UTF8', '--locale=C', '--no-sync'],
-      this.directory,
-      isRoot(),
-    );
-    if (init.code !== 0) throw this.#failure('initdb failed', init, '');
+    const init = standbyOf
+      ? await run(
+          'pg_basebackup',
+          ['-h', '127.0.0.1', '-p', String(standbyOf.port), '-U', 'postgres', '-D', this.dataDirectory, '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync'],
+          this.directory,
+          isRoot(),
+        )
+      : await run(
+          'initdb',
+          ['-D', this.dataDirectory, '--auth=trust', '-U', 'postgres', '--encoding=UTF8', '--locale=C', '--no-sync'],
+          this.directory,
+          isRoot(),
+        );
+    if (init.code !== 0) throw this.#failure(standbyOf ? 'pg_basebackup failed' : 'initdb failed', init, '');
+    for (const [name, text] of Object.entries(options.files ?? {})) await this.#writeServerFile(name, text);
+    if (options.hba) await this.#writeServerFile('pg_hba.conf', [...options.hba, ''].join('\n'));
     await appendFile(
       join(this.dataDirectory, 'postgresql.conf'),
       [
@@ -163,6 +183,7 @@ class LocalPostgresCluster implements PostgresCluster {
         `unix_socket_directories = '${this.directory.replaceAll("'", "''")}'`,
         'fsync = on',
         'max_connections = 200',
+        ...(options.settings ?? []),
         '',
       ].join('\n'),
     );
@@ -183,6 +204,13 @@ class LocalPostgresCluster implements PostgresCluster {
     return this.#serialize(async () => {
       if (this.#destroyed) throw new Error(`cluster in ${this.directory} was destroyed`);
       if (!this.#running) await this.#startServer();
+    });
+  }
+
+  promote(): Promise<void> {
+    return this.#serialize(async () => {
+      const result = await run('pg_ctl', ['-D', this.dataDirectory, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), 'promote'], this.directory, isRoot());
+      if (result.code !== 0) throw this.#failure('pg_ctl promote failed', result, await this.#logTail());
     });
   }
 
@@ -242,6 +270,13 @@ class LocalPostgresCluster implements PostgresCluster {
     const result = await run('pg_ctl', ['-D', this.dataDirectory, '-m', mode, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), 'stop'], this.directory, isRoot());
     if (result.code !== 0) throw this.#failure(`postgres failed to stop (${mode})`, result, await this.#logTail());
     this.#running = false;
+  }
+
+  /** A file of the data directory only the server's user may read, as postgres requires of its key. */
+  async #writeServerFile(name: string, text: string): Promise<void> {
+    const path = join(this.dataDirectory, name);
+    await writeFile(path, text, { mode: 0o600 });
+    if (isRoot()) await run('chown', [`${SERVER_USER}:`, path], this.directory, false);
   }
 
   async #hasPidFile(): Promise<boolean> {

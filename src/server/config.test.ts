@@ -35,6 +35,18 @@ describe('parseConfig', () => {
     expect(config.tlsSans).toEqual(['cairn.cairn-system.svc', 'a.example', 'b.example']);
   });
 
+  it('reads the database flags: a transaction pooler and a direct URL beside it, and refuses a connection string libpq would', () => {
+    expect(
+      parseConfig(['--database-pooler=transaction', '--database-listen-url', 'postgres://db:5432/cairn'], { DATABASE_URL: 'postgres://bouncer:6432/cairn' }),
+    ).toMatchObject({ databaseUrl: 'postgres://bouncer:6432/cairn', databaseListenUrl: 'postgres://db:5432/cairn', databasePooler: 'transaction' });
+    expect(parseConfig(['--database-url', 'postgres://a,b/cairn'], { DATABASE_POOLER: 'none' }).databasePooler).toBeUndefined();
+    expect(() => parseConfig(['--database-url', 'postgres://db/cairn', '--database-pooler=session'], {})).toThrow(
+      '--database-pooler must be none or transaction',
+    );
+    expect(() => parseConfig(['--database-listen-url', 'postgres://db/cairn'], {})).toThrow('need --database-url');
+    expect(() => parseConfig(['--database-url', 'postgres://u:secret@db/cairn?sslmode=sometimes'], {})).toThrow(/^--database-url: invalid sslmode "sometimes"/);
+  });
+
   it('bounds the watch cache by count (--watch-cache-size) and by age (--watch-cache-max-age, seconds)', () => {
     expect(parseConfig([], {})).toMatchObject({ watchCacheSize: 10_000, watchCacheMaxAgeMs: 300_000 });
     expect(parseConfig(['--watch-cache-size', '50', '--watch-cache-max-age', '2.5'], { WATCH_CACHE_SIZE: '7' })).toMatchObject({

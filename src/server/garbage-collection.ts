@@ -1,6 +1,6 @@
 /**
- * The garbage collector in a server process: on which replica (the one holding the collector's session
- * lock on PostgreSQL; an embedded PGlite has one process only), the client it uses
+ * The garbage collector in a server process: on which replica (the one holding the collector's lock
+ * on PostgreSQL, a session lock or a lease row; an embedded PGlite has one process only), the client it uses
  * (the admin kubeconfig over HTTPS, as the sample controller), and its metrics under
  * the names kube's collector uses where kube has one.
  */
@@ -10,7 +10,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { createCairnClient } from '../client/cairn-client.js';
 import { loadKubeconfig } from '../machinery/kubeclient/kubeconfig.js';
 import { startGarbageCollector, type RunningGarbageCollector } from '../controller/garbage-collector/garbage-collector.js';
-import { garbageCollectorLockKey, trySessionLock, type SessionLock } from '../storage/session-lock.js';
+import type { SessionLock } from '../storage/session-lock.js';
 
 /** How often a replica without the lock tries to take it (kube's leader-election retry period). */
 const lockRetryMs = 2000;
@@ -24,8 +24,8 @@ export interface GarbageCollection {
 /** What the collector needs of the server. */
 export interface GarbageCollectionOptions {
   readonly kubeconfigPath: string;
-  /** The PostgreSQL all replicas share; undefined for an embedded PGlite. */
-  readonly databaseUrl?: string;
+  /** Takes the collector's lock on the PostgreSQL all replicas share (undefined: another holds it); none for an embedded PGlite. */
+  readonly takeLock?: () => Promise<SessionLock | undefined>;
   readonly registry: Registry;
   readonly logger: Logger;
 }
@@ -92,7 +92,7 @@ function collectorMetrics(registry: Registry, current: () => RunningGarbageColle
  * collector starts once the API is ready (call this then).
  */
 export function startGarbageCollection(options: GarbageCollectionOptions): GarbageCollection {
-  const { logger, databaseUrl } = options;
+  const { logger, takeLock } = options;
   const stopping = new AbortController();
   let collector: RunningGarbageCollector | undefined;
   const counters = collectorMetrics(options.registry, () => collector);
@@ -101,9 +101,9 @@ export function startGarbageCollection(options: GarbageCollectionOptions): Garba
   async function lock(): Promise<SessionLock | undefined> {
     const never = { lost: new Promise<void>(() => undefined), release: () => Promise.resolve() };
     while (!stopping.signal.aborted) {
-      if (databaseUrl === undefined) return never;
+      if (takeLock === undefined) return never;
       try {
-        const held = await trySessionLock(databaseUrl, garbageCollectorLockKey);
+        const held = await takeLock();
         if (held) return held;
       } catch (error) {
         logger.warn({ err: error }, 'garbage collector: taking its lock failed; retrying');

@@ -3,6 +3,7 @@
  * the kubeconfig to use, one command to try, and how durable its storage is — the
  * embedded mode's fsync=off next to the way to PostgreSQL.
  */
+import type { WakeupSource } from '../storage/postgres-database.js';
 
 /** The storage a server runs on. */
 export interface StorageDescription {
@@ -10,6 +11,8 @@ export interface StorageDescription {
   /** The data directory of PGlite, or the PostgreSQL URL without its password. */
   readonly location: string;
   readonly fsync: boolean;
+  /** On PostgreSQL, how other replicas' writes reach this one's watches. */
+  readonly wakeups?: WakeupSource;
 }
 
 /** The lines `npm start` prints once ready. */
@@ -20,6 +23,12 @@ export function startBanner(url: string, kubeconfigPath: string, storage: Storag
     `  try:        kubectl --kubeconfig ${kubeconfigPath} get pipelines,runnerclasses -A`,
     storage.backend === 'pglite' ? `  storage:    embedded PGlite in ${storage.location}` : `  storage:    PostgreSQL at ${storage.location}`,
   ];
+  if (storage.wakeups)
+    lines.push(
+      'listen' in storage.wakeups
+        ? `  wake-ups:   LISTEN on ${storage.wakeups.listen}`
+        : `  wake-ups:   polling the event log every ${storage.wakeups.pollIntervalMs} ms (through a transaction pooler; --database-listen-url gives LISTEN)`,
+    );
   if (!storage.fsync) {
     const what = storage.backend === 'pglite' ? 'embedded PGlite runs with fsync=off' : 'this PostgreSQL runs with fsync=off';
     lines.push(`  WARNING:    ${what}: a crash of the machine can lose writes it acknowledged.`);
@@ -31,11 +40,9 @@ export function startBanner(url: string, kubeconfigPath: string, storage: Storag
 
 /** `url` without its password, for printing. */
 export function redactedDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
+  // Not URL: libpq's URIs list several hosts, and the keyword/value form is no URL at all.
+  return url
+    .replace(/^(postgres(?:ql)?:\/\/[^@/?]*?:)[^@/?]*@/, '$1***@')
+    .replace(/([?&]password=)[^&]*/g, '$1***')
+    .replace(/(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S*)/g, '$1password=***');
 }

@@ -95,4 +95,6 @@ export interface StorageSchema {
   cairn_compaction: { id: number; compacted: Int8 };
   /** How far compaction has walked the events of each resource kept longer than the log's retention (migration 0009). */
   cairn_history_marks: { resource: string; compacted: Int8 };
+  /** Who holds each lease and until when, by the database's clock (migration 0013). */
+  cairn_leases: { name: string; holder: string; expires_at: Date };
 }

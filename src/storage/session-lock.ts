@@ -3,8 +3,11 @@
  * does at a time for as long as it runs (the garbage collector), where compaction's
  * transaction lock covers one run. The lock is the session's: it goes with the
  * connection, so a replica that dies or loses the database lets another take over.
+ * It needs a session of its own: through a transaction pooler, give it a direct
+ * connection string.
  */
-import pg from 'pg';
+import { parseConnectionString } from './connection-string.js';
+import { connectWritableSession } from './server-sessions.js';
 
 /** The advisory lock of the garbage collector ("cairn-gc" in ASCII), beside compaction's ("cairn-cp"). */
 export const garbageCollectorLockKey = 0x636169726e2d6763n;
@@ -20,14 +23,17 @@ export interface SessionLock {
   release(): Promise<void>;
 }
 
-/** Takes the lock `key` on the database at `connectionString` if no other session holds it; undefined if one does. */
+/**
+ * Takes the lock `key` on the first writable server of `connectionString` (a standby's
+ * locks would not exclude the primary's holders) if no other session holds it;
+ * undefined if one does.
+ */
 export async function trySessionLock(connectionString: string, key: bigint): Promise<SessionLock | undefined> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000, keepAlive: true });
+  const { client } = await connectWritableSession(parseConnectionString(connectionString), { connectionTimeoutMillis: 5000, keepAlive: true });
   let markLost!: () => void;
   const lost = new Promise<void>((resolve) => (markLost = resolve));
   client.on('error', () => markLost());
   client.on('end', () => markLost());
-  await client.connect();
   try {
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [String(key)]);
     if (!rows[0]?.locked) {

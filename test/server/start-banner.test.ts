@@ -58,6 +58,7 @@ describe('the start banner', () => {
     const { banner, code } = await bannerOf(['--database-url', url.toString()]);
     expect(banner).toMatch(/^ {2}storage: {4}PostgreSQL at postgres(ql)?:\/\/.*$/m);
     expect(banner).not.toContain(url.password);
+    expect(banner).toContain(`  wake-ups:   LISTEN on ${url.hostname}:${url.port}\n`);
     expect(banner).not.toContain('WARNING');
     expect(code).toBe(0);
   });

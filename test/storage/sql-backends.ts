@@ -1,6 +1,7 @@
 /**
  * The conformance factories of the SQL backends: a fresh database (PGlite in memory,
- * or a new PostgreSQL database on the test run's server), migrated, with a
+ * or a new PostgreSQL database on the test run's server, directly or through a
+ * transaction pooler), migrated, with a
  * SqlObjectStore on it: plain SQL storage (`objectCacheSize: 0`), or decorated with an
  * object cache of the bound given.
  */
@@ -8,7 +9,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
-import { PostgresDatabase } from '../../src/storage/postgres-database.js';
+import { PostgresDatabase, type PostgresDatabaseOptions } from '../../src/storage/postgres-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import type { ReplicaOptions, StorageBackend } from './conformance-support.js';
@@ -16,6 +17,8 @@ import type { ReplicaOptions, StorageBackend } from './conformance-support.js';
 /** How the store is opened: its object cache's bound per resource (0: none, every read is SQL). */
 export interface StoreOptions {
   readonly objectCacheSize: number;
+  /** How often a store reads the log whatever it was told (default 5 s); a long one leaves other replicas' writes to the wake-ups alone. */
+  readonly safetyPollMs?: number;
 }
 
 /** Closes stores before their databases, the newest first. */
@@ -36,10 +39,34 @@ export async function openPGliteStorage(options: StoreOptions): Promise<StorageB
 
 /** A SqlObjectStore on a fresh PostgreSQL database; replicas open further stores on it. Call it in `beforeAll`. */
 export async function openPostgresStorage(options: StoreOptions): Promise<StorageBackend> {
-  const connectionString = await testDatabaseUrl();
+  return openServerStorage(options, await testDatabaseUrl(), {});
+}
+
+/**
+ * A SqlObjectStore on a fresh PostgreSQL database reached through PgBouncer in
+ * transaction mode (`pooled` turns the database's URL into PgBouncer's), woken by
+ * LISTEN on the direct URL or by polling.
+ */
+export async function openPooledStorage(
+  options: StoreOptions,
+  pooled: (directUrl: string) => Promise<string>,
+  sessions: 'listen' | { pollIntervalMs: number },
+): Promise<StorageBackend> {
+  const directUrl = await testDatabaseUrl();
+  return openServerStorage(options, await pooled(directUrl), {
+    pooler: 'transaction',
+    ...(sessions === 'listen' ? { listenConnectionString: directUrl } : { pollIntervalMs: sessions.pollIntervalMs }),
+  });
+}
+
+async function openServerStorage(
+  options: StoreOptions,
+  connectionString: string,
+  databaseOptions: Pick<PostgresDatabaseOptions, 'pooler' | 'listenConnectionString' | 'pollIntervalMs'>,
+): Promise<StorageBackend> {
   const opened: { database: Database; store: SqlObjectStore }[] = [];
   const open = async (replica: ReplicaOptions = {}): Promise<{ database: Database; store: SqlObjectStore }> => {
-    const database = new PostgresDatabase({ connectionString, maxConnections: replica.maxConnections });
+    const database = new PostgresDatabase({ ...databaseOptions, connectionString, maxConnections: replica.maxConnections });
     try {
       if (opened.length === 0) await migrateToLatest(database);
       const store = await SqlObjectStore.open(database, { ...options, watchCacheCapacity: replica.watchCacheCapacity });

@@ -9,10 +9,14 @@ import type { Registry } from 'prom-client';
 import { createCairnClient } from '../../client/cairn-client.js';
 import { loadKubeconfig } from '../../machinery/kubeclient/kubeconfig.js';
 import { startController } from '../../controller/controller.js';
+import { tryLease } from '../../storage/lease.js';
+import { PostgresDatabase } from '../../storage/postgres-database.js';
+import { garbageCollectorLockKey, trySessionLock, type SessionLock } from '../../storage/session-lock.js';
 import { startGarbageCollection } from '../garbage-collection.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { MainApiServer } from '../main-api-server.js';
 import { FlagError, stringFlag, type ConcernOptions } from './flags.js';
+import type { DatabaseLocation } from './storage.js';
 
 /** What the controllers' flags say. */
 export interface ControllerOptions {
@@ -33,7 +37,7 @@ export function garbageCollectorEnabled(mode: ControllerOptions['garbageCollecto
 
 /** What applying the controllers' options needs of the server. */
 interface ControllersContext {
-  readonly options: ControllerOptions & { readonly databaseUrl?: string };
+  readonly options: ControllerOptions & DatabaseLocation;
   readonly logger: Logger;
   readonly lifecycle: Lifecycle;
   readonly mainApiServer: MainApiServer;
@@ -41,6 +45,20 @@ interface ControllersContext {
   readonly kubeconfigPath: string;
   /** Where the collector's metrics are registered. */
   readonly metrics: Registry;
+}
+
+/**
+ * How replicas agree on which runs the collector: a session advisory lock on a direct
+ * connection (`--database-url`, or `--database-listen-url` behind a transaction pooler),
+ * a lease row through a transaction pooler without one, none on an embedded PGlite
+ * (one process).
+ */
+function collectorLock(location: DatabaseLocation): { take: () => Promise<SessionLock | undefined>; close: () => Promise<void> } | undefined {
+  if (!location.databaseUrl) return undefined;
+  const sessionUrl = location.databaseListenUrl ?? (location.databasePooler ? undefined : location.databaseUrl);
+  if (sessionUrl) return { take: () => trySessionLock(sessionUrl, garbageCollectorLockKey), close: () => Promise.resolve() };
+  const database = new PostgresDatabase({ connectionString: location.databaseUrl, pooler: 'transaction', maxConnections: 1 });
+  return { take: () => tryLease(database, 'garbage-collector'), close: () => database.close() };
 }
 
 export const controllerOptions = {
@@ -72,14 +90,17 @@ export const controllerOptions = {
     logger.info({ mode: options.garbageCollector, running: collectGarbage }, 'garbage collector');
     if (collectGarbage)
       lifecycle.addPostStartHook('start-garbage-collector', async () => {
+        const lock = collectorLock(options);
         const collection = startGarbageCollection({
           kubeconfigPath,
-          // The PostgreSQL all replicas share; an embedded PGlite has one process only.
-          databaseUrl: options.databaseUrl || undefined,
+          takeLock: lock?.take,
           registry: metrics,
           logger: logger.child({ component: 'garbage-collector' }),
         });
-        return () => collection.stop();
+        return async () => {
+          await collection.stop();
+          await lock?.close();
+        };
       });
   },
 } satisfies ConcernOptions<ControllerOptions> & { applyTo(context: ControllersContext): void };

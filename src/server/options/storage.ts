@@ -13,7 +13,9 @@ import { Registry } from '../../registry/registry.js';
 import type { Database } from '../../storage/database.js';
 import { tracedDatabase } from '../../storage/traced-database.js';
 import { fsyncEnabled } from '../../storage/durability.js';
+import { ConnectionStringError, parseConnectionString } from '../../storage/connection-string.js';
 import { migrateToLatest } from '../../storage/migrate.js';
+import { PostgresDatabase } from '../../storage/postgres-database.js';
 import type { StorageMetrics } from '../../storage/metrics.js';
 import { defaultObjectCacheSize, SqlObjectStore } from '../../storage/sql-object-store.js';
 import { refreshStatistics } from '../../storage/table-statistics.js';
@@ -25,8 +27,12 @@ import { byteSize, count, FlagError, retention, seconds, stringFlag, stringSlice
 /** Where the database is. */
 export interface DatabaseLocation {
   readonly dataDir: string;
-  /** A PostgreSQL URL; PGlite under the data directory when unset. */
+  /** A PostgreSQL connection string (libpq's URI or keyword/value form); PGlite under the data directory when unset. */
   readonly databaseUrl?: string;
+  /** `--database-listen-url`: a direct connection string for what needs a session of its own (LISTEN, the collector's lock). */
+  readonly databaseListenUrl?: string;
+  /** `--database-pooler=transaction`: `--database-url` goes through a transaction-mode pooler (PgBouncer). */
+  readonly databasePooler?: 'transaction';
 }
 
 /** What the storage flags say. */
@@ -67,12 +73,37 @@ export interface StorageConfig {
   readonly description: () => StorageDescription;
 }
 
-/** The database every command of the process uses, from `--data-dir`/`DATA_DIR` and `--database-url`/`DATABASE_URL`. */
+/**
+ * The database every command of the process uses, from `--data-dir`/`DATA_DIR`,
+ * `--database-url`/`DATABASE_URL`, `--database-listen-url`/`DATABASE_LISTEN_URL` and
+ * `--database-pooler`/`DATABASE_POOLER`.
+ */
 export function databaseLocation(flags: FlagValues, env: NodeJS.ProcessEnv): DatabaseLocation {
+  const databaseUrl = stringFlag(flags, 'database-url') ?? (env.DATABASE_URL || undefined);
+  const databaseListenUrl = stringFlag(flags, 'database-listen-url') ?? (env.DATABASE_LISTEN_URL || undefined);
+  const pooler = stringFlag(flags, 'database-pooler') ?? (env.DATABASE_POOLER || 'none');
+  if (pooler !== 'none' && pooler !== 'transaction') throw new FlagError(`--database-pooler must be none or transaction, got "${pooler}"`);
+  if ((databaseListenUrl !== undefined || pooler !== 'none') && databaseUrl === undefined)
+    throw new FlagError('--database-listen-url and --database-pooler need --database-url (PostgreSQL)');
+  checkConnectionString('--database-url', databaseUrl);
+  checkConnectionString('--database-listen-url', databaseListenUrl);
   return {
     dataDir: resolve(stringFlag(flags, 'data-dir') ?? env.DATA_DIR ?? '.data'),
-    databaseUrl: stringFlag(flags, 'database-url') ?? (env.DATABASE_URL || undefined),
+    databaseUrl,
+    ...(databaseListenUrl !== undefined ? { databaseListenUrl } : {}),
+    ...(pooler === 'transaction' ? { databasePooler: pooler } : {}),
   };
+}
+
+/** A connection string libpq would refuse is a usage error at start, not a database that never answers. */
+function checkConnectionString(flag: string, text: string | undefined): void {
+  if (text === undefined) return;
+  try {
+    parseConnectionString(text);
+  } catch (error) {
+    if (error instanceof ConnectionStringError) throw new FlagError(`${flag}: ${error.message}`);
+    throw error;
+  }
 }
 
 /**
@@ -137,6 +168,8 @@ export const storageOptions = {
   flags: {
     'data-dir': { type: 'string', usage: '[--data-dir DIR]' },
     'database-url': { type: 'string', usage: '[--database-url URL]' },
+    'database-listen-url': { type: 'string', usage: '[--database-listen-url URL]' },
+    'database-pooler': { type: 'string', usage: '[--database-pooler none|transaction]' },
     'event-retention': { type: 'string', usage: '[--event-retention SECONDS|DURATION]' },
     'event-retention-overrides': { type: 'string', multiple: true, usage: '[--event-retention-overrides RESOURCE.GROUP#DURATION,...]' },
     'compaction-interval': { type: 'string', usage: '[--compaction-interval SECONDS]' },
@@ -149,6 +182,8 @@ export const storageOptions = {
   environment: [
     'DATA_DIR',
     'DATABASE_URL',
+    'DATABASE_LISTEN_URL',
+    'DATABASE_POOLER',
     'EVENT_RETENTION_SECONDS',
     'EVENT_RETENTION_OVERRIDES',
     'COMPACTION_INTERVAL_SECONDS',
@@ -219,6 +254,7 @@ export const storageOptions = {
             backend: database.backend,
             location: options.databaseUrl ? redactedDatabaseUrl(options.databaseUrl) : pgliteDirectory(options.dataDir),
             fsync: await fsyncEnabled(database),
+            ...(database instanceof PostgresDatabase ? { wakeups: database.wakeups } : {}),
           };
           break;
         } catch (error) {
