@@ -54,6 +54,7 @@ describe('parseConnectionString', () => {
       PGTARGETSESSIONATTRS: 'primary',
       PGPASSFILE: '/tmp/pass',
       PGCONNECT_TIMEOUT: '10',
+      PGOPTIONS: '-c statement_timeout=5s',
     };
     expect(parseConnectionString('postgres://', defaults(env))).toMatchObject({
       servers: [
@@ -67,9 +68,15 @@ describe('parseConnectionString', () => {
       targetSessionAttrs: 'primary',
       passfile: '/tmp/pass',
       connectTimeoutSeconds: 10,
+      options: '-c statement_timeout=5s',
     });
     // The string wins over the environment.
-    expect(parseConnectionString('postgres://s@h/d?sslmode=disable', defaults(env))).toMatchObject({ user: 's', database: 'd', sslmode: 'disable' });
+    expect(parseConnectionString('postgres://s@h/d?sslmode=disable&options=-c%20search_path%3Dx', defaults(env))).toMatchObject({
+      user: 's',
+      database: 'd',
+      sslmode: 'disable',
+      options: '-c search_path=x',
+    });
     expect(parseConnectionString('postgres://h', defaults())).toMatchObject({
       user: 'cairn',
       database: 'cairn',

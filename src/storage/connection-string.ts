@@ -41,6 +41,8 @@ export interface ConnectionSettings {
   /** Per server attempt, in seconds; undefined: no limit (libpq's 0). */
   readonly connectTimeoutSeconds?: number;
   readonly applicationName?: string;
+  /** Command-line options sent to the server at connection start (`-c name=value …`). */
+  readonly options?: string;
 }
 
 /** What a connection string cannot mean; the message never repeats the string, which may hold a password. */
@@ -61,7 +63,6 @@ export interface ConnectionDefaults {
 /** The keywords Cairn reads; others that libpq knows and that change nothing here are accepted and ignored. */
 const ignoredKeywords = new Set([
   'hostaddr',
-  'options',
   'fallback_application_name',
   'keepalives',
   'keepalives_idle',
@@ -98,6 +99,7 @@ const readKeywords = new Set([
   'sslkey',
   'connect_timeout',
   'application_name',
+  'options',
 ]);
 
 /** The environment variable libpq reads for each keyword the string leaves out. */
@@ -115,6 +117,7 @@ const environmentVariables: Readonly<Record<string, string>> = {
   sslkey: 'PGSSLKEY',
   connect_timeout: 'PGCONNECT_TIMEOUT',
   application_name: 'PGAPPNAME',
+  options: 'PGOPTIONS',
 };
 
 /**
@@ -160,6 +163,7 @@ export function parseConnectionString(text: string, defaults: ConnectionDefaults
     sslkey: value('sslkey') ?? join(postgresDirectory, 'postgresql.key'),
     connectTimeoutSeconds: timeout === undefined ? undefined : connectTimeout(timeout),
     applicationName: value('application_name'),
+    options: value('options'),
   };
 }
 

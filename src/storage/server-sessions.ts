@@ -69,6 +69,7 @@ export function serverCandidates(settings: ConnectionSettings, extra: pg.ClientC
         ssl,
         ...(settings.connectTimeoutSeconds !== undefined ? { connectionTimeoutMillis: settings.connectTimeoutSeconds * 1000 } : {}),
         ...(settings.applicationName !== undefined ? { application_name: settings.applicationName } : {}),
+        ...(settings.options !== undefined ? { options: settings.options } : {}),
       },
     })),
   );

@@ -29,13 +29,13 @@ export const tooOld = (requested: string, compacted: string) => new StorageError
 /** A resourceVersion newer than the newest commit. */
 export const tooLarge = (requested: string, current: string) => new StorageError('TooLarge', `Too large resource version: ${requested}, current: ${current}`);
 
-/** Socket errors, and 25006: a session that cannot write is on a standby or a demoted primary, which a failover replaces. */
-const connectionErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '25006']);
+const connectionErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 
 /**
  * Tells whether an error means the database cannot be reached (as opposed to a
  * query that failed): connection exceptions (SQLSTATE class 08), shutdowns (57P0x),
- * read-only sessions (25006), socket errors and pg's own "Connection terminated".
+ * socket errors and pg's own "Connection terminated". A read-only session's refusal
+ * (25006) is not one: its outcome is known, see `isReadOnlyError`.
  */
 export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
