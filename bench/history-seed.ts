@@ -6,10 +6,7 @@
  * logs one, and the object's row left at its newest revision. The events are written
  * by PostgreSQL from the round before (`INSERT … SELECT` over a range of resourceVersions,
  * a batch of objects per statement), so a history of ten million events takes minutes
- * and never passes through this process. The event log's secondary indexes are dropped
- * for the rounds and built again after them, from their own definitions: inserting ten
- * million entries into an index by key, in an order far from it, reads and writes its
- * pages at random, where building it sorts them once.
+ * and never passes through this process.
  */
 import { sql } from 'kysely';
 import { pipelines } from '../src/apis/cairn/pipelines.js';
@@ -60,7 +57,6 @@ export async function seedRevisions(database: Database, options: RevisionOptions
     ),
   );
   const origins = columns.includes('operation');
-  const indexes = await dropSecondaryIndexes(database);
   const step = BigInt(count);
   for (let round = 1; round < options.revisions; round++) {
     for (let from = 0; from < count; from += batch) {
@@ -92,33 +88,7 @@ export async function seedRevisions(database: Database, options: RevisionOptions
     );
   }
   await database.run((db) => sql`UPDATE cairn_resource_version SET current = ${history.last.toString()}::bigint WHERE id = 1`.execute(db));
-  await createIndexes(database, indexes);
   // As after seedPipelines: the planner's statistics, and no autovacuum pass during the measurements.
   await database.run((db) => sql`VACUUM (ANALYZE)`.execute(db));
   return history;
-}
-
-/**
- * Drops the event log's indexes but its primary key (the rounds read the round before
- * by resourceVersion) and returns their definitions, as PostgreSQL prints them.
- */
-async function dropSecondaryIndexes(database: Database): Promise<string[]> {
-  return database.run(async (db) => {
-    const { rows } = await sql<{ name: string; definition: string }>`
-      SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS definition
-      FROM pg_index i WHERE i.indrelid = 'cairn_events'::regclass AND NOT i.indisprimary`.execute(db);
-    for (const { name } of rows) await sql`DROP INDEX ${sql.raw(name)}`.execute(db);
-    return rows.map((r) => r.definition);
-  });
-}
-
-/** Builds the indexes `definitions` describe, each sorting in memory as far as it can. */
-async function createIndexes(database: Database, definitions: readonly string[]): Promise<void> {
-  for (const definition of definitions)
-    await database.run((db) =>
-      db.transaction().execute(async (trx) => {
-        await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx);
-        await sql.raw(definition).execute(trx);
-      }),
-    );
 }
