@@ -217,8 +217,8 @@ const countedChangesBound = 1_000;
  * The correction's read carries the bound as a LIMIT it never reaches (the check has
  * passed), so the planner's estimate of it is bounded too: an estimate that grows with
  * the events since R made PostgreSQL compile every such page with JIT (jit_above_cost),
- * then optimize and inline it (jit_optimize_above_cost), hundreds of milliseconds at a
- * million objects for a branch that does not run.
+ * then optimize and inline it (jit_optimize_above_cost), for a branch that does not run:
+ * 2.0 s of a cluster-wide first page's 2.2 s at 300,000 objects × 10 revisions.
  */
 function totalQuery(r: SnapshotPageRequest): RawBuilder<string | null> {
   const { namespace } = scope(r);
