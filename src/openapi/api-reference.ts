@@ -32,7 +32,7 @@ export function apiReference(groups: readonly ApiGroup[]): string {
     'Every kind Cairn serves, in every version: its fields with their types, defaults and validation, its subresources and the columns `kubectl get` prints.',
     'The same schemas validate requests, answer `kubectl explain` and make the committed OpenAPI documents in `openapi/`.',
     'How the versions convert into one another is in [architecture.md](architecture.md#adding-a-version).',
-    'Every kind is read as kube reads a resource, with `resourceVersion` and `resourceVersionMatch` on a GET too: `Exact` answers the object or the list as it was at that resourceVersion, anywhere inside the retained history ([api.md](api.md#reading-the-past)).',
+    'Every kind is read as kube reads a resource, with `resourceVersion` and `resourceVersionMatch` on a GET too: `Exact` answers the object or the list as it was at that resourceVersion, anywhere inside the retained history; a first page of a list in the past carries `remainingItemCount` only while at most 1,000 writes in its scope are newer, as kube allows ([api.md](api.md#reading-the-past)).',
     '',
   ];
   for (const group of groups) {

@@ -1,13 +1,15 @@
 /**
  * Reads one object as it was at a resourceVersion (a get with
- * `resourceVersionMatch=Exact`), in one prepared statement of two index reads: the
- * object's row when it was last written at or before R (primary key), else the key's
- * first event after R (`cairn_events_resource_key`), whose prior state is the object at
- * R, unless that event created it (then there was none at R). Those two are the only
- * places the state at R can be: a row written at or before R has no event after R,
- * and an object changed after R has one. Neither read grows with the objects or with
- * the history kept; the statement carries the bounds of the history it was read
- * within, in its own snapshot, for the caller to refuse an R outside them.
+ * `resourceVersionMatch=Exact`), in one prepared statement of at most two index reads:
+ * the key's first event after R (`cairn_events_resource_key`), whose prior state is the
+ * object at R, unless that event created it (then there was none at R); only when there
+ * is no such event, the object's row, which was then last written at or before R
+ * (primary key). Those two are the only places the state at R can be: a row written at
+ * or before R has no event after R, and an object changed after R has one. The row is
+ * not read when the event answers (a cold read of the past costs one index descent and
+ * one heap page, not two of each). Neither read grows with the objects or with the
+ * history kept; the statement carries the bounds of the history it was read within, in
+ * its own snapshot, for the caller to refuse an R outside them.
  */
 import type { StoredObject } from '../machinery/meta/object.js';
 import type { Database } from './database.js';
@@ -27,19 +29,25 @@ export interface ObjectAt {
 
 /**
  * The statement (exported for the test that reads its plan): $1 the resource, $2 and
- * $3 the stored namespace and name, $4 the resourceVersion. One row, with nulls for
- * `created` and `object` when the key had no state to find.
+ * $3 the stored namespace and name, $4 the resourceVersion. One row: `created` is true
+ * when the key's first change after R created it, and `object` is null when the key had
+ * no state to find. The row's read is gated on the event's absence, which PostgreSQL
+ * checks before the read (a one-time filter) as long as the subquery is not merged into
+ * the join: its LIMIT keeps it apart.
  */
-export const readObjectAtStatement = `SELECT b.current::text AS current, b.compacted::text AS compacted, s.created, s.object
+export const readObjectAtStatement = `SELECT b.current::text AS current, b.compacted::text AS compacted,
+  coalesce(e.created, false) AS created, coalesce(e.object, o.object) AS object
 FROM (SELECT (SELECT current FROM cairn_resource_version WHERE id = 1) AS current, ${resourceCompactedText('$1')} AS compacted) b
 LEFT JOIN LATERAL (
-  (SELECT false AS created, object FROM cairn_objects
-   WHERE resource = $1 AND namespace = $2 AND name = $3 AND resource_version <= $4::bigint)
-  UNION ALL
-  (SELECT type = 'ADDED' AS created, prev_object AS object FROM cairn_events
-   WHERE resource = $1 AND namespace = $2 AND name = $3 AND resource_version > $4::bigint
-   ORDER BY resource_version LIMIT 1)
-) s ON true`;
+  SELECT type = 'ADDED' AS created, prev_object AS object FROM cairn_events
+  WHERE resource = $1 AND namespace = $2 AND name = $3 AND resource_version > $4::bigint
+  ORDER BY resource_version LIMIT 1
+) e ON true
+LEFT JOIN LATERAL (
+  SELECT object FROM cairn_objects
+  WHERE e.created IS NULL AND resource = $1 AND namespace = $2 AND name = $3 AND resource_version <= $4::bigint
+  LIMIT 1
+) o ON true`;
 
 /** Reads the object at `key` as it was at `resourceVersion`, with the history's bounds: one round trip. */
 export async function readObjectAt(database: Database, resource: string, key: StorageKey, resourceVersion: bigint): Promise<ObjectAt> {
@@ -49,6 +57,6 @@ export async function readObjectAt(database: Database, resource: string, key: St
     'cairn-read-object-at',
   );
   const bounds = { current: BigInt(rows[0].current as string), compacted: BigInt(rows[0].compacted as string) };
-  const found = rows.find((row) => row.created === false && row.object !== null);
-  return { object: found ? (decodeJsonb(found.object as string) as StoredObject) : undefined, ...bounds };
+  const [row] = rows;
+  return { object: row.created === false && row.object !== null ? (decodeJsonb(row.object as string) as StoredObject) : undefined, ...bounds };
 }
