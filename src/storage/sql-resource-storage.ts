@@ -94,7 +94,9 @@ export class SqlResourceStorage implements ResourceStorage {
     this.#decoder = new VersionDecoder(options.versioning);
     this.logs = new SqlLogStorage({
       database: options.database,
-      lockObject: (trx, key) => this.#lockCurrent(trx, key),
+      resource: options.resource,
+      readCurrent: (key) => this.#readCurrent(key),
+      lockCurrent: (trx, key) => this.#lockCurrent(trx, key),
       wakeups: options.logWakeups,
       notify: options.logNotify,
       maxBytes: options.logMaxBytes,
@@ -147,7 +149,14 @@ export class SqlResourceStorage implements ResourceStorage {
     return { resource: this.#o.resource, namespace: key.namespace, name: key.name };
   }
 
-  /** Locks the object's row for a log append, which must not interleave with its deletion. */
+  /** The current object, decoded, for a log append to check its stream against; throws `KeyNotFound`. */
+  async #readCurrent(key: StorageKey): Promise<StoredObject> {
+    const current = await this.#readRow(key);
+    if (!current) throw keyNotFound(this.#describe(key));
+    return this.#decoder.decode(current);
+  }
+
+  /** Locks the object's row for a log append, which must not interleave with its deletion; throws `KeyNotFound`. */
   async #lockCurrent(trx: Transaction<StorageSchema>, key: StorageKey): Promise<StoredObject> {
     const current = await lockObject(trx, this.#at(key));
     if (!current) throw keyNotFound(this.#describe(key));
