@@ -10,6 +10,7 @@ import type { LogLine, LogRead } from './interfaces.js';
 import type { ObjectRowKey } from './object-rows.js';
 import type { StorageSchema } from './schema.js';
 import { decodeText, encodeText } from './stored-text.js';
+import { dollarQuoted } from './write-batch-statement.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
@@ -32,9 +33,9 @@ export interface LogAppendStatement {
  * returns the object's uid, or no row when nothing was written because the object's row
  * is no longer at `target.resourceVersion` (or is gone).
  *
- * It reads the log's end in its snapshot: whoever runs it must hold the object's row
- * lock before that snapshot is taken (in a statement of its own), or run alone, as on
- * PGlite, so that no append it waits for is missing from it.
+ * It reads the log's end in its snapshot: run it alone only where no other transaction
+ * runs meanwhile (PGlite); elsewhere run {@link lockedLogAppend}, so no append it waits
+ * for the row lock of is missing from its snapshot.
  *
  * An append larger than the cap writes only its newest lines that fit: the others would
  * go in the same transaction, so they are counted (their bytes, and one `seq` before the
@@ -54,7 +55,20 @@ export function logAppendStatement(target: LogAppendTarget, stream: string, line
   const skipped = kept.length === rows.length ? 0 : (kept[0]?.o ?? added);
   const { object } = target;
   const values = [object.resource, encodeText(object.namespace), encodeText(object.name), target.resourceVersion, encodeText(stream)];
-  return { text: appendStatement, values: [...values, JSON.stringify(kept), added, maxBytes, skipped] };
+  return { text: appendStatement, values: [...values, JSON.stringify(kept), String(added), String(maxBytes), String(skipped)] };
+}
+
+/**
+ * `append` behind the object's row lock, taken by a statement of its own first, in one
+ * round trip and one transaction (the simple query protocol's, values as literals): the
+ * append's statement then reads a snapshot taken once the lock is held, which holds
+ * every append it waited for. Returns the script; its last statement's rows are the
+ * append's.
+ */
+export function lockedLogAppend(append: LogAppendStatement): string {
+  const literal = (i: number) => dollarQuoted(String(append.values[i - 1]));
+  const withLiterals = (text: string) => text.replace(/\$(\d+)/g, (_, i: string) => literal(Number(i)));
+  return `${withLiterals('SELECT FROM cairn_objects WHERE resource = $1 AND namespace = $2 AND name = $3 FOR UPDATE')};\n${withLiterals(append.text)}`;
 }
 
 /**

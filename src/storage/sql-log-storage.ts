@@ -1,16 +1,14 @@
 /**
- * The logs of one resource's objects in the log line table: appends under the
- * object's row lock, each keeping its log under the byte cap, reads by uid, and
- * followers woken in-process and across replicas.
+ * The logs of one resource's objects in the log line table: appends checked against
+ * the object and written under its row lock, each keeping its log under the byte cap,
+ * reads by uid, and followers woken in-process and across replicas.
  */
-import { CompiledQuery, type Transaction } from 'kysely';
 import type { StoredObject } from '../machinery/meta/object.js';
 import type { CoalescedNotify } from './coalesced-notify.js';
 import type { Database, DatabaseWork } from './database.js';
-import { logAppendStatement, readLogLines, readTailStart, type LogAppendStatement } from './log-lines.js';
+import { lockedLogAppend, logAppendStatement, readLogLines, readTailStart, type LogAppendStatement } from './log-lines.js';
 import type { LogWakeups } from './log-wakeups.js';
 import type { LogFollower, LogLine, LogRead, LogStorage, StorageKey } from './interfaces.js';
-import type { StorageSchema } from './schema.js';
 import { classifyDatabaseError } from './storage-error.js';
 
 /** What a SqlLogStorage is made of. */
@@ -20,8 +18,6 @@ export interface SqlLogStorageOptions {
   readonly resource: string;
   /** Reads the object at `key` as its row holds it now, decoded; throws `KeyNotFound`. */
   readonly readCurrent: (key: StorageKey) => Promise<StoredObject>;
-  /** Reads the object at `key`, decoded, and locks its row until the transaction ends; throws `KeyNotFound`. */
-  readonly lockCurrent: (trx: Transaction<StorageSchema>, key: StorageKey) => Promise<StoredObject>;
   readonly wakeups: LogWakeups;
   /** Wakes the other replicas' followers. */
   readonly notify: CoalescedNotify;
@@ -38,42 +34,31 @@ export class SqlLogStorage implements LogStorage {
   }
 
   async append(key: StorageKey, lines: readonly string[], streamOf: (current: StoredObject) => string): Promise<void> {
-    const uid = await this.#run(() =>
-      this.#o.database.backend === 'pglite' ? this.#appendAlone(key, lines, streamOf) : this.#appendLocked(key, lines, streamOf),
-    );
+    const uid = await this.#run(() => this.#append(key, lines, streamOf));
     if (uid === undefined) return;
     this.#o.wakeups.wake(uid);
     this.#o.notify.wake();
   }
 
   /**
-   * Where transactions run side by side: the object's row locked and read in a statement
-   * of its own, so the append's statement (the lines over the cap removed in it: they
-   * never outlive it, and a failure keeps both) sees every append that committed before.
+   * The object read and its stream checked, then one call that locks its row, still at
+   * the version read (read again otherwise), and appends, removing the lines over the cap
+   * in the same transaction (they never outlive it, and a failure keeps both): two round
+   * trips in place of a transaction's four. On PGlite, whose one connection runs each
+   * statement alone, it is one prepared statement; elsewhere the row lock is taken by a
+   * statement of its own first, in the same round trip, so the append sees every append
+   * it waited for.
    */
-  #appendLocked(key: StorageKey, lines: readonly string[], streamOf: (current: StoredObject) => string): Promise<string | undefined> {
-    return this.#o.database.transaction(async (trx) => {
-      const current = await this.#o.lockCurrent(trx, key);
-      const statement = this.#statement(key, current, streamOf(current), lines);
-      if (!statement) return undefined;
-      const { rows } = await trx.executeQuery<{ uid: string }>(CompiledQuery.raw(statement.text, [...statement.values]));
-      return rows[0]?.uid;
-    });
-  }
-
-  /**
-   * On PGlite, whose one connection runs every statement alone, no append can commit
-   * between the statement's snapshot and its lock: the object read, its stream checked,
-   * and one prepared statement that locks the row, still at the version read, and appends
-   * (two calls in place of a transaction's four, and no statement planned again). An
-   * object changed in between is read again.
-   */
-  async #appendAlone(key: StorageKey, lines: readonly string[], streamOf: (current: StoredObject) => string): Promise<string | undefined> {
+  async #append(key: StorageKey, lines: readonly string[], streamOf: (current: StoredObject) => string): Promise<string | undefined> {
+    const { database } = this.#o;
     for (;;) {
       const current = await this.#o.readCurrent(key);
       const statement = this.#statement(key, current, streamOf(current), lines);
       if (!statement) return undefined;
-      const [row] = await this.#o.database.query(statement.text, statement.values, 'cairn-append-log');
+      const [row] =
+        database.backend === 'pglite'
+          ? await database.query(statement.text, statement.values, 'cairn-append-log')
+          : ((await database.script(lockedLogAppend(statement))).at(-1) ?? []);
       if (row) return row.uid as string;
     }
   }

@@ -1,8 +1,8 @@
 /**
  * Log storage on every backend: appends under the object's lock, reads by uid, tails,
  * lines deleted with their object, followers woken in-process and across stores, and
- * no line skipped by a follower while appends commit concurrently; on PGlite, an append
- * whose object changes between its read and its statement.
+ * no line skipped by a follower while appends commit concurrently, and an append whose
+ * object changes between its read and its statement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject, StoredObject } from '../../src/machinery/meta/object.js';
@@ -139,21 +139,28 @@ describe.each<Backend>(['pglite', 'postgres'])('log storage on %s', (backend) =>
   });
 });
 
-/** PGlite, with a write slipped in before the next append's statement: between its read of the object and its lock. */
+/** A database with a write slipped in before the next append's statement (PGlite's prepared one, PostgreSQL's script): between its read of the object and its lock. */
 class InterleavedDatabase extends CountingDatabase {
   beforeAppend: (() => Promise<void>) | undefined;
 
+  async #write(): Promise<void> {
+    const write = this.beforeAppend;
+    this.beforeAppend = undefined;
+    await write?.();
+  }
+
   override async query(text: string, values: readonly unknown[], name?: string): Promise<readonly Row[]> {
-    if (name === 'cairn-append-log' && this.beforeAppend) {
-      const write = this.beforeAppend;
-      this.beforeAppend = undefined;
-      await write();
-    }
+    if (name === 'cairn-append-log') await this.#write();
     return super.query(text, values, name);
+  }
+
+  override async script(statements: string): Promise<readonly (readonly Row[])[]> {
+    if (statements.includes('INSERT INTO cairn_log_lines')) await this.#write();
+    return super.script(statements);
   }
 }
 
-describe('a log append on PGlite whose object changes after it was read', () => {
+describe.each<Backend>(['pglite', 'postgres'])('a log append on %s whose object changes after it was read', (backend) => {
   let database: InterleavedDatabase;
   let store: SqlObjectStore;
   let things: ResourceStorage;
@@ -165,7 +172,9 @@ describe('a log append on PGlite whose object changes after it was read', () => 
   const labelled = (open: string) => (current: StoredObject | undefined) => ({ ...current!, metadata: { ...current!.metadata, labels: { open } } });
 
   beforeAll(async () => {
-    database = new InterleavedDatabase(await PGliteDatabase.open());
+    database = new InterleavedDatabase(
+      backend === 'pglite' ? await PGliteDatabase.open() : new PostgresDatabase({ connectionString: await testDatabaseUrl() }),
+    );
     await migrateToLatest(database);
     store = await SqlObjectStore.open(database);
     things = store.forResource('things.test', fieldsOf);
