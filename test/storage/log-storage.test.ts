@@ -200,6 +200,27 @@ describe.each<Backend>(['pglite', 'postgres'])('a log append on %s whose object 
     expect(texts(await things.logs.read('uid-closing', { after: 0n, limit: 10 }))).toEqual(['y']);
   });
 
+  it('checks the next append to a log against the object it changed into since the last', async () => {
+    await things.create(key('next'), { ...thing('next', 'uid-next'), metadata: { name: 'next', namespace: 'ns', uid: 'uid-next', labels: { open: 'true' } } });
+    await things.logs.append(key('next'), ['1'], whileOpen);
+    await things.guaranteedUpdate(key('next'), labelled('false'));
+    await expect(things.logs.append(key('next'), ['2'], whileOpen)).rejects.toThrow(/^closed at /);
+    // Refused by the object the last append wrote under, allowed by the current one.
+    const whileClosed = (current: StoredObject) => {
+      if (current.metadata.labels?.open !== 'false') throw new Error('open');
+      return 'one';
+    };
+    await things.logs.append(key('next'), ['3'], whileClosed);
+    await things.guaranteedUpdate(key('next'), labelled('true'));
+    await things.logs.append(key('next'), ['4'], whileOpen);
+    const stored = await things.logs.read('uid-next', { after: 0n, limit: 10 });
+    expect(stored.map((l) => [l.text, l.stream])).toEqual([
+      ['1', 'one'],
+      ['3', 'one'],
+      ['4', 'one'],
+    ]);
+  });
+
   it('writes nothing to an object deleted in between, nor to the one created again under its name', async () => {
     await things.create(key('gone'), {
       ...thing('gone', 'uid-gone1'),
