@@ -1,5 +1,6 @@
 /**
- * Log storage on every backend: appends under the object's lock, reads by uid, tails,
+ * Log storage on every backend: appends under the object's lock, lines stored as
+ * written (PostgreSQL's append travels as literals), reads by uid, tails,
  * lines deleted with their object, followers woken in-process and across stores, and
  * no line skipped by a follower while appends commit concurrently, and an append whose
  * object changes between its read and its statement.
@@ -76,6 +77,15 @@ describe.each<Backend>(['pglite', 'postgres'])('log storage on %s', (backend) =>
       }),
     ).rejects.toThrow('no such stream');
     expect(await things.logs.read('uid-refused', { after: 0n, limit: 10 })).toEqual([]);
+  });
+
+  it('stores lines and a stream as written, whatever quotes, dollars and escapes they hold', async () => {
+    await things.create(key('quoted'), thing('quoted', 'uid-quoted'));
+    const lines = [`it's`, '$w$ $w0$ $$', '$1 $9 $10', '\\u0000 \u0000 \u0001', '{"a": "b"}', ''];
+    await things.logs.append(key('quoted'), lines, inStream('$w$ step'));
+    const stored = await things.logs.read('uid-quoted', { after: 0n, limit: 10 });
+    expect(texts(stored)).toEqual(lines);
+    expect(stored.map((l) => l.stream)).toEqual(lines.map(() => '$w$ step'));
   });
 
   it('deletes the lines with their object', async () => {
