@@ -14,7 +14,7 @@ import * as historyMarks from '../../migrations/0009-history-marks.js';
 import * as eventOrigins from '../../migrations/0010-event-origins.js';
 import * as logOffsets from '../../migrations/0011-log-offsets.js';
 import * as deletedEvents from '../../migrations/0012-deleted-events.js';
-import * as logRemovedBytes from '../../migrations/0013-log-removed-bytes.js';
+import * as logRemovedBytes from '../../migrations/0014-log-removed-bytes.js';
 import type { Database } from './database.js';
 
 // Listed here rather than read from disk so the same code runs from source and from a build.
@@ -31,7 +31,7 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0010-event-origins': eventOrigins,
   '0011-log-offsets': logOffsets,
   '0012-deleted-events': deletedEvents,
-  '0013-log-removed-bytes': logRemovedBytes,
+  '0014-log-removed-bytes': logRemovedBytes,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };

@@ -62,11 +62,11 @@ export interface LogLinesTable {
   stream: string;
   appended_at: Generated<Date>;
   line: string;
-  /** The bytes appended to the log before this line, removed ones included; unique in its log (migrations 0011, 0013). */
+  /** The bytes appended to the log before this line, removed ones included; unique in its log (migrations 0011, 0014). */
   byte_offset: Int8;
 }
 
-/** One row per object log, from its first append: where its removed prefix ends (migrations 0008, 0013). */
+/** One row per object log, from its first append: where its removed prefix ends (migrations 0008, 0014). */
 export interface LogsTable {
   uid: string;
   /** The newest `seq` of the lines removed from its start by its size or age limit; 0 when none was. */

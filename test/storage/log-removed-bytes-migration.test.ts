@@ -1,5 +1,5 @@
 /**
- * Migration 0013 on a database that already has logs: each log's row keeps where its
+ * Migration 0014 on a database that already has logs: each log's row keeps where its
  * removed prefix ends in bytes (what was appended less what is kept) in place of its
  * size, appends afterwards continue each log at its end (its last line's, or the
  * removed prefix's when no line is left) and trim it by those offsets.
@@ -14,7 +14,7 @@ import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
 /** `count` lines of 99 characters (100 bytes with the newline), numbered from `from`. */
 const numbered = (from: number, count: number) => Array.from({ length: count }, (_, i) => `${String(from + i).padStart(4, '0')} ${'x'.repeat(94)}`);
 
-describe('migration 0013-log-removed-bytes', () => {
+describe('migration 0014-log-removed-bytes', () => {
   let database: PGliteDatabase;
   let store: SqlObjectStore;
   let things: ResourceStorage;
