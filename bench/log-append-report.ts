@@ -13,13 +13,20 @@ export interface LogAppendRow {
   readonly cpuMicros: number;
   /** The same of the append before the caps, same run: the row's limit. */
   readonly beforeCapsCpuMicros: number;
-  /** cpuMicros / beforeCapsCpuMicros: at most 1 is an append as cheap as before. */
+  /** cpuMicros / beforeCapsCpuMicros: at most 1 is an append as cheap as before (with interleaved rounds, the median of the rounds' ratios). */
   readonly ratio: number;
+  /** The lowest and highest of the rounds' ratios: the noise (runs before the rounds have none). */
+  readonly ratioRange?: readonly [number, number];
 }
 
 /** One backend's run, with the rows of the run before it. */
 export interface LogAppendRun {
-  readonly meta: BenchMeta & { readonly seconds: number };
+  readonly meta: BenchMeta & {
+    readonly seconds: number;
+    /** How many interleaved rounds the seconds were split into, and the 1-minute load average over them (runs before the rounds have neither). */
+    readonly rounds?: number;
+    readonly roundLoadAverage?: { readonly min: number; readonly max: number };
+  };
   readonly rows: readonly LogAppendRow[];
   readonly previous?: { readonly commit: string; readonly rows: readonly LogAppendRow[] };
 }
@@ -37,6 +44,8 @@ export function renderLogAppends(results: LogAppendResults | undefined): string[
     '',
     '`npx tsx bench/log-append-command.ts [--database-url URL] --out bench`: one log takes appends of 10 lines of 100 bytes, one after another. ' +
       'The limit is the append as it was before logs had a cap, in the same run: the object’s row locked and the lines inserted, no size kept. ' +
+      'The variants, the limit among them, take turns in short interleaved rounds, so the load of a shared machine weighs on them alike; ' +
+      'a row’s ratio is the median of its rounds’ ratios, with their range beside it. ' +
       'The figure is the bench process’s CPU time per append (on PGlite the database’s too, so a busy machine skews it less than the rate); ' +
       'the ratio is Cairn’s over the limit’s, at most 1 when an append costs no more than before. On PostgreSQL the server’s CPU is not in it: the rate shows what the server spends.',
     '',
@@ -48,14 +57,15 @@ export function renderLogAppends(results: LogAppendResults | undefined): string[
     lines.push(
       `### ${backendNames[backend]}`,
       '',
-      `Commit \`${meta.commit}\`${meta.dirty ? ' (with uncommitted changes)' : ''}, ${meta.date}, ${meta.seconds} s a row, on ${meta.cpus} × ${meta.cpuModel}${meta.postgres ? `, ${meta.postgres}` : ''}; ` +
-        `1-minute load average ${meta.loadAverage.start} at the start, ${meta.loadAverage.end} at the end.`,
+      `Commit \`${meta.commit}\`${meta.dirty ? ' (with uncommitted changes)' : ''}, ${meta.date}, ${meta.seconds} s a row${meta.rounds ? ` in ${meta.rounds} interleaved rounds` : ''}, on ${meta.cpus} × ${meta.cpuModel}${meta.postgres ? `, ${meta.postgres}` : ''}; ` +
+        `1-minute load average ${meta.loadAverage.start} at the start, ${meta.loadAverage.end} at the end${meta.roundLoadAverage ? ` (${meta.roundLoadAverage.min}–${meta.roundLoadAverage.max} over the rounds)` : ''}.`,
       '',
       `| append | appends/s | CPU per append | before the caps, same run | ratio | previous run${run.previous ? ` (\`${run.previous.commit}\`)` : ''} |`,
       '| --- | --- | --- | --- | --- | --- |',
       ...run.rows.map((r) => {
         const previous = run.previous?.rows.find((p) => p.row === r.row);
-        return `| ${r.row} | ${r.perSecond.toLocaleString('en-US')} | ${r.cpuMicros.toLocaleString('en-US')} µs | ${r.beforeCapsCpuMicros.toLocaleString('en-US')} µs | ${r.ratio.toFixed(2)} | ${previous ? `${previous.perSecond.toLocaleString('en-US')}/s, ${previous.cpuMicros.toLocaleString('en-US')} µs (ratio ${previous.ratio.toFixed(2)})` : '—'} |`;
+        const ratio = `${r.ratio.toFixed(2)}${r.ratioRange ? ` (rounds ${r.ratioRange[0].toFixed(2)}–${r.ratioRange[1].toFixed(2)})` : ''}`;
+        return `| ${r.row} | ${r.perSecond.toLocaleString('en-US')} | ${r.cpuMicros.toLocaleString('en-US')} µs | ${r.beforeCapsCpuMicros.toLocaleString('en-US')} µs | ${ratio} | ${previous ? `${previous.perSecond.toLocaleString('en-US')}/s, ${previous.cpuMicros.toLocaleString('en-US')} µs (ratio ${previous.ratio.toFixed(2)})` : '—'} |`;
       }),
       '',
     );

@@ -7,20 +7,41 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 import type { LogLine, LogRead } from './interfaces.js';
+import type { ObjectRowKey } from './object-rows.js';
 import type { StorageSchema } from './schema.js';
 import { decodeText, encodeText } from './stored-text.js';
+import { dollarQuoted } from './write-batch-statement.js';
 
 type Queryable = Kysely<StorageSchema> | Transaction<StorageSchema>;
 
+/** The object whose log takes an append, at the version its stream was checked against. */
+export interface LogAppendTarget {
+  readonly object: ObjectRowKey;
+  readonly resourceVersion: string;
+}
+
+/** A statement with its parameters, for the caller to run as its backend runs it best. */
+export interface LogAppendStatement {
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
 /**
- * Appends lines to a log in order, each taking its `seq` in list order and its byte
- * offset after the log's last, and keeps the log within `maxBytes` (0: no cap). One
- * statement updates the log's row, locking it (as the age limit and a deletion lock it
- * before they delete its lines), and inserts the lines at the offsets it held; the log's
- * first append creates the row instead. Only when the log is then over its cap does a
- * second statement remove its oldest lines.
+ * The statement that appends `lines` to the log of `target.object`, in order, each
+ * taking its `seq` in list order and its byte offset after the log's last, and keeps
+ * the log within `maxBytes` (0: no cap), in one statement ({@link appendStatement}). It
+ * returns the object's uid, or no row when nothing was written because the object's row
+ * is no longer at `target.resourceVersion` (or is gone).
+ *
+ * It reads the log's end in its snapshot: run it alone only where no other transaction
+ * runs meanwhile (PGlite); elsewhere run {@link lockedLogAppend}, so no append it waits
+ * for the row lock of is missing from its snapshot.
+ *
+ * An append larger than the cap writes only its newest lines that fit: the others would
+ * go in the same transaction, so they are counted (their bytes, and one `seq` before the
+ * lines kept, where readers are told they skipped them) and never stored.
  */
-export async function appendLogLines(trx: Transaction<StorageSchema>, uid: string, stream: string, lines: readonly string[], maxBytes: number): Promise<void> {
+export function logAppendStatement(target: LogAppendTarget, stream: string, lines: readonly string[], maxBytes: number): LogAppendStatement {
   let added = 0;
   const rows = lines.map((line) => {
     const l = encodeText(line);
@@ -29,72 +50,74 @@ export async function appendLogLines(trx: Transaction<StorageSchema>, uid: strin
     added += Buffer.byteLength(l) + 1;
     return row;
   });
-  const values = { uid, stream: encodeText(stream), rows: JSON.stringify(rows), added: added.toString() };
-  const size = (await appendToLog(trx, values)) ?? (await startLog(trx, values));
-  if (maxBytes > 0 && size.bytes > maxBytes) await trimLog(trx, uid, size, maxBytes);
-}
-
-/** What one append writes: its lines (`l`) with their offsets from its first (`o`, which orders them), as JSON, and their bytes. */
-interface Appended {
-  readonly uid: string;
-  readonly stream: string;
-  readonly rows: string;
-  readonly added: string;
-}
-
-/** A log's bytes and the bytes ever appended to it, after an append. */
-interface LogSize {
-  readonly bytes: bigint;
-  readonly appended: bigint;
-}
-
-const logSize = (row: { bytes: string; appended: string } | undefined): LogSize | undefined =>
-  row && { bytes: BigInt(row.bytes), appended: BigInt(row.appended) };
-
-/** Appends to a log that has its row; undefined (and nothing written) when it has none yet. */
-async function appendToLog(trx: Transaction<StorageSchema>, a: Appended): Promise<LogSize | undefined> {
-  const { rows } = await sql<{ bytes: string; appended: string }>`WITH log AS (
-      UPDATE cairn_logs SET bytes = bytes + ${a.added}::bigint, appended = appended + ${a.added}::bigint WHERE uid = ${a.uid}
-      RETURNING bytes, appended
-    ), added AS (
-      INSERT INTO cairn_log_lines (uid, stream, line, byte_offset)
-      SELECT ${a.uid}, ${a.stream}, l.l, log.appended - ${a.added}::bigint + l.o
-      FROM log, json_to_recordset(${a.rows}::json) AS l(l text, o bigint) ORDER BY l.o
-    )
-    SELECT bytes::text, appended::text FROM log`.execute(trx);
-  return logSize(rows[0]);
-}
-
-/** A log's first append: its row and its lines, from offset 0. */
-async function startLog(trx: Transaction<StorageSchema>, a: Appended): Promise<LogSize> {
-  const { rows } = await sql<{ bytes: string; appended: string }>`WITH log AS (
-      INSERT INTO cairn_logs (uid, bytes, appended) VALUES (${a.uid}, ${a.added}::bigint, ${a.added}::bigint)
-      RETURNING bytes, appended
-    ), added AS (
-      INSERT INTO cairn_log_lines (uid, stream, line, byte_offset)
-      SELECT ${a.uid}, ${a.stream}, l.l, l.o FROM json_to_recordset(${a.rows}::json) AS l(l text, o bigint) ORDER BY l.o
-    )
-    SELECT bytes::text, appended::text FROM log`.execute(trx);
-  return logSize(rows[0])!;
+  // The lines starting before `added - maxBytes` would be removed by this very append.
+  const kept = maxBytes > 0 && added > maxBytes ? rows.filter((row) => row.o >= added - maxBytes) : rows;
+  const skipped = kept.length === rows.length ? 0 : (kept[0]?.o ?? added);
+  const { object } = target;
+  const values = [object.resource, encodeText(object.namespace), encodeText(object.name), target.resourceVersion, encodeText(stream)];
+  return { text: appendStatement, values: [...values, JSON.stringify(kept), String(added), String(maxBytes), String(skipped)] };
 }
 
 /**
- * Removes the oldest lines of a log until at most `maxBytes` are left, in the append's
- * transaction (whose upsert holds the log's row): the lines that start before
- * `appended - maxBytes`, a range of the index on `(uid, byte_offset)` from the log's
- * first kept line, so a trim reads only the lines it removes, never the log's others
- * nor the index entries of the lines removed before (dead until a vacuum).
+ * `append` behind the object's row lock, taken by a statement of its own first, in one
+ * round trip and one transaction (the simple query protocol's, values as literals): the
+ * append's statement then reads a snapshot taken once the lock is held, which holds
+ * every append it waited for. Returns the script; its last statement's rows are the
+ * append's.
  */
-async function trimLog(trx: Transaction<StorageSchema>, uid: string, size: LogSize, maxBytes: number): Promise<void> {
-  await sql`WITH gone AS (
-      DELETE FROM cairn_log_lines WHERE uid = ${uid} AND byte_offset >= ${(size.appended - size.bytes).toString()}::bigint
-        AND byte_offset < ${(size.appended - BigInt(maxBytes)).toString()}::bigint
-      RETURNING seq, octet_length(line) + 1 AS bytes
-    )
-    UPDATE cairn_logs SET bytes = cairn_logs.bytes - g.bytes, removed_through = g.through
-    FROM (SELECT sum(bytes) AS bytes, max(seq) AS through FROM gone) g
-    WHERE uid = ${uid} AND g.through IS NOT NULL`.execute(trx);
+export function lockedLogAppend(append: LogAppendStatement): string {
+  const literal = (i: number) => dollarQuoted(String(append.values[i - 1]));
+  const withLiterals = (text: string) => text.replace(/\$(\d+)/g, (_, i: string) => literal(Number(i)));
+  return `${withLiterals('SELECT FROM cairn_objects WHERE resource = $1 AND namespace = $2 AND name = $3 FOR UPDATE')};\n${withLiterals(append.text)}`;
 }
+
+/**
+ * The append. Its parameters: the object's row ($1-$3) and the resourceVersion it must
+ * still be at ($4), the stream ($5), the lines kept as JSON (`l`, and `o`, their offsets
+ * from the append's first byte, skipped ones included) ($6), the append's bytes ($7),
+ * the cap ($8, 0: none), and the bytes skipped at its start ($9).
+ *
+ * The object's row is locked first, as a deletion locks it: one object's appends take
+ * their `seq`s in commit order and its deletion waits for them. The log's end is its
+ * last line's (the `(uid, byte_offset)` index read backwards from its removed prefix,
+ * one entry), or where its removed prefix ends when no line is left. A log's row is
+ * written only by its first append and by what removes lines: an append that takes the
+ * log over its cap locks it (before any line is deleted, as the age limit and a deletion
+ * do) and deletes the range of offsets below `end - cap` from where the removed prefix
+ * ends, reading only the lines it removes, never the index entries of lines removed
+ * before (dead until a vacuum).
+ */
+const appendStatement = `WITH object AS (
+    SELECT uid FROM cairn_objects WHERE resource = $1 AND namespace = $2 AND name = $3 AND resource_version = $4::bigint FOR UPDATE
+  ), log AS (
+    SELECT o.uid, l.uid IS NOT NULL AS started, coalesce((
+        SELECT byte_offset + octet_length(line) + 1 FROM cairn_log_lines
+        WHERE uid = o.uid AND byte_offset >= coalesce(l.removed_bytes, 0) ORDER BY byte_offset DESC LIMIT 1
+      ), l.removed_bytes, 0) AS log_end
+    FROM object o LEFT JOIN cairn_logs l ON l.uid = o.uid
+  ), skipped AS (
+    -- Where the lines skipped end: in bytes, and at a seq of their own, taken before the lines kept take theirs (they read it).
+    SELECT log.log_end + $9::bigint AS removed_bytes, nextval('cairn_log_lines_seq_seq') AS removed_through FROM log WHERE $9::bigint > 0
+  ), added AS (
+    INSERT INTO cairn_log_lines (uid, stream, line, byte_offset)
+    SELECT log.uid, $5, r.l, log.log_end + r.o FROM log LEFT JOIN skipped ON true, json_to_recordset($6::json) AS r(l text, o bigint) ORDER BY r.o
+  ), started AS (
+    INSERT INTO cairn_logs (uid, removed_bytes, removed_through)
+    SELECT log.uid, coalesce(s.removed_bytes, 0), coalesce(s.removed_through, 0) FROM log LEFT JOIN skipped s ON true WHERE NOT log.started
+  ), locked AS (
+    SELECT l.uid, l.removed_bytes FROM cairn_logs l JOIN log ON l.uid = log.uid
+    WHERE log.started AND $8::bigint > 0 AND l.removed_bytes < log.log_end + $7::bigint - $8::bigint
+    FOR UPDATE OF l
+  ), gone AS (
+    DELETE FROM cairn_log_lines WHERE uid = (SELECT uid FROM locked)
+      AND byte_offset >= (SELECT removed_bytes FROM locked) AND byte_offset < (SELECT log_end FROM log) + $7::bigint - $8::bigint
+    RETURNING seq, byte_offset + octet_length(line) + 1 AS line_end
+  ), trimmed AS (
+    UPDATE cairn_logs l SET removed_bytes = greatest(l.removed_bytes, g.line_end, s.removed_bytes), removed_through = greatest(l.removed_through, g.through, s.removed_through)
+    FROM locked k, (SELECT max(line_end) AS line_end, max(seq) AS through FROM gone) g LEFT JOIN skipped s ON true
+    WHERE l.uid = k.uid
+  )
+  SELECT uid FROM object`;
 
 /** The line a reader gets in place of the lines removed before it read them, as a rotated log file loses them. */
 export const skippedLinesMarker = "... lines skipped: the log's oldest lines were removed by its size or age limit before this reader reached them ...";
@@ -147,9 +170,9 @@ export const defaultLogExpiryBatch = 1000;
  * Removes the lines appended before `cutoff`, oldest first, a batch at a time, each in a
  * short transaction of its own: the next `batchSize` lines by `seq` (of every log, the
  * oldest there are), up to the first one that is younger. Each batch locks the rows of
- * the logs it touches first, in uid order (as an append and a deletion lock a log's row
- * before its lines), then deletes their lines and takes their bytes off the logs' sizes,
- * recording where each log's removed prefix now ends. Returns the lines removed.
+ * the logs it touches first, in uid order (as an append over the cap and a deletion lock
+ * a log's row before its lines), then deletes their lines, recording where each log's
+ * removed prefix now ends, in `seq` and in bytes. Returns the lines removed.
  */
 export async function expireLogLines(database: Database, cutoff: Date, batchSize = defaultLogExpiryBatch): Promise<number> {
   let removed = 0;
@@ -165,10 +188,10 @@ export async function expireLogLines(database: Database, cutoff: Date, batchSize
       // appended_at again: a line that took a lower seq but committed after the first read is no older than its commit.
       const { rows } = await sql<{ removed: number }>`WITH gone AS (
           DELETE FROM cairn_log_lines WHERE seq <= ${expired.at(-1)!.seq}::bigint AND appended_at < ${cutoff}
-          RETURNING uid, seq, octet_length(line) + 1 AS bytes
-        ), sized AS (
-          UPDATE cairn_logs l SET bytes = l.bytes - g.bytes, removed_through = greatest(l.removed_through, g.through)
-          FROM (SELECT uid, sum(bytes) AS bytes, max(seq) AS through FROM gone GROUP BY uid) g WHERE l.uid = g.uid
+          RETURNING uid, seq, byte_offset + octet_length(line) + 1 AS line_end
+        ), marked AS (
+          UPDATE cairn_logs l SET removed_bytes = greatest(l.removed_bytes, g.line_end), removed_through = greatest(l.removed_through, g.through)
+          FROM (SELECT uid, max(line_end) AS line_end, max(seq) AS through FROM gone GROUP BY uid) g WHERE l.uid = g.uid
         )
         SELECT count(*)::int AS removed FROM gone`.execute(trx);
       return { removed: Number(rows[0].removed), done: young !== -1 || oldest.length < batchSize };

@@ -15,6 +15,7 @@ import * as eventOrigins from '../../migrations/0010-event-origins.js';
 import * as logOffsets from '../../migrations/0011-log-offsets.js';
 import * as deletedEvents from '../../migrations/0012-deleted-events.js';
 import * as leases from '../../migrations/0013-leases.js';
+import * as logRemovedBytes from '../../migrations/0014-log-removed-bytes.js';
 import type { Database } from './database.js';
 
 // Listed here rather than read from disk so the same code runs from source and from a build.
@@ -32,6 +33,7 @@ const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0011-log-offsets': logOffsets,
   '0012-deleted-events': deletedEvents,
   '0013-leases': leases,
+  '0014-log-removed-bytes': logRemovedBytes,
 });
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };

@@ -30,23 +30,6 @@ export async function readObject(database: Database, at: ObjectRowKey): Promise<
   return text === undefined ? undefined : (decodeJsonb(text) as StoredObject);
 }
 
-/**
- * Locks the row until the transaction ends and returns its object; undefined when
- * there is no row. A log append holds it, so the object's deletion (which locks it
- * too) waits for the lines and deletes them.
- */
-export async function lockObject(trx: Transaction<StorageSchema>, at: ObjectRowKey): Promise<StoredObject | undefined> {
-  const row = await trx
-    .selectFrom('cairn_objects')
-    .select('object')
-    .where('resource', '=', at.resource)
-    .where('namespace', '=', encodeText(at.namespace))
-    .where('name', '=', encodeText(at.name))
-    .forUpdate()
-    .executeTakeFirst();
-  return row && (decodeJsonb(row.object) as StoredObject);
-}
-
 /** Up to `limit` keys of `resource`'s rows not encoded in `apiVersion`, in key order, after `after`. */
 export async function readStaleKeys(db: Queryable, resource: string, apiVersion: string, after: StorageKey | undefined, limit: number): Promise<StorageKey[]> {
   let query = db.selectFrom('cairn_objects').select(['namespace', 'name']).where('resource', '=', resource).where('api_version', '<>', encodeText(apiVersion));

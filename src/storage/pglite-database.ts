@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect } from 'kysely';
 import { lockDataDir } from './data-dir-lock.js';
 import type { ConnectionCounts, Database, DatabaseWork, Row, TransactionWork } from './database.js';
+import { PGliteStatements } from './pglite-statements.js';
 import type { StorageSchema } from './schema.js';
 import { SerialQueue } from './serial-queue.js';
 import { decodeJsonb, jsonbOid } from './stored-text.js';
@@ -14,12 +15,14 @@ import { decodeJsonb, jsonbOid } from './stored-text.js';
 export class PGliteDatabase implements Database {
   readonly backend = 'pglite' as const;
   readonly #pglite: PGlite;
+  readonly #statements: PGliteStatements;
   readonly #db: Kysely<StorageSchema>;
   readonly #queue = new SerialQueue();
   readonly #unlock: () => Promise<void>;
 
   private constructor(pglite: PGlite, unlock: () => Promise<void>) {
     this.#pglite = pglite;
+    this.#statements = new PGliteStatements(pglite);
     this.#db = new Kysely<StorageSchema>({ dialect: new PGliteDialect({ pglite }) });
     this.#unlock = unlock;
   }
@@ -47,7 +50,8 @@ export class PGliteDatabase implements Database {
     return this.#queue.run(() => this.#db.transaction().execute(work));
   }
 
-  async query(text: string, values: readonly unknown[]): Promise<readonly Row[]> {
+  async query(text: string, values: readonly unknown[], name?: string): Promise<readonly Row[]> {
+    if (name !== undefined) return this.#queue.run(() => this.#statements.query(name, text, values));
     const result = await this.#queue.run(() => this.#pglite.query<Row>(text, values as unknown[]));
     return result.rows;
   }

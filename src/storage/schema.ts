@@ -62,19 +62,17 @@ export interface LogLinesTable {
   stream: string;
   appended_at: Generated<Date>;
   line: string;
-  /** The bytes appended to the log before this line, removed ones included (migration 0011). */
+  /** The bytes appended to the log before this line, removed ones included; unique in its log (migrations 0011, 0014). */
   byte_offset: Int8;
 }
 
-/** One row per object log: its size and where its removed prefix ends (migration 0008). */
+/** One row per object log, from its first append: where its removed prefix ends (migrations 0008, 0014). */
 export interface LogsTable {
   uid: string;
-  /** The bytes of its lines, each with its newline. */
-  bytes: Int8;
   /** The newest `seq` of the lines removed from its start by its size or age limit; 0 when none was. */
   removed_through: Int8;
-  /** The bytes ever appended to it, removed ones included: the next line's `byte_offset` (migration 0011). */
-  appended: Int8;
+  /** The byte offset its first kept line has: the bytes removed from its start; its end when no line is left. */
+  removed_bytes: Int8;
 }
 
 /** How many objects each resource has in each namespace, kept by triggers on the object table (migration 0005). */

@@ -8,13 +8,12 @@
  * list one keyed page at a time: snapshot-list.ts);
  * the {@link Cacher} decorates it with the object cache where that is on.
  */
-import type { Transaction } from 'kysely';
 import { deepCopy, deepFreeze, jsonEqual, type KubeObject, type StoredObject } from '../machinery/meta/object.js';
 import type { CoalescedNotify } from './coalesced-notify.js';
 import type { Database } from './database.js';
 import { readCurrentResourceVersion, readResourceCompacted } from './event-log.js';
 import type { LogWakeups } from './log-wakeups.js';
-import { countStaleRows, lockObject, readObject, readStaleKeys, type ObjectRowKey } from './object-rows.js';
+import { countStaleRows, readObject, readStaleKeys, type ObjectRowKey } from './object-rows.js';
 import type {
   DeletePrecondition,
   FieldsOf,
@@ -36,7 +35,7 @@ import type {
   WriteOrigin,
 } from './interfaces.js';
 import { readHistory } from './object-history.js';
-import type { StorageSchema, StringMap } from './schema.js';
+import type { StringMap } from './schema.js';
 import { splitObjectText } from './object-text.js';
 import { readObjectAt, type ObjectAt } from './snapshot-get.js';
 import { readSnapshotPage, type PageItem } from './snapshot-list.js';
@@ -94,7 +93,8 @@ export class SqlResourceStorage implements ResourceStorage {
     this.#decoder = new VersionDecoder(options.versioning);
     this.logs = new SqlLogStorage({
       database: options.database,
-      lockObject: (trx, key) => this.#lockCurrent(trx, key),
+      resource: options.resource,
+      readCurrent: (key) => this.#readCurrent(key),
       wakeups: options.logWakeups,
       notify: options.logNotify,
       maxBytes: options.logMaxBytes,
@@ -147,9 +147,9 @@ export class SqlResourceStorage implements ResourceStorage {
     return { resource: this.#o.resource, namespace: key.namespace, name: key.name };
   }
 
-  /** Locks the object's row for a log append, which must not interleave with its deletion. */
-  async #lockCurrent(trx: Transaction<StorageSchema>, key: StorageKey): Promise<StoredObject> {
-    const current = await lockObject(trx, this.#at(key));
+  /** The current object, decoded, for a log append to check its stream against; throws `KeyNotFound`. */
+  async #readCurrent(key: StorageKey): Promise<StoredObject> {
+    const current = await this.#readRow(key);
     if (!current) throw keyNotFound(this.#describe(key));
     return this.#decoder.decode(current);
   }

@@ -46,13 +46,14 @@ describe.each(backends)('log limits on %s', (_name, open) => {
     await database?.close();
   });
 
-  /** The log's lines as stored, their bytes, and what its row says. */
+  /** The log's lines as stored, their bytes, and what its row and offsets say: its size is from where its removed prefix ends to its last line's end. */
   const stored = (uid: string) =>
     database.run(async (db) => {
       const { rows } = await sql<{ lines: number; bytes: string | null; size: string; removed_through: string }>`
         SELECT (SELECT count(*)::int FROM cairn_log_lines WHERE uid = ${uid}) AS lines,
                (SELECT sum(octet_length(line) + 1)::text FROM cairn_log_lines WHERE uid = ${uid}) AS bytes,
-               bytes::text AS size, removed_through::text AS removed_through
+               (coalesce((SELECT max(byte_offset + octet_length(line) + 1) FROM cairn_log_lines WHERE uid = ${uid}), removed_bytes) - removed_bytes)::text AS size,
+               removed_through::text AS removed_through
         FROM cairn_logs WHERE uid = ${uid}`.execute(db);
       return rows[0];
     });
@@ -133,6 +134,33 @@ describe.each(backends)('log limits on %s', (_name, open) => {
     // Nothing younger goes.
     expect(await store.expireLogLines(3600_000)).toBe(0);
     expect(texts(await things.logs.read('uid-aged', { after: 0n, limit: 100 }))).toEqual(numbered(5, 2));
+  });
+
+  it('keeps the cap and each line’s offset while appends to one log commit concurrently (on PostgreSQL from two stores)', async () => {
+    await things.create(key('busy'), thing('busy'));
+    const other = database.backend === 'postgres' ? await SqlObjectStore.open(database, { logMaxBytes: cap }) : undefined;
+    try {
+      const writers = [things, other?.forResource('log-limits.test', fieldsOf) ?? things];
+      // Forty appends of one to four lines at once: every one of them but the first waits for another's row lock.
+      const appends = Array.from({ length: 40 }, (_, i) => numbered(i * 10, 1 + (i % 4)));
+      await Promise.all(appends.map((lines, i) => writers[i % 2].logs.append(key('busy'), lines, inStream)));
+      const kept = await things.logs.read('uid-busy', { after: 0n, limit: 100 });
+      expect(kept).toHaveLength(10);
+      // Whole appends in some order, the newest ten lines of them.
+      const order = [...new Set(kept.map((l) => Number(l.text.slice(0, 4)) - (Number(l.text.slice(0, 4)) % 10)))];
+      expect(texts(kept)).toEqual(order.flatMap((first) => appends[first / 10]).slice(-10));
+      const row = await stored('uid-busy');
+      expect(Number(row.size)).toBe(1000);
+      expect(Number(row.bytes)).toBe(1000);
+      const offsets = await database.run(
+        async (db) => (await sql<{ o: string }>`SELECT byte_offset::text AS o FROM cairn_log_lines WHERE uid = 'uid-busy' ORDER BY seq`.execute(db)).rows,
+      );
+      // Every byte appended is counted once: the offsets run on without a gap or an overlap to the hundred lines' end.
+      const appended = appends.flat().length * 100;
+      expect(offsets.map((r) => Number(r.o))).toEqual(Array.from({ length: 10 }, (_, i) => appended - 1000 + i * 100));
+    } finally {
+      await other?.close();
+    }
   });
 
   it('deletes a log’s row with its object', async () => {

@@ -24,7 +24,7 @@ describe('migration 0011-log-offsets', () => {
       await sql`DELETE FROM cairn_log_lines WHERE uid = 'uid-a' AND seq <= 2`.execute(db);
       await sql`INSERT INTO cairn_logs (uid, bytes, removed_through) VALUES ('uid-a', 600, 2), ('uid-b', 100, 0)`.execute(db);
     });
-    await migrateToLatest(database);
+    await migrateToLatest(database, '0011-log-offsets');
   });
   afterAll(async () => {
     await database?.close();
@@ -48,6 +48,7 @@ describe('migration 0011-log-offsets', () => {
   });
 
   it('lets an append over the cap remove the oldest of the migrated lines', async () => {
+    await migrateToLatest(database);
     const store = await SqlObjectStore.open(database, { logMaxBytes: 700 });
     try {
       const things = store.forResource('log-offsets.test', () => ({}));

@@ -1,11 +1,13 @@
 /**
- * Log storage on every backend: appends under the object's lock, reads by uid, tails,
+ * Log storage on every backend: appends under the object's lock, lines stored as
+ * written (PostgreSQL's append travels as literals), reads by uid, tails,
  * lines deleted with their object, followers woken in-process and across stores, and
- * no line skipped by a follower while appends commit concurrently.
+ * no line skipped by a follower while appends commit concurrently, and an append whose
+ * object changes between its read and its statement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/machinery/meta/object.js';
-import type { Database } from '../../src/storage/database.js';
+import type { KubeObject, StoredObject } from '../../src/machinery/meta/object.js';
+import type { Database, Row } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import type { LogLine, ResourceStorage } from '../../src/storage/interfaces.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
@@ -13,6 +15,7 @@ import { PostgresDatabase } from '../../src/storage/postgres-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { testDatabaseUrl } from '../support/test-database.js';
+import { CountingDatabase } from './counting-database.js';
 
 type Backend = 'pglite' | 'postgres';
 
@@ -76,6 +79,15 @@ describe.each<Backend>(['pglite', 'postgres'])('log storage on %s', (backend) =>
     expect(await things.logs.read('uid-refused', { after: 0n, limit: 10 })).toEqual([]);
   });
 
+  it('stores lines and a stream as written, whatever quotes, dollars and escapes they hold', async () => {
+    await things.create(key('quoted'), thing('quoted', 'uid-quoted'));
+    const lines = [`it's`, '$w$ $w0$ $$', '$1 $9 $10', '\\u0000 \u0000 \u0001', '{"a": "b"}', ''];
+    await things.logs.append(key('quoted'), lines, inStream('$w$ step'));
+    const stored = await things.logs.read('uid-quoted', { after: 0n, limit: 10 });
+    expect(texts(stored)).toEqual(lines);
+    expect(stored.map((l) => l.stream)).toEqual(lines.map(() => '$w$ step'));
+  });
+
   it('deletes the lines with their object', async () => {
     await things.create(key('d'), thing('d', 'uid-d1'));
     await things.logs.append(key('d'), ['gone'], inStream('one'));
@@ -134,5 +146,112 @@ describe.each<Backend>(['pglite', 'postgres'])('log storage on %s', (backend) =>
       const append = batch[0].split('.')[0];
       expect(batch).toEqual([0, 1, 2, 3, 4].map((j) => `${append}.${j}`));
     }
+  });
+});
+
+/** A database with a write slipped in before the next append's statement (PGlite's prepared one, PostgreSQL's script): between its read of the object and its lock. */
+class InterleavedDatabase extends CountingDatabase {
+  beforeAppend: (() => Promise<void>) | undefined;
+
+  async #write(): Promise<void> {
+    const write = this.beforeAppend;
+    this.beforeAppend = undefined;
+    await write?.();
+  }
+
+  override async query(text: string, values: readonly unknown[], name?: string): Promise<readonly Row[]> {
+    if (name === 'cairn-append-log') await this.#write();
+    return super.query(text, values, name);
+  }
+
+  override async script(statements: string): Promise<readonly (readonly Row[])[]> {
+    if (statements.includes('INSERT INTO cairn_log_lines')) await this.#write();
+    return super.script(statements);
+  }
+}
+
+describe.each<Backend>(['pglite', 'postgres'])('a log append on %s whose object changes after it was read', (backend) => {
+  let database: InterleavedDatabase;
+  let store: SqlObjectStore;
+  let things: ResourceStorage;
+  /** The stream `one` while the object is labelled open; refused otherwise. */
+  const whileOpen = (current: StoredObject) => {
+    if (current.metadata.labels?.open !== 'true') throw new Error(`closed at ${String(current.metadata.resourceVersion)}`);
+    return 'one';
+  };
+  const labelled = (open: string) => (current: StoredObject | undefined) => ({ ...current!, metadata: { ...current!.metadata, labels: { open } } });
+
+  beforeAll(async () => {
+    database = new InterleavedDatabase(
+      backend === 'pglite' ? await PGliteDatabase.open() : new PostgresDatabase({ connectionString: await testDatabaseUrl() }),
+    );
+    await migrateToLatest(database);
+    store = await SqlObjectStore.open(database);
+    things = store.forResource('things.test', fieldsOf);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.close();
+  });
+
+  it('reads it again and checks the stream against what it became, writing nothing before', async () => {
+    await things.create(key('closing'), {
+      ...thing('closing', 'uid-closing'),
+      metadata: { name: 'closing', namespace: 'ns', uid: 'uid-closing', labels: { open: 'true' } },
+    });
+    database.beforeAppend = async () => void (await things.guaranteedUpdate(key('closing'), labelled('false')));
+    await expect(things.logs.append(key('closing'), ['x'], whileOpen)).rejects.toThrow(/^closed at /);
+    expect(await things.logs.read('uid-closing', { after: 0n, limit: 10 })).toEqual([]);
+    // Changed the other way, the append goes through once it read the object again.
+    database.beforeAppend = async () => void (await things.guaranteedUpdate(key('closing'), labelled('true')));
+    await expect(
+      things.logs.append(key('closing'), ['y'], (current) => (current.metadata.labels?.open === 'false' ? 'one' : whileOpen(current))),
+    ).resolves.toBeUndefined();
+    expect(texts(await things.logs.read('uid-closing', { after: 0n, limit: 10 }))).toEqual(['y']);
+  });
+
+  it('checks the next append to a log against the object it changed into since the last', async () => {
+    await things.create(key('next'), { ...thing('next', 'uid-next'), metadata: { name: 'next', namespace: 'ns', uid: 'uid-next', labels: { open: 'true' } } });
+    await things.logs.append(key('next'), ['1'], whileOpen);
+    await things.guaranteedUpdate(key('next'), labelled('false'));
+    await expect(things.logs.append(key('next'), ['2'], whileOpen)).rejects.toThrow(/^closed at /);
+    // Refused by the object the last append wrote under, allowed by the current one.
+    const whileClosed = (current: StoredObject) => {
+      if (current.metadata.labels?.open !== 'false') throw new Error('open');
+      return 'one';
+    };
+    await things.logs.append(key('next'), ['3'], whileClosed);
+    await things.guaranteedUpdate(key('next'), labelled('true'));
+    await things.logs.append(key('next'), ['4'], whileOpen);
+    const stored = await things.logs.read('uid-next', { after: 0n, limit: 10 });
+    expect(stored.map((l) => [l.text, l.stream])).toEqual([
+      ['1', 'one'],
+      ['3', 'one'],
+      ['4', 'one'],
+    ]);
+  });
+
+  it('writes nothing to an object deleted in between, nor to the one created again under its name', async () => {
+    await things.create(key('gone'), {
+      ...thing('gone', 'uid-gone1'),
+      metadata: { name: 'gone', namespace: 'ns', uid: 'uid-gone1', labels: { open: 'true' } },
+    });
+    database.beforeAppend = async () => void (await things.delete(key('gone')));
+    await expect(things.logs.append(key('gone'), ['x'], whileOpen)).rejects.toSatisfy((e) => e instanceof StorageError && e.code === 'KeyNotFound');
+    expect(await things.logs.read('uid-gone1', { after: 0n, limit: 10 })).toEqual([]);
+    await things.create(key('gone'), {
+      ...thing('gone', 'uid-gone2'),
+      metadata: { name: 'gone', namespace: 'ns', uid: 'uid-gone2', labels: { open: 'true' } },
+    });
+    database.beforeAppend = async () => {
+      await things.delete(key('gone'));
+      await things.create(key('gone'), {
+        ...thing('gone', 'uid-gone3'),
+        metadata: { name: 'gone', namespace: 'ns', uid: 'uid-gone3', labels: { open: 'true' } },
+      });
+    };
+    await things.logs.append(key('gone'), ['z'], whileOpen);
+    expect(await things.logs.read('uid-gone2', { after: 0n, limit: 10 })).toEqual([]);
+    expect(texts(await things.logs.read('uid-gone3', { after: 0n, limit: 10 }))).toEqual(['z']);
   });
 });
