@@ -24,6 +24,7 @@ import { servedGroups, startServer } from '../../src/server/server.js';
 import { eventsOf, readAuditLog, type LoggedAuditEvent } from '../support/audit-log.js';
 import { eventually } from '../support/eventually.js';
 import { spawnServer } from '../support/server-process.js';
+import { testDatabaseUrl } from '../support/test-database.js';
 import { pipeline, requestServer, startTestServer, type ServerEndpoint, type TestServer } from '../support/test-server.js';
 
 const policy = `apiVersion: audit.k8s.io/v1
@@ -279,8 +280,9 @@ describe('audit log rotation', () => {
     const policyFile = await tempFile('policy.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  verbs: [create]\n');
     const dir = dirname(policyFile);
     const log = join(dir, 'audit.log');
+    // On PostgreSQL, as every server of this file but the first: the backend is not the subject, and a fresh PGlite costs seconds of initdb.
     const server = await startTestServer({
-      backend: 'pglite',
+      backend: 'postgres',
       args: ['--audit-policy-file', policyFile, '--audit-log-path', log, '--audit-log-maxsize', '1', '--audit-log-maxbackup', '1'],
     });
     try {
@@ -349,7 +351,7 @@ describe('audit configuration', () => {
 
   it('writes nothing without a policy file, even with a log path, as kube-apiserver', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cairn-audit-nopolicy-'));
-    const server = await startTestServer({ backend: 'pglite', args: ['--audit-log-path', join(dir, 'audit.log')] });
+    const server = await startTestServer({ backend: 'postgres', args: ['--audit-log-path', join(dir, 'audit.log')] });
     try {
       expect((await server.request('GET', pipelinesIn('default'))).status).toBe(200);
     } finally {
@@ -435,6 +437,8 @@ describe('shutdown', () => {
           policyFile,
           '--audit-log-path',
           log,
+          '--database-url',
+          await testDatabaseUrl(),
         ],
         { dataDir: join(dir, 'data'), env: { LOG_LEVEL: 'info' } },
       );

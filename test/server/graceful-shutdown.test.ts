@@ -9,6 +9,7 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import { expect, it } from 'vitest';
 import { spawnServer } from '../support/server-process.js';
+import { testDatabaseUrl } from '../support/test-database.js';
 import { pipeline, requestServer } from '../support/test-server.js';
 
 const pipelines = '/apis/cairn.dev/v1/namespaces/shutdown/pipelines';
@@ -16,9 +17,11 @@ const delaySeconds = 2;
 const graceSeconds = 5;
 
 it('stops gracefully on SIGTERM', { timeout: 60_000 }, async () => {
-  const server = await spawnServer(['--no-controller', '--shutdown-delay', `${delaySeconds}`, '--shutdown-grace', `${graceSeconds}`], {
-    env: { LOG_LEVEL: 'info' },
-  });
+  // On PostgreSQL: the backend is not the subject, and a fresh PGlite costs seconds of initdb.
+  const server = await spawnServer(
+    ['--no-controller', '--shutdown-delay', `${delaySeconds}`, '--shutdown-grace', `${graceSeconds}`, '--database-url', await testDatabaseUrl()],
+    { env: { LOG_LEVEL: 'info' } },
+  );
   const { child, exited } = server;
   try {
     const endpoint = await server.endpoint();
