@@ -280,7 +280,7 @@ describe('audit log rotation', () => {
     const policyFile = await tempFile('policy.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  verbs: [create]\n');
     const dir = dirname(policyFile);
     const log = join(dir, 'audit.log');
-    // On PostgreSQL, as every server of this file but the first: the backend is not the subject, and a fresh PGlite costs seconds of initdb.
+    // On PostgreSQL, as every server of this file but the first: the backend is not the subject, and PGlite's start costs more CPU.
     const server = await startTestServer({
       backend: 'postgres',
       args: ['--audit-policy-file', policyFile, '--audit-log-path', log, '--audit-log-maxsize', '1', '--audit-log-maxbackup', '1'],

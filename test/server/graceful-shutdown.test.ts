@@ -17,7 +17,7 @@ const delaySeconds = 2;
 const graceSeconds = 5;
 
 it('stops gracefully on SIGTERM', { timeout: 60_000 }, async () => {
-  // On PostgreSQL: the backend is not the subject, and a fresh PGlite costs seconds of initdb.
+  // On PostgreSQL: the backend is not the subject, and PGlite's start costs more CPU.
   const server = await spawnServer(
     ['--no-controller', '--shutdown-delay', `${delaySeconds}`, '--shutdown-grace', `${graceSeconds}`, '--database-url', await testDatabaseUrl()],
     { env: { LOG_LEVEL: 'info' } },

@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { onJsonLines, until } from './json-lines.js';
+import { seedPgliteDataDir } from './pglite-template.js';
 import type { ServerEndpoint } from './test-server.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -37,7 +38,7 @@ export interface ServerProcess {
 
 /** Options of {@link spawnServer}. */
 export interface ServerProcessOptions {
-  /** Its data directory; a fresh one otherwise. Removed by `stop()` either way. */
+  /** Its data directory; a fresh one otherwise (PGlite's cluster copied in, without `--database-url`). Removed by `stop()` either way. */
   readonly dataDir?: string;
   /** Variables added to the test's environment. */
   readonly env?: NodeJS.ProcessEnv;
@@ -48,6 +49,7 @@ export interface ServerProcessOptions {
 /** Starts `src/server/main.ts --port 0 --data-dir DIR ...args` and returns at once. */
 export async function spawnServer(args: readonly string[], options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'cairn-server-')));
+  if (options.dataDir === undefined && !args.some((arg) => arg.startsWith('--database-url'))) await seedPgliteDataDir(dataDir);
   // The node running the tests (the project's own) first on PATH, for anything the server spawns.
   const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, ...options.env };
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, ...args], {
