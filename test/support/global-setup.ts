@@ -26,17 +26,14 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   project.provide('goPrograms', await ensureGoPrograms());
-  const template = await makePgliteTemplate();
-  project.provide('pgliteTemplate', template.directory);
   const externalUrl = process.env['CAIRN_TEST_DATABASE_URL'];
-  if (externalUrl !== undefined && externalUrl !== '') {
-    project.provide('postgresUrl', externalUrl);
-    return template.remove;
-  }
-  const cluster = await startPostgresCluster();
-  project.provide('postgresUrl', cluster.url);
+  const external = externalUrl !== undefined && externalUrl !== '';
+  // PGlite's initdb in this process and PostgreSQL's in its own: side by side, on two cores.
+  const [template, cluster] = await Promise.all([makePgliteTemplate(), external ? undefined : startPostgresCluster()]);
+  project.provide('pgliteTemplate', template.directory);
+  project.provide('postgresUrl', cluster?.url ?? externalUrl!);
   return async () => {
-    await cluster.destroy();
+    await cluster?.destroy();
     await template.remove();
   };
 }
