@@ -29,7 +29,7 @@ import { startPostgresCluster, type PostgresCluster } from './postgres-cluster.j
 import { benchBackend } from './backend-suite.js';
 import { killChildren } from './children.js';
 import type { BenchContext } from './bench-context.js';
-import type { BenchResults } from './bench-results.js';
+import type { BenchMeta, BenchResults } from './bench-results.js';
 import { previousResults, writeResults } from './results-file.js';
 import { startBareKoa, type BareKoa } from './bare-koa.js';
 import { preparePgbench } from './pgbench.js';
@@ -39,9 +39,8 @@ import { repoRoot } from './repo-root.js';
 import { Collector } from './results.js';
 import type { Backend } from './rows.js';
 import { postgresVersion, runMeta, runStart } from './run-meta.js';
-import { runScaleBench, scaleSteps } from './scale-bench.js';
-import type { ScaleRun } from './scale-results.js';
-import { historySteps, runHistoryBench, type HistoryRun } from './history-bench.js';
+import { runScaleBench, scaleSteps, type ScaleOutcome } from './scale-bench.js';
+import { historySteps, runHistoryBench, type HistoryOutcome } from './history-bench.js';
 import { runFaultsBench } from './faults-bench.js';
 
 /** The steps {@link benchBackend} reports for one backend, for the progress bar's total. */
@@ -118,8 +117,8 @@ async function cleanUp(workDir: string, failed: number): Promise<void> {
 async function main(): Promise<void> {
   const { profile, backends, outDir, scale, history, faults } = options();
   if (faults) return faultsMain(outDir);
-  if (scale) return scaleMain(profile, backends, outDir, scale);
-  if (history) return historyMain(profile, backends, outDir, history);
+  if (scale) return seededMain(profile, backends, outDir, scaleBench(scale));
+  if (history) return seededMain(profile, backends, outDir, historyBench(history));
   const start = runStart();
   const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-'));
   runDirectory = workDir;
@@ -165,12 +164,34 @@ async function faultsMain(outDir: string): Promise<void> {
   await writeResults(outDir, { ...(await previousResults(outDir)), faults });
 }
 
-/** The scale bench on each of `backends`, into the `scale` part of the results. */
-async function scaleMain(profile: Profile, backends: readonly Backend[], outDir: string, settings: ScaleSettings): Promise<void> {
-  const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-scale-'));
+/** What a run of one backend reports, whatever the seeded bench. */
+interface SeededOutcome {
+  readonly figures: readonly { readonly value?: number }[];
+  readonly notes: readonly string[];
+}
+
+/** A bench that seeds a database and measures it (`--scale`, `--history`): what tells one from the other. */
+interface SeededBench<Outcome extends SeededOutcome, Settings extends object> {
+  /** Its part of `results.json`, which also names its work directory and database. */
+  readonly part: 'scale' | 'history';
+  /** The steps it reports per backend, for the progress bar's total. */
+  readonly steps: number;
+  /** What its results' meta records beside the run's circumstances. */
+  readonly settings: Settings;
+  run(backend: Backend, where: { quick: boolean; workDir: string; databaseUrl: string | undefined; progress: Progress }): Promise<Outcome>;
+}
+
+/** A seeded bench on each of `backends`, into its part of the results, the other parts kept. */
+async function seededMain<Outcome extends SeededOutcome, Settings extends object>(
+  profile: Profile,
+  backends: readonly Backend[],
+  outDir: string,
+  bench: SeededBench<Outcome, Settings>,
+): Promise<void> {
+  const workDir = await mkdtemp(join(tmpdir(), `cairn-bench-${bench.part}-`));
   runDirectory = workDir;
-  const progress = new Progress(1 + backends.length * scaleSteps(settings.count));
-  const runs: Partial<Record<Backend, ScaleRun>> = {};
+  const progress = new Progress(1 + backends.length * bench.steps);
+  const runs: Partial<Record<Backend, Outcome & { meta: BenchMeta & Settings }>> = {};
   let failed = 0;
   let cluster: PostgresCluster | undefined;
   try {
@@ -178,48 +199,36 @@ async function scaleMain(profile: Profile, backends: readonly Backend[], outDir:
     cluster = backends.includes('postgres') ? await startPostgresCluster() : undefined;
     for (const backend of backends) {
       const start = runStart();
-      const databaseUrl = backend === 'postgres' ? await cluster!.createDatabase('cairn_scale') : undefined;
-      const outcome = await runScaleBench({ ...settings, backend, quick: profile.name === 'quick', workDir, databaseUrl, progress });
+      const databaseUrl = backend === 'postgres' ? await cluster!.createDatabase(`cairn_${bench.part}`) : undefined;
+      const outcome = await bench.run(backend, { quick: profile.name === 'quick', workDir, databaseUrl, progress });
       const postgres = databaseUrl === undefined ? undefined : await postgresVersion(databaseUrl);
-      runs[backend] = { meta: { ...runMeta(start, profile.name, 1, postgres), ...settings }, ...outcome };
+      runs[backend] = { meta: { ...runMeta(start, profile.name, 1, postgres), ...bench.settings }, ...outcome };
       failed += outcome.notes.length + outcome.figures.filter((f) => f.value === undefined).length;
     }
   } finally {
     await cluster?.destroy();
   }
   const previous = await previousResults(outDir);
-  await writeResults(outDir, { ...previous, scale: { ...previous.scale, ...runs } });
+  await writeResults(outDir, { ...previous, [bench.part]: { ...previous[bench.part], ...runs } });
   progress.stop();
   await cleanUp(workDir, failed);
 }
 
-/** The history bench on each of `backends`, into the `history` part of the results. */
-async function historyMain(profile: Profile, backends: readonly Backend[], outDir: string, settings: HistorySettings): Promise<void> {
-  const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-history-'));
-  runDirectory = workDir;
-  const progress = new Progress(1 + backends.length * historySteps);
-  const runs: Partial<Record<Backend, HistoryRun>> = {};
-  let failed = 0;
-  let cluster: PostgresCluster | undefined;
-  try {
-    progress.step(backends.includes('postgres') ? 'starting PostgreSQL' : 'starting');
-    cluster = backends.includes('postgres') ? await startPostgresCluster() : undefined;
-    for (const backend of backends) {
-      const start = runStart();
-      const databaseUrl = backend === 'postgres' ? await cluster!.createDatabase('cairn_history') : undefined;
-      const outcome = await runHistoryBench({ ...settings, quick: profile.name === 'quick', workDir: join(workDir, backend), databaseUrl, progress });
-      const postgres = databaseUrl === undefined ? undefined : await postgresVersion(databaseUrl);
-      runs[backend] = { meta: { ...runMeta(start, profile.name, 1, postgres), count: settings.count, revisions: settings.revisions }, ...outcome };
-      failed += outcome.notes.length + outcome.figures.filter((f) => f.value === undefined).length;
-    }
-  } finally {
-    await cluster?.destroy();
-  }
-  const previous = await previousResults(outDir);
-  await writeResults(outDir, { ...previous, history: { ...previous.history, ...runs } });
-  progress.stop();
-  await cleanUp(workDir, failed);
-}
+/** The scale bench (bench/scale-bench.ts). */
+const scaleBench = (settings: ScaleSettings): SeededBench<ScaleOutcome, ScaleSettings> => ({
+  part: 'scale',
+  steps: scaleSteps(settings.count),
+  settings,
+  run: (backend, where) => runScaleBench({ ...settings, ...where, backend }),
+});
+
+/** The history bench (bench/history-bench.ts), each backend in a directory of its own. */
+const historyBench = (settings: HistorySettings): SeededBench<HistoryOutcome, { count: number; revisions: number }> => ({
+  part: 'history',
+  steps: historySteps,
+  settings: { count: settings.count, revisions: settings.revisions },
+  run: (backend, where) => runHistoryBench({ ...settings, ...where, workDir: join(where.workDir, backend) }),
+});
 
 /** The temporary directory of the run, removed when the run is interrupted. */
 let runDirectory: string | undefined;

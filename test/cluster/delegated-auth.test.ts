@@ -18,7 +18,8 @@ import { cairnDelegationKubeconfig } from '../support/cairn-identity.js';
 import { startKubeControlPlane, type KubeControlPlane } from '../support/kube-control-plane.js';
 import { kubectlAvailable, type RunResult } from '../support/kubectl.js';
 import { pipeline, startTestServer, type RequestOptions, type TestResponse, type TestServer } from '../support/test-server.js';
-import { bearer, eventually as eventuallyAnswers, kubectlOk } from '../support/delegation.js';
+import { bearer, eventually as eventuallyAnswers } from '../support/delegation.js';
+import { kubectlOk } from '../support/shared-control-plane.js';
 
 const pipelinesPath = (namespace: string) => `/apis/cairn.dev/v1/namespaces/${namespace}/pipelines`;
 

@@ -18,8 +18,8 @@ import { ensureServingPki } from '../../src/server/pki.js';
 import { readTracingConfiguration } from '../../src/server/tracing-configuration.js';
 import { cairnApiServices, cairnNamespace, cairnService } from '../support/aggregated-cairn.js';
 import { cairnChart, renderChart, runHelm } from '../support/helm.js';
-import { startKubeControlPlane, type KubeControlPlane } from '../support/kube-control-plane.js';
 import { kubectlAvailable } from '../support/kubectl.js';
+import { kubectlOk, sharedKubeControlPlane } from '../support/shared-control-plane.js';
 
 const helm = inject('goPrograms').helm;
 const manifestsDir = join(import.meta.dirname, '..', '..', 'apiservice');
@@ -257,42 +257,28 @@ const certManagerCrds = ['Certificate', 'Issuer'].map((kind) => ({
 }));
 
 describe.runIf(kubectlAvailable)('charts/cairn against the test control plane (needs kubectl on PATH)', () => {
-  let plane: KubeControlPlane;
-
-  beforeAll(async () => {
-    plane = await startKubeControlPlane(inject('goPrograms'));
-  }, 180_000);
-
-  afterAll(async () => {
-    await plane?.stop();
-  }, 60_000);
-
-  const kubectlOk = async (...args: string[]) => {
-    const result = await plane.kubectl(args);
-    if (result.code !== 0) expect.fail(`kubectl ${args.join(' ')} exited ${result.code}\n${result.stdout}${result.stderr}\n${await plane.logTail()}`);
-    return result;
-  };
+  const plane = sharedKubeControlPlane();
 
   /** Applies what the chart renders with `args`, server-side dry run: kube-apiserver validates every object and admits none. */
   async function dryRun(name: string, args: readonly string[]): Promise<string[]> {
-    const file = join(plane.directory, `${name}.yaml`);
+    const file = join(plane().directory, `${name}.yaml`);
     await writeFile(file, (await renderChart(helm, args)).map((object) => `---\n${stringify(object)}`).join(''));
-    const applied = await kubectlOk('apply', '--dry-run=server', '-f', file);
+    const applied = await kubectlOk(plane(), 'apply', '--dry-run=server', '-f', file);
     return applied.stdout.trim().split('\n');
   }
 
   it('has kube-apiserver accept every rendered object (server-side dry run), with the default values and with cert-manager', async () => {
-    await kubectlOk('create', 'namespace', cairnNamespace);
+    await kubectlOk(plane(), 'create', 'namespace', cairnNamespace);
     const lines = await dryRun('default', []);
     expect(lines).toContain(`deployment.apps/${cairnService} created (server dry run)`);
     for (const name of cairnApiServices) expect(lines).toContain(`apiservice.apiregistration.k8s.io/${name} created (server dry run)`);
     expect(lines).toHaveLength((await renderChart(helm)).length);
 
     // Without cert-manager's CRDs the kinds are unknown; with them, its objects are accepted too.
-    const crds = join(plane.directory, 'cert-manager-crds.yaml');
+    const crds = join(plane().directory, 'cert-manager-crds.yaml');
     await writeFile(crds, certManagerCrds.map((crd) => `---\n${stringify(crd)}`).join(''));
-    await kubectlOk('apply', '-f', crds);
-    await kubectlOk('wait', '--for=condition=Established', '--timeout=60s', 'crd/certificates.cert-manager.io', 'crd/issuers.cert-manager.io');
+    await kubectlOk(plane(), 'apply', '-f', crds);
+    await kubectlOk(plane(), 'wait', '--for=condition=Established', '--timeout=60s', 'crd/certificates.cert-manager.io', 'crd/issuers.cert-manager.io');
     const certManagerLines = await dryRun('cert-manager', ['--set', 'tls.certManager.enabled=true', '--set', 'postgresql.enabled=true']);
     expect(certManagerLines).toContain(`certificate.cert-manager.io/${cairnService}-serving created (server dry run)`);
     expect(certManagerLines).toContain(`issuer.cert-manager.io/${cairnService}-selfsigned created (server dry run)`);
@@ -300,26 +286,26 @@ describe.runIf(kubectlAvailable)('charts/cairn against the test control plane (n
   });
 
   it('helm install creates the objects, the APIServices naming the chart’s Service (no node runs the pods here)', async () => {
-    const env = plane.kubectlEnv();
+    const env = plane().kubectlEnv();
     const installed = await runHelm(helm, ['install', 'cairn', cairnChart, '--namespace', cairnNamespace, '--create-namespace'], env);
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toContain('STATUS: deployed');
-    const deployment = JSON.parse((await kubectlOk('-n', cairnNamespace, 'get', 'deployment', cairnService, '-o', 'json')).stdout);
+    const deployment = JSON.parse((await kubectlOk(plane(), '-n', cairnNamespace, 'get', 'deployment', cairnService, '-o', 'json')).stdout);
     expect(deployment.metadata.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'Helm', 'app.kubernetes.io/instance': 'cairn' });
     expect(deployment.metadata.annotations).toMatchObject({ 'meta.helm.sh/release-name': 'cairn', 'meta.helm.sh/release-namespace': cairnNamespace });
-    const service = JSON.parse((await kubectlOk('-n', cairnNamespace, 'get', 'service', cairnService, '-o', 'json')).stdout);
+    const service = JSON.parse((await kubectlOk(plane(), '-n', cairnNamespace, 'get', 'service', cairnService, '-o', 'json')).stdout);
     for (const name of cairnApiServices) {
-      const apiService = JSON.parse((await kubectlOk('get', 'apiservice', name, '-o', 'json')).stdout);
+      const apiService = JSON.parse((await kubectlOk(plane(), 'get', 'apiservice', name, '-o', 'json')).stdout);
       expect(apiService.spec.service).toEqual({ name: service.metadata.name, namespace: cairnNamespace, port: service.spec.ports[0].port });
     }
-    await kubectlOk('-n', cairnNamespace, 'get', 'serviceaccount', cairnService);
-    await kubectlOk('-n', cairnNamespace, 'get', 'poddisruptionbudget', cairnService);
-    await kubectlOk('-n', 'kube-system', 'get', 'rolebinding', `${cairnService}:extension-apiserver-authentication-reader`);
-    await kubectlOk('get', 'clusterrole', 'cairn-view', `${cairnService}:webhook-configuration-reader`);
+    await kubectlOk(plane(), '-n', cairnNamespace, 'get', 'serviceaccount', cairnService);
+    await kubectlOk(plane(), '-n', cairnNamespace, 'get', 'poddisruptionbudget', cairnService);
+    await kubectlOk(plane(), '-n', 'kube-system', 'get', 'rolebinding', `${cairnService}:extension-apiserver-authentication-reader`);
+    await kubectlOk(plane(), 'get', 'clusterrole', 'cairn-view', `${cairnService}:webhook-configuration-reader`);
     // An upgrade that turns on the PostgreSQL for trying it, then another: the generated password stays, or the data would be locked out.
     const password = async (): Promise<string> =>
       Buffer.from(
-        JSON.parse((await kubectlOk('-n', cairnNamespace, 'get', 'secret', `${cairnService}-postgresql`, '-o', 'json')).stdout).data.password,
+        JSON.parse((await kubectlOk(plane(), '-n', cairnNamespace, 'get', 'secret', `${cairnService}-postgresql`, '-o', 'json')).stdout).data.password,
         'base64',
       ).toString('utf8');
     const upgraded = await runHelm(helm, ['upgrade', 'cairn', cairnChart, '--namespace', cairnNamespace, '--set', 'postgresql.enabled=true'], env);
@@ -329,11 +315,11 @@ describe.runIf(kubectlAvailable)('charts/cairn against the test control plane (n
     const again = await runHelm(helm, ['upgrade', 'cairn', cairnChart, '--namespace', cairnNamespace, '--reuse-values', '--set', 'replicas=3'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(await password()).toBe(generated);
-    expect(JSON.parse((await kubectlOk('-n', cairnNamespace, 'get', 'deployment', cairnService, '-o', 'json')).stdout).spec.replicas).toBe(3);
+    expect(JSON.parse((await kubectlOk(plane(), '-n', cairnNamespace, 'get', 'deployment', cairnService, '-o', 'json')).stdout).spec.replicas).toBe(3);
     const listed = await runHelm(helm, ['list', '--namespace', cairnNamespace, '-o', 'json'], env);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'cairn', status: 'deployed', chart: 'cairn-0.1.0' }]);
     const uninstalled = await runHelm(helm, ['uninstall', 'cairn', '--namespace', cairnNamespace], env);
     expect(uninstalled.code, uninstalled.stderr).toBe(0);
-    expect((await plane.kubectl(['get', 'apiservice', cairnApiServices[0]])).code).not.toBe(0);
+    expect((await plane().kubectl(['get', 'apiservice', cairnApiServices[0]])).code).not.toBe(0);
   });
 });

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startKubeControlPlane, type KubeControlPlane } from '../support/kube-control-plane.js';
 import { kubectlAvailable, type RunResult } from '../support/kubectl.js';
 import { pipeline, startTestServer, type RequestOptions, type TestResponse, type TestServer } from '../support/test-server.js';
-import { bearer, eventually as eventuallyAnswers, kubectlOk } from '../support/delegation.js';
+import { bearer, eventually as eventuallyAnswers } from '../support/delegation.js';
+import { kubectlOk } from '../support/shared-control-plane.js';
 
 const manifestsDir = join(import.meta.dirname, '..', '..', 'apiservice');
 /** The manifests that make Cairn's ServiceAccount and its bindings. */

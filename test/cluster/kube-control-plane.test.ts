@@ -8,11 +8,12 @@ import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { cairnGroup } from '../../src/apis/cairn/register.js';
-import { controlPlaneKubectl, startKubeControlPlane, type KubeControlPlane } from '../support/kube-control-plane.js';
+import { controlPlaneKubectl } from '../support/kube-control-plane.js';
 import { kubectlAvailable, kubectlOnPath, type RunResult } from '../support/kubectl.js';
+import { sharedKubeControlPlane } from '../support/shared-control-plane.js';
 
 /** PEM as kube-apiserver re-encodes it: LF line ends (node-forge writes CRLF). */
 const lf = (pem: string): string => pem.replaceAll('\r\n', '\n').trim();
@@ -24,21 +25,13 @@ const CAIRN_PORT = 18443;
 const kubectl133 = controlPlaneKubectl();
 
 describe.runIf(kubectlAvailable)('test control plane: etcd + kube-apiserver (needs kubectl on PATH)', () => {
-  let plane: KubeControlPlane;
-
-  beforeAll(async () => {
-    plane = await startKubeControlPlane(inject('goPrograms'));
-  }, 180_000);
-
-  afterAll(async () => {
-    await plane?.stop();
-  }, 60_000);
+  const plane = sharedKubeControlPlane();
 
   /** Runs kubectl and fails the test, showing its output and the servers' logs, unless it exits 0. */
   const kubectlOk = async (binary: string, ...args: string[]): Promise<RunResult> => {
-    const result = await plane.kubectl(args, binary);
+    const result = await plane().kubectl(args, binary);
     if (result.code !== 0) {
-      expect.fail(`kubectl ${args.join(' ')} exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}\n${await plane.logTail()}`);
+      expect.fail(`kubectl ${args.join(' ')} exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}\n${await plane().logTail()}`);
     }
     return result;
   };
@@ -63,11 +56,11 @@ describe.runIf(kubectlAvailable)('test control plane: etcd + kube-apiserver (nee
     const configMap = JSON.parse(
       (await kubectlOk(kubectl133, '-n', 'kube-system', 'get', 'configmap', 'extension-apiserver-authentication', '-o', 'json')).stdout,
     );
-    expect(configMap.data['requestheader-client-ca-file']).toContain(lf(plane.frontProxyCaPem));
+    expect(configMap.data['requestheader-client-ca-file']).toContain(lf(plane().frontProxyCaPem));
     expect(JSON.parse(configMap.data['requestheader-allowed-names'])).toEqual(['front-proxy-client']);
     expect(JSON.parse(configMap.data['requestheader-username-headers'])).toEqual(['X-Remote-User']);
     expect(JSON.parse(configMap.data['requestheader-uid-headers'])).toEqual(['X-Remote-Uid']);
-    expect(configMap.data['client-ca-file']).toContain(lf(plane.clientCaPem));
+    expect(configMap.data['client-ca-file']).toContain(lf(plane().clientCaPem));
   });
 
   it('accepts an APIService for v1.cairn.dev backed by an ExternalName Service', async () => {
@@ -92,7 +85,7 @@ describe.runIf(kubectlAvailable)('test control plane: etcd + kube-apiserver (nee
         },
       },
     ];
-    const file = join(plane.directory, 'cairn-apiservice.yaml');
+    const file = join(plane().directory, 'cairn-apiservice.yaml');
     await writeFile(file, manifests.map((m) => stringify(m)).join('---\n'));
     const applied = await kubectlOk(kubectl133, 'apply', '-f', file);
     expect(applied.stdout).toContain('apiservice.apiregistration.k8s.io/v1.cairn.dev created');
@@ -113,7 +106,7 @@ describe.runIf(kubectlAvailable)('test control plane: etcd + kube-apiserver (nee
 
   it('accepts every manifest in apiservice/ as written, with the Secret and caBundle npm run certs adds', async () => {
     const root = join(import.meta.dirname, '..', '..');
-    const dir = join(plane.directory, 'apiservice');
+    const dir = join(plane().directory, 'apiservice');
     await cp(join(root, 'apiservice'), dir, { recursive: true, filter: (source) => !source.startsWith(join(root, 'apiservice', 'certs')) });
     const script = (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.certs;
     const [command, ...scriptArgs] = script.split(' ');

@@ -259,95 +259,109 @@ describe.runIf(kubectlAvailable)('README.md, "The first hour", run block by bloc
     await rm(checkout, { recursive: true, force: true });
   });
 
-  it('1–7: runs every block from npm start to PostgreSQL as the text says, and each shows what the text promises', { timeout: 240_000 }, async () => {
-    const databaseUrl = await testDatabaseUrl();
-    const server = await new Terminal('server', checkout, env).open();
-    const shell = await new Terminal('kubectl', checkout, env).open();
-    const follow = await new Terminal('follow', checkout, env).open();
+  // The blocks of steps 1–7 and those registering Cairn with a cluster share no file, port or terminal: the first
+  // cluster block runs beside steps 1–7. The two cluster blocks run one after the other: both write apiservice/'s certificates.
+  it.concurrent(
+    '1–7: runs every block from npm start to PostgreSQL as the text says, and each shows what the text promises',
+    { timeout: 240_000 },
+    async () => {
+      const databaseUrl = await testDatabaseUrl();
+      const server = await new Terminal('server', checkout, env).open();
+      const shell = await new Terminal('kubectl', checkout, env).open();
+      const follow = await new Terminal('follow', checkout, env).open();
 
-    const runnable = blocks.filter((block) => block.language === 'sh' && !block.notRun && !isClusterBlock(block));
-    const steps = [...runnable];
-    /** The next block, which must contain `command`. */
-    const next = (command: string): string => {
-      const block = steps.shift();
-      expect(block?.code, `the walkthrough's next sh block runs ${command}`).toContain(command);
-      return block!.code;
-    };
+      const runnable = blocks.filter((block) => block.language === 'sh' && !block.notRun && !isClusterBlock(block));
+      const steps = [...runnable];
+      /** The next block, which must contain `command`. */
+      const next = (command: string): string => {
+        const block = steps.shift();
+        expect(block?.code, `the walkthrough's next sh block runs ${command}`).toContain(command);
+        return block!.code;
+      };
 
-    // 1. npm start, left running; its banner is the README's, but for the checkout's place and the port.
-    const first = server.start(next('npm start'), false);
-    running.push(first);
-    const banner = await bannerOf(first);
-    const url = /^Cairn serves cairn\.dev at (https:\/\/127\.0\.0\.1:(\d+))$/m.exec(banner);
-    expect(url, banner).not.toBeNull();
-    const shownBanner = blocks.find((block) => block.language === 'text' && block.code.startsWith('Cairn serves'));
-    expect(shownBanner, 'the README shows the banner').toBeDefined();
-    expect(banner).toBe(shownBanner!.code.replaceAll(exampleCheckout, checkout).replace('https://127.0.0.1:8443', url![1]));
+      // 1. npm start, left running; its banner is the README's, but for the checkout's place and the port.
+      const first = server.start(next('npm start'), false);
+      running.push(first);
+      const banner = await bannerOf(first);
+      const url = /^Cairn serves cairn\.dev at (https:\/\/127\.0\.0\.1:(\d+))$/m.exec(banner);
+      expect(url, banner).not.toBeNull();
+      const shownBanner = blocks.find((block) => block.language === 'text' && block.code.startsWith('Cairn serves'));
+      expect(shownBanner, 'the README shows the banner').toBeDefined();
+      expect(banner).toBe(shownBanner!.code.replaceAll(exampleCheckout, checkout).replace('https://127.0.0.1:8443', url![1]));
 
-    // 2. Looking around: the kinds, the bootstrapped RunnerClass, a schema.
-    const resources = await shell.run(next('kubectl api-resources'));
-    expect(resources.stdout).toMatch(/^pipelines\s+pl\s+cairn\.dev\/v1\s+true\s+Pipeline$/m);
-    expect(resources.stdout).toMatch(/^runnerclasses\s+rc\s+cairn\.dev\/v1\s+false\s+RunnerClass$/m);
-    const lookAround = await shell.run(next('kubectl explain pipeline.spec'));
-    expect(lookAround.stdout).toMatch(/^standard\s+alpine:3\.20\s+\S+$/m);
-    expect(lookAround.stdout).toMatch(/^ {2}Image:\s+alpine:3\.20$/m);
-    expect(lookAround.stdout).toMatch(/^FIELD: spec <Object>$/m);
-    expect(lookAround.stdout).toMatch(/^ {2}replicas\s+<integer>$/m);
-    expect(lookAround.stdout).toMatch(/^ {2}runnerClassName\s+<string>$/m);
+      // 2. Looking around: the kinds, the bootstrapped RunnerClass, a schema.
+      const resources = await shell.run(next('kubectl api-resources'));
+      expect(resources.stdout).toMatch(/^pipelines\s+pl\s+cairn\.dev\/v1\s+true\s+Pipeline$/m);
+      expect(resources.stdout).toMatch(/^runnerclasses\s+rc\s+cairn\.dev\/v1\s+false\s+RunnerClass$/m);
+      const lookAround = await shell.run(next('kubectl explain pipeline.spec'));
+      expect(lookAround.stdout).toMatch(/^standard\s+alpine:3\.20\s+\S+$/m);
+      expect(lookAround.stdout).toMatch(/^ {2}Image:\s+alpine:3\.20$/m);
+      expect(lookAround.stdout).toMatch(/^FIELD: spec <Object>$/m);
+      expect(lookAround.stdout).toMatch(/^ {2}replicas\s+<integer>$/m);
+      expect(lookAround.stdout).toMatch(/^ {2}runnerClassName\s+<string>$/m);
 
-    // 3. A Pipeline, defaulted to one replica, made ready by the controller.
-    const created = await shell.run(next('kubectl apply'));
-    expect(created.stdout).toContain('pipeline.cairn.dev/hello created\n');
-    expect(created.stdout).toContain('pipeline.cairn.dev/hello condition met\n');
-    expect(created.stdout).toMatch(/^hello\s+standard\s+1\s+1\s+Running\s+\S+$/m);
+      // 3. A Pipeline, defaulted to one replica, made ready by the controller.
+      const created = await shell.run(next('kubectl apply'));
+      expect(created.stdout).toContain('pipeline.cairn.dev/hello created\n');
+      expect(created.stdout).toContain('pipeline.cairn.dev/hello condition met\n');
+      expect(created.stdout).toMatch(/^hello\s+standard\s+1\s+1\s+Running\s+\S+$/m);
 
-    // 4. The follow, in its own terminal: the lines so far, then it waits.
-    const follower = follow.start(next('follow=true'), false);
-    running.push(follower);
-    await eventually('the follow prints the first step', 30_000, async () => follower.output().stdout.includes('1/1 ready') || follower.output().code !== null);
-    expect(follower.output().stdout).toContain('[cairn-controller] AllReplicasReady: 1/1 ready, phase Running\n');
-    expect(follower.output().code, follower.output().stderr).toBeNull();
+      // 4. The follow, in its own terminal: the lines so far, then it waits.
+      const follower = follow.start(next('follow=true'), false);
+      running.push(follower);
+      await eventually(
+        'the follow prints the first step',
+        30_000,
+        async () => follower.output().stdout.includes('1/1 ready') || follower.output().code !== null,
+      );
+      expect(follower.output().stdout).toContain('[cairn-controller] AllReplicasReady: 1/1 ready, phase Running\n');
+      expect(follower.output().code, follower.output().stderr).toBeNull();
 
-    // 5. Scaled, and watched until every runner is ready.
-    const scaled = await shell.run(next('kubectl scale'));
-    expect(scaled.stdout).toContain('pipeline.cairn.dev/hello scaled\n');
-    expect(scaled.stdout).toMatch(/^hello\s+standard\s+3\s+3\s+Running\s+\S+$/m);
-    await eventually('the follow prints the last step', 30_000, async () => follower.output().stdout.includes('3/3 ready') || follower.output().code !== null);
-    expect(follower.output().stdout).toContain('[cairn-controller] AllReplicasReady: 3/3 ready, phase Running\n');
-    expect(follower.output().stdout).toMatch(/Scaling: 2\/3 ready, phase Pending\n/);
+      // 5. Scaled, and watched until every runner is ready.
+      const scaled = await shell.run(next('kubectl scale'));
+      expect(scaled.stdout).toContain('pipeline.cairn.dev/hello scaled\n');
+      expect(scaled.stdout).toMatch(/^hello\s+standard\s+3\s+3\s+Running\s+\S+$/m);
+      await eventually(
+        'the follow prints the last step',
+        30_000,
+        async () => follower.output().stdout.includes('3/3 ready') || follower.output().code !== null,
+      );
+      expect(follower.output().stdout).toContain('[cairn-controller] AllReplicasReady: 3/3 ready, phase Running\n');
+      expect(follower.output().stdout).toMatch(/Scaling: 2\/3 ready, phase Pending\n/);
 
-    // 6. Deleted: the follow ends, cleanly.
-    const deleted = await shell.run(next('kubectl delete'));
-    expect(deleted.stdout).toBe('pipeline.cairn.dev "hello" deleted\n');
-    const followed = await follower.exited;
-    expect(followed.code, followed.stderr).toBe(0);
+      // 6. Deleted: the follow ends, cleanly.
+      const deleted = await shell.run(next('kubectl delete'));
+      expect(deleted.stdout).toBe('pipeline.cairn.dev "hello" deleted\n');
+      const followed = await follower.exited;
+      expect(followed.code, followed.stderr).toBe(0);
 
-    // 7. Ctrl-C, then npm start on PostgreSQL: the kubeconfig stays, the storage is the database's.
-    await interrupt(first);
-    const onPostgres = next('npm start');
-    expect(onPostgres).toContain(databaseUrlPlaceholder);
-    const second = server.start(onPostgres.replaceAll(databaseUrlPlaceholder, databaseUrl), false);
-    running.push(second);
-    const postgresBanner = await bannerOf(second);
-    expect(postgresBanner).toMatch(/^ {2}storage: {4}PostgreSQL at postgres(ql)?:\/\/.*$/m);
-    expect(postgresBanner).not.toContain('WARNING');
-    expect(postgresBanner).toContain(`  kubeconfig: ${join(checkout, '.data', 'kubeconfig')}\n`);
-    const listed = await shell.run(next('kubectl get pipelines,runnerclasses'));
-    expect(listed.stdout).toMatch(/^runnerclass\.cairn\.dev\/standard\s+alpine:3\.20\s+\S+$/m);
-    expect(listed.stdout).not.toContain('pipeline.cairn.dev/');
-    const db = new pg.Client({ connectionString: databaseUrl });
-    await db.connect();
-    try {
-      const rows = await db.query<{ name: string }>('SELECT name FROM cairn_objects');
-      expect(rows.rows.map((row) => row.name)).toEqual(['standard']);
-    } finally {
-      await db.end();
-    }
-    const stopped = await interrupt(second);
-    expect(stopped.stdout).toContain('"msg":"shutting down"');
+      // 7. Ctrl-C, then npm start on PostgreSQL: the kubeconfig stays, the storage is the database's.
+      await interrupt(first);
+      const onPostgres = next('npm start');
+      expect(onPostgres).toContain(databaseUrlPlaceholder);
+      const second = server.start(onPostgres.replaceAll(databaseUrlPlaceholder, databaseUrl), false);
+      running.push(second);
+      const postgresBanner = await bannerOf(second);
+      expect(postgresBanner).toMatch(/^ {2}storage: {4}PostgreSQL at postgres(ql)?:\/\/.*$/m);
+      expect(postgresBanner).not.toContain('WARNING');
+      expect(postgresBanner).toContain(`  kubeconfig: ${join(checkout, '.data', 'kubeconfig')}\n`);
+      const listed = await shell.run(next('kubectl get pipelines,runnerclasses'));
+      expect(listed.stdout).toMatch(/^runnerclass\.cairn\.dev\/standard\s+alpine:3\.20\s+\S+$/m);
+      expect(listed.stdout).not.toContain('pipeline.cairn.dev/');
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
+      try {
+        const rows = await db.query<{ name: string }>('SELECT name FROM cairn_objects');
+        expect(rows.rows.map((row) => row.name)).toEqual(['standard']);
+      } finally {
+        await db.end();
+      }
+      const stopped = await interrupt(second);
+      expect(stopped.stdout).toContain('"msg":"shutting down"');
 
-    expect(steps, 'every runnable block of the walkthrough was run and checked').toEqual([]);
-  });
+      expect(steps, 'every runnable block of the walkthrough was run and checked').toEqual([]);
+    },
+  );
 
   /**
    * Runs `code`, which registers Cairn with a cluster, in a terminal whose kubectl (and helm)
@@ -397,25 +411,29 @@ describe.runIf(kubectlAvailable)('README.md, "The first hour", run block by bloc
     }
   }
 
-  it('8: registers Cairn behind a real kube-apiserver with apiservice/, the test doing what kubelet and kube-proxy do', { timeout: 400_000 }, async () => {
-    const clusterBlocks = blocks.filter((block) => block.language === 'sh' && !block.notRun && isClusterBlock(block) && !isHelmBlock(block));
-    expect(clusterBlocks, 'one block registers Cairn with apiservice/').toHaveLength(1);
-    // What the text asks first: the database's URL in the Secret.
-    const secretFile = join(checkout, 'apiservice', '20-database-secret.yaml');
-    const secret = await readFile(secretFile, 'utf8');
-    const [, exampleUrl] = /^ {2}url: (\S+)$/m.exec(secret) ?? [];
-    expect(exampleUrl).toBeDefined();
-    await writeFile(secretFile, secret.replace(exampleUrl, await testDatabaseUrl()));
+  it.concurrent(
+    '8: registers Cairn behind a real kube-apiserver with apiservice/, the test doing what kubelet and kube-proxy do',
+    { timeout: 400_000 },
+    async () => {
+      const clusterBlocks = blocks.filter((block) => block.language === 'sh' && !block.notRun && isClusterBlock(block) && !isHelmBlock(block));
+      expect(clusterBlocks, 'one block registers Cairn with apiservice/').toHaveLength(1);
+      // What the text asks first: the database's URL in the Secret.
+      const secretFile = join(checkout, 'apiservice', '20-database-secret.yaml');
+      const secret = await readFile(secretFile, 'utf8');
+      const [, exampleUrl] = /^ {2}url: (\S+)$/m.exec(secret) ?? [];
+      expect(exampleUrl).toBeDefined();
+      await writeFile(secretFile, secret.replace(exampleUrl, await testDatabaseUrl()));
 
-    const output = await runClusterBlock('cluster', clusterBlocks[0].code);
-    expect(output.stdout).toContain('serving certificate for cairn-apiserver.cairn-system.svc');
-    expect(output.stdout).toMatch(/^caBundle: apiservice\/40-apiservice-v1.yaml$/m);
-    expect(output.stdout).toContain('configmap/cairn-requestheader-ca created\n');
-    expect(output.stdout).toContain('deployment.apps/cairn-apiserver created\n');
-    for (const name of cairnApiServices) expect(output.stdout).toContain(`apiservice.apiregistration.k8s.io/${name} condition met\n`);
-    // Through kube-apiserver: no Pipelines yet, in any namespace.
-    expect(output.stderr).toContain('No resources found\n');
-  });
+      const output = await runClusterBlock('cluster', clusterBlocks[0].code);
+      expect(output.stdout).toContain('serving certificate for cairn-apiserver.cairn-system.svc');
+      expect(output.stdout).toMatch(/^caBundle: apiservice\/40-apiservice-v1.yaml$/m);
+      expect(output.stdout).toContain('configmap/cairn-requestheader-ca created\n');
+      expect(output.stdout).toContain('deployment.apps/cairn-apiserver created\n');
+      for (const name of cairnApiServices) expect(output.stdout).toContain(`apiservice.apiregistration.k8s.io/${name} condition met\n`);
+      // Through kube-apiserver: no Pipelines yet, in any namespace.
+      expect(output.stderr).toContain('No resources found\n');
+    },
+  );
 
   it(
     '8, with Helm: registers Cairn behind a real kube-apiserver with helm install charts/cairn, the test doing what kubelet and kube-proxy do',

@@ -6,13 +6,11 @@
  * omitManagedFields; rotation by the megabyte flag; startup refusing a bad policy; the
  * Panic stage of an unexpected error; and the last event on disk after SIGTERM.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer } from 'node:http';
 import https from 'node:https';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../../src/audit/audit.js';
@@ -25,7 +23,8 @@ import { issueClientCertificate } from '../../src/server/pki.js';
 import { servedGroups, startServer } from '../../src/server/server.js';
 import { eventsOf, readAuditLog, type LoggedAuditEvent } from '../support/audit-log.js';
 import { eventually } from '../support/eventually.js';
-import { onJsonLines } from '../support/json-lines.js';
+import { spawnServer } from '../support/server-process.js';
+import { testDatabaseUrl } from '../support/test-database.js';
 import { pipeline, requestServer, startTestServer, type ServerEndpoint, type TestServer } from '../support/test-server.js';
 
 const policy = `apiVersion: audit.k8s.io/v1
@@ -281,8 +280,9 @@ describe('audit log rotation', () => {
     const policyFile = await tempFile('policy.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  verbs: [create]\n');
     const dir = dirname(policyFile);
     const log = join(dir, 'audit.log');
+    // On PostgreSQL, as every server of this file but the first: the backend is not the subject, and PGlite's start costs more CPU.
     const server = await startTestServer({
-      backend: 'pglite',
+      backend: 'postgres',
       args: ['--audit-policy-file', policyFile, '--audit-log-path', log, '--audit-log-maxsize', '1', '--audit-log-maxbackup', '1'],
     });
     try {
@@ -351,7 +351,7 @@ describe('audit configuration', () => {
 
   it('writes nothing without a policy file, even with a log path, as kube-apiserver', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cairn-audit-nopolicy-'));
-    const server = await startTestServer({ backend: 'pglite', args: ['--audit-log-path', join(dir, 'audit.log')] });
+    const server = await startTestServer({ backend: 'postgres', args: ['--audit-log-path', join(dir, 'audit.log')] });
     try {
       expect((await server.request('GET', pipelinesIn('default'))).status).toBe(200);
     } finally {
@@ -428,50 +428,27 @@ describe('shutdown', () => {
       const policyFile = await tempFile('policy.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
       const dir = dirname(policyFile);
       const log = where === 'stdout' ? '-' : join(dir, 'audit.log');
-      const root = join(import.meta.dirname, '..', '..');
-      const args = [
-        'src/server/main.ts',
-        '--port',
-        '0',
-        '--data-dir',
-        join(dir, 'data'),
-        // No in-process clients (the sample controller, the garbage collector): their watches would end last too.
-        '--no-controller',
-        '--garbage-collector=off',
-        '--audit-policy-file',
-        policyFile,
-        '--audit-log-path',
-        log,
-      ];
-      const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'info' };
-      // node with tsx as its loader, not tsx's CLI: the CLI relays SIGTERM and, when the child does not
-      // acknowledge it within 30 ms (a loaded machine), kills it and exits 143.
-      const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'ignore'] });
-      const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+      const server = await spawnServer(
+        [
+          // No in-process clients (the sample controller, the garbage collector): their watches would end last too.
+          '--no-controller',
+          '--garbage-collector=off',
+          '--audit-policy-file',
+          policyFile,
+          '--audit-log-path',
+          log,
+          '--database-url',
+          await testDatabaseUrl(),
+        ],
+        { dataDir: join(dir, 'data'), env: { LOG_LEVEL: 'info' } },
+      );
       // With `-`, the events are the lines of stdout that are Events, among pino's.
-      const stdoutEvents: LoggedAuditEvent[] = [];
-      const events = async (): Promise<LoggedAuditEvent[]> => (log === '-' ? stdoutEvents : readAuditLog(log));
+      const events = async (): Promise<LoggedAuditEvent[]> => (log === '-' ? server.stdoutLines.filter((line) => line.kind === 'Event') : readAuditLog(log));
       try {
-        const url = await new Promise<string>((resolve, reject) => {
-          let listening: string | undefined;
-          onJsonLines(
-            child.stdout,
-            (line) => {
-              const entry = line as { msg?: string; url?: string; kind?: string };
-              if (entry.kind === 'Event') stdoutEvents.push(entry);
-              if (entry.msg === 'listening') listening = entry.url;
-              if (entry.msg === 'ready' && listening) resolve(listening);
-            },
-            { lenient: true },
-          );
-          void exited.then(([code]) => reject(new Error(`the server exited (${code}) before it was ready`)));
-        });
-        const [servingCaPem, adminCertPem, adminKeyPem] = await Promise.all(
-          ['serving-ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(dir, 'data', 'pki', f), 'utf8')),
-        );
-        expect(
-          (await requestServer({ url, pki: { servingCaPem, adminCertPem, adminKeyPem } }, 'POST', pipelinesIn('default'), { body: pipeline('first') })).status,
-        ).toBe(201);
+        const endpoint = await server.endpoint();
+        const { url } = endpoint;
+        const { servingCaPem, adminCertPem, adminKeyPem } = endpoint.pki!;
+        expect((await requestServer(endpoint, 'POST', pipelinesIn('default'), { body: pipeline('first') })).status).toBe(201);
         // A watch ends only as the server shuts down: its ResponseComplete is the last event, written during the exit.
         const watchID = await new Promise<string>((resolve, reject) => {
           https
@@ -485,13 +462,11 @@ describe('shutdown', () => {
         await eventually('the watch’s ResponseStarted', 10_000, async () =>
           (await events()).some((e) => e.auditID === watchID && e.stage === 'ResponseStarted'),
         );
-        child.kill('SIGTERM');
-        const [code] = await exited;
-        expect(code).toBe(0);
+        server.child.kill('SIGTERM');
+        expect(await server.exited).toBe(0);
         expect((await events()).at(-1)).toMatchObject({ auditID: watchID, stage: 'ResponseComplete', verb: 'watch' });
       } finally {
-        child.kill('SIGKILL');
-        await eventually('the server to exit', 10_000, () => Promise.resolve(child.exitCode !== null || child.signalCode !== null));
+        await server.stop();
         await rm(dir, { recursive: true, force: true });
       }
     },

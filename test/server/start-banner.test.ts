@@ -3,39 +3,21 @@
  * to try, and how durable its storage is — embedded PGlite's fsync=off next to the way
  * to PostgreSQL — and that SIGTERM then stops it cleanly.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { spawnServer } from '../support/server-process.js';
 import { testDatabaseUrl } from '../support/test-database.js';
-
-const root = join(import.meta.dirname, '..', '..');
 
 /** Runs the server until its banner is complete, then SIGTERMs it; resolves with the banner and the exit code. */
 async function bannerOf(extraArgs: readonly string[]): Promise<{ banner: string; dataDir: string; code: number | null }> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'cairn-banner-'));
-  const args = ['src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--no-controller', ...extraArgs];
-  const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
-  // node with tsx as its loader, not tsx's CLI: the CLI relays SIGTERM and, when the child does not
-  // acknowledge it within 30 ms (a loaded machine), kills it and exits 143.
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const server = await spawnServer(['--no-controller', ...extraArgs]);
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-        // A blank line ends the banner.
-        if (stderr.includes('\n\n')) resolve();
-      });
-      void exited.then((code) => reject(new Error(`the server exited (${code}) before printing its banner:\n${stderr}`)));
-    });
-    child.kill('SIGTERM');
-    return { banner: stderr, dataDir, code: await exited };
+    // A blank line ends the banner.
+    await server.until('its banner', () => server.stderr().includes('\n\n'));
+    server.child.kill('SIGTERM');
+    return { banner: server.stderr(), dataDir: server.dataDir, code: await server.exited };
   } finally {
-    child.kill('SIGKILL');
-    await rm(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 

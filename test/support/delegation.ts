@@ -1,19 +1,9 @@
 /**
- * What the tests of Cairn delegating to a real kube-apiserver share: kubectl as the
- * cluster admin, bearer-token requests, and asking again while caches catch up.
+ * What the tests of Cairn delegating to a real kube-apiserver share: bearer-token requests,
+ * and asking again while caches catch up.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { expect } from 'vitest';
-import type { KubeControlPlane } from './kube-control-plane.js';
-import type { RunResult } from './kubectl.js';
 import type { RequestOptions, TestResponse, TestServer } from './test-server.js';
-
-/** Runs kubectl as the cluster admin and fails the test unless it exits 0. */
-export async function kubectlOk(plane: KubeControlPlane, ...args: string[]): Promise<RunResult> {
-  const result = await plane.kubectl(args);
-  if (result.code !== 0) expect.fail(`kubectl ${args.join(' ')} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
-  return result;
-}
 
 /** A request with a bearer token and no client certificate. */
 export function bearer(token: string): RequestOptions {

@@ -1,16 +1,21 @@
 /**
- * The Koa app in process, for tests of API semantics that need no TLS: an in-memory
- * PGlite, the real registry and app, a plain HTTP listener on loopback, and an
+ * The Koa app in process, for tests of API semantics that need no TLS: PGlite in a
+ * temporary directory (a copy of the run's empty cluster, which spares PGlite's initdb: see
+ * pglite-template.ts), the real registry and app, a plain HTTP listener on loopback, and an
  * authenticator that takes every request as one user, unless a test gives its own (the
  * TLS authenticators have their own end-to-end tests).
  */
+import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import type { ApiGroup } from '../../src/apis/api-resource.js';
 import { defaultAuthorizer } from '../../src/auth/default-authorizer.js';
 import type { Authenticator } from '../../src/auth/user-info.js';
 import { createApp, type AppOptions } from '../../src/http/app.js';
+import { pgliteDirectory } from '../../src/server/open-database.js';
 import { admissionChain } from '../../src/registry/admission.js';
 import { objectLookup, Registry } from '../../src/registry/registry.js';
 import type { Database } from '../../src/storage/database.js';
@@ -18,12 +23,13 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
 import { refreshStatistics } from '../../src/storage/table-statistics.js';
+import { seedPgliteDataDir } from './pglite-template.js';
 import { requestServer, type RequestOptions, type ServerEndpoint, type TestResponse } from './test-server.js';
 
 /** An app serving `groups` and how to call it. */
 export interface InProcessApp extends ServerEndpoint {
   readonly registry: Registry;
-  /** The in-memory PGlite the store keeps its tables in, for tests that look at the rows. */
+  /** The PGlite the store keeps its tables in, for tests that look at the rows. */
   readonly database: Database;
   /** The store under the registry, for tests that compact its history (as `--compaction-interval` would) when they choose. */
   readonly store: SqlObjectStore;
@@ -64,7 +70,9 @@ export function inProcessApp(groups: readonly ApiGroup[], { watchCacheCapacity, 
   let app: InProcessApp | undefined;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const database = await PGliteDatabase.open();
+    const dataDir = await mkdtemp(join(tmpdir(), 'cairn-in-process-'));
+    await seedPgliteDataDir(dataDir);
+    const database = await PGliteDatabase.open(pgliteDirectory(dataDir));
     await migrateToLatest(database);
     await refreshStatistics(database);
     // As a server on embedded PGlite opens it: the database is this process's alone, so its own writes are all there is to wait for.
@@ -98,6 +106,7 @@ export function inProcessApp(groups: readonly ApiGroup[], { watchCacheCapacity, 
       await new Promise((resolve) => server.close(resolve));
       await store.close();
       await database.close();
+      await rm(dataDir, { recursive: true, force: true });
     };
   });
   afterAll(async () => close?.());

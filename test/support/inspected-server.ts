@@ -3,16 +3,9 @@
  * full garbage collection in the server and read what its heap still holds, without
  * any test hook in the server's code.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawnServer } from './server-process.js';
 import { requestServer, type RequestOptions, type ServerEndpoint, type TestResponse } from './test-server.js';
-import { onJsonLines } from './json-lines.js';
-
-const root = join(import.meta.dirname, '..', '..');
-const startTimeoutMs = 90_000;
 
 /** A running child server and the inspector session attached to it. */
 export interface InspectedServer extends ServerEndpoint {
@@ -100,64 +93,32 @@ class InspectorSession {
 
 /** Starts `node --inspect src/server/main.ts` on a free port and waits until it is ready. */
 export async function startInspectedServer(options: InspectedServerOptions = {}): Promise<InspectedServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'cairn-inspected-'));
-  const args = [
-    '--expose-gc',
-    '--inspect=127.0.0.1:0',
-    '--import',
-    'tsx',
-    'src/server/main.ts',
-    // The heap measured is the server's: no in-process clients (the sample controller, the garbage collector's graph).
-    '--no-controller',
-    '--garbage-collector=off',
-    '--port',
-    '0',
-    '--data-dir',
-    dataDir,
-    '--log-level',
-    'info',
-    ...(options.databaseUrl ? ['--database-url', options.databaseUrl] : []),
-    ...(options.args ?? []),
-  ];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  let url: string | undefined;
-  let inspectorUrl: string | undefined;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const started = new Promise<void>((resolve, reject) => {
-    onJsonLines(
-      child.stdout,
-      (line) => {
-        const entry = line as { msg?: string; url?: string };
-        if (entry.msg === 'listening') url = entry.url;
-        if (entry.msg === 'ready') resolve();
-      },
-      { lenient: true },
-    );
-    child.stdout.on('data', (chunk: string) => (log += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      log += chunk;
-      inspectorUrl ??= /ws:\/\/\S+/.exec(chunk)?.[0];
-    });
-    child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before it was ready:\n${log}`)));
-    setTimeout(() => reject(new Error(`server not ready within ${startTimeoutMs} ms:\n${log}`)), startTimeoutMs).unref();
-  });
-  let session: InspectorSession | undefined;
+  const server = await spawnServer(
+    [
+      // The heap measured is the server's: no in-process clients (the sample controller, the garbage collector's graph).
+      '--no-controller',
+      '--garbage-collector=off',
+      '--log-level',
+      'info',
+      ...(options.databaseUrl ? ['--database-url', options.databaseUrl] : []),
+      ...(options.args ?? []),
+    ],
+    { nodeArgs: ['--expose-gc', '--inspect=127.0.0.1:0'] },
+  );
+  let endpoint: ServerEndpoint;
+  let session: InspectorSession;
   try {
-    await started;
-    if (!inspectorUrl || !url) throw new Error(`no inspector or serving URL in the server's output:\n${log}`);
+    endpoint = await server.endpoint();
+    const inspectorUrl = /ws:\/\/\S+/.exec(server.stderr())?.[0];
+    if (!inspectorUrl) throw new Error(`no inspector URL in the server's output:\n${server.stderr()}`);
     session = await InspectorSession.connect(inspectorUrl);
   } catch (error) {
-    await stop(child, exited);
-    await rm(dataDir, { recursive: true, force: true });
+    await server.stop();
     throw error;
   }
-  const pki = join(dataDir, 'pki');
-  const [ca, cert, key] = await Promise.all(['serving-ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
   // No keep-alive: between requests the server holds no connection of ours, so connections() counts what the test keeps open.
   const agent = new https.Agent({ keepAlive: false });
-  const port = new URL(url).port;
-  const endpoint: ServerEndpoint = { url: url, pki: { servingCaPem: ca, adminCertPem: cert, adminKeyPem: key } };
+  const port = new URL(endpoint.url).port;
   const inspector = session;
   const evaluate = async <T>(expression: string): Promise<T> => {
     const { result, exceptionDetails } = await inspector.call('Runtime.evaluate', { expression, returnByValue: true });
@@ -179,17 +140,7 @@ export async function startInspectedServer(options: InspectedServerOptions = {})
     async destroy() {
       inspector.close();
       agent.destroy();
-      await stop(child, exited);
-      await rm(dataDir, { recursive: true, force: true });
+      await server.stop();
     },
   };
-}
-
-/** SIGTERM (graceful shutdown), then SIGKILL if the process lingers. */
-async function stop(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
 }

@@ -61,6 +61,8 @@ export interface KubeControlPlaneOptions {
   readonly log?: (line: string) => void;
   /** How long kube-apiserver may take to be ready and create namespace `default`; 120 s by default. */
   readonly readyTimeoutMs?: number;
+  /** kube-apiserver's `--request-timeout` (a Go duration); its default, `1m0s`, when unset. */
+  readonly requestTimeout?: string;
   /** More kube-apiserver flags, after the ones above (e.g. `--tracing-config-file=FILE`). */
   readonly apiserverArgs?: readonly string[];
 }
@@ -274,6 +276,7 @@ class LocalControlPlane implements KubeControlPlane {
       `--proxy-client-key-file=${pki.proxyClientKey}`,
       // ExternalName services are resolved only by the ClusterIP resolver.
       '--enable-aggregator-routing=false',
+      ...(this.options.requestTimeout === undefined ? [] : [`--request-timeout=${this.options.requestTimeout}`]),
       ...(this.options.apiserverArgs ?? []),
     ];
   }

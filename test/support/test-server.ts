@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { parseConfig } from '../../src/server/config.js';
 import { startServer, type RunningServer, type ServerSeams } from '../../src/server/server.js';
+import { seedPgliteDataDir } from './pglite-template.js';
 import { testDatabaseUrl } from './test-database.js';
 
 /** Which database a test server stores in. */
@@ -88,6 +89,7 @@ export interface TestServerOptions {
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'cairn-test-')));
   const databaseUrl = options.backend === 'postgres' ? (options.databaseUrl ?? (await testDatabaseUrl())) : undefined;
+  if (options.backend === 'pglite' && options.dataDir === undefined) await seedPgliteDataDir(dataDir);
   const args = [
     '--port',
     '0',
