@@ -207,6 +207,14 @@ describe('charts/cairn', () => {
     expect(matches(service.spec.selector, only(withPostgres, 'Deployment', cairnService).spec.template.metadata.labels)).toBe(false);
   });
 
+  it('behind a transaction pooler, says so to Cairn and gives it the direct URL from the same Secret', async () => {
+    const env = container(await renderChart(helm, ['--set', 'database.pooler=transaction', '--set', 'database.listenSecretKey=direct-url'])).env;
+    expect(env).toContainEqual({ name: 'DATABASE_POOLER', value: 'transaction' });
+    expect(env).toContainEqual({ name: 'DATABASE_LISTEN_URL', valueFrom: { secretKeyRef: { name: 'cairn-database', key: 'direct-url' } } });
+    const plain = container(await renderChart(helm)).env.map((variable: { name: string }) => variable.name);
+    expect(plain).toEqual(['DATABASE_URL']);
+  });
+
   it('refuses values its schema does not allow, naming them', async () => {
     for (const [args, message] of [
       [['--set', 'replicas=0'], "at '/replicas': minimum: got 0, want 1"],
@@ -215,6 +223,7 @@ describe('charts/cairn', () => {
       [['--set', 'tls.certManager.issuerRef.kind=Cluster'], "at '/tls/certManager/issuerRef/kind'"],
       [['--set', 'extraArgs[0]=event-retention=7d'], "at '/extraArgs/0'"],
       [['--set', 'tracing.samplingRatePerMillion=1000001'], "at '/tracing/samplingRatePerMillion'"],
+      [['--set', 'database.pooler=session'], "at '/database/pooler'"],
     ] as const) {
       const result = await runHelm(helm, ['template', 'cairn', cairnChart, ...args]);
       expect(result.code, args.join(' ')).not.toBe(0);
