@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     maxWorkers: 2,
+    // The commands tests start serve as one process, as they did before --workers, unless a test asks for more.
+    env: { WORKERS: '1' },
   },
 });

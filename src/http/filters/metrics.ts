@@ -249,9 +249,12 @@ export class ApiMetrics {
     this.#inFlight.set({ request_kind: kind }, count);
   }
 
+  /** What `/metrics` answers with: this registry's metrics, or, in a `--workers` worker, every worker's summed. */
+  gather: () => Promise<string> = () => this.registry.metrics();
+
   /** Answers `/metrics`. */
   async answer(ctx: Context): Promise<void> {
     ctx.type = this.registry.contentType;
-    ctx.body = await this.registry.metrics();
+    ctx.body = await this.gather();
   }
 }
