@@ -130,6 +130,9 @@ it('serves with two workers on PostgreSQL, replaces a killed one and stops all o
     .filter((line) => line.startsWith('apiserver_request_total{') && line.includes('verb="POST"') && line.includes('resource="pipelines"'))
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
   expect(creates).toBe(created.length);
+  // What every worker reads from the one database is reported once, not summed.
+  const stored = metrics.text.split('\n').find((line) => line.startsWith('apiserver_storage_objects{resource="pipelines'));
+  expect(stored?.split(' ').at(-1)).toBe(String(created.length));
 
   // A killed worker takes its connections with it (so both workers held some) and is replaced.
   process.kill(workers[0], 'SIGKILL');

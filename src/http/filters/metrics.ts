@@ -168,6 +168,8 @@ export class ApiMetrics {
     this.#healthCheck = new Gauge({
       name: 'kubernetes_healthcheck',
       help: 'This metric records the result of a single healthcheck.',
+      // Across --workers workers: a check passes (1) only when it passes in every one.
+      aggregator: 'min',
       labelNames: ['name', 'type'],
       registers: [this.registry],
     });
