@@ -24,6 +24,8 @@ export interface CairnOptions {
   readonly databaseUrl?: string;
   /** Where the server's stdout and stderr go. */
   readonly logFile: string;
+  /** `--workers`: 1 unless a row measures more, so that one pid's /proc figures are the whole server's. */
+  readonly workers?: number;
   /** Further flags (`--garbage-collector off`, `--object-cache-size 0`, …). */
   readonly extraArgs?: readonly string[];
 }
@@ -31,7 +33,17 @@ export interface CairnOptions {
 const readyTimeoutMs = 180_000;
 const stopTimeoutMs = 20_000;
 /** Settings a user's environment could carry that would change what the bench starts. */
-const ignoredEnvironment = ['PORT', 'BIND_ADDRESS', 'DATA_DIR', 'DATABASE_URL', 'LOG_LEVEL', 'TLS_SANS', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'];
+const ignoredEnvironment = [
+  'WORKERS',
+  'PORT',
+  'BIND_ADDRESS',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'LOG_LEVEL',
+  'TLS_SANS',
+  'KUBERNETES_SERVICE_HOST',
+  'KUBERNETES_SERVICE_PORT',
+];
 
 /** A running server process. */
 export class CairnProcess {
@@ -66,7 +78,7 @@ export class CairnProcess {
     for (const name of ignoredEnvironment) delete env[name];
     const args = ['--import', 'tsx', 'src/server/main.ts', '--no-controller', '--port', String(port), '--data-dir', options.dataDir];
     if (options.databaseUrl !== undefined) args.push('--database-url', options.databaseUrl);
-    args.push(...(options.extraArgs ?? []));
+    args.push('--workers', String(options.workers ?? 1), ...(options.extraArgs ?? []));
     const log = openSync(options.logFile, 'a');
     const started = performance.now();
     const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', log, log] });
