@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import https from 'node:https';
 import { join } from 'node:path';
@@ -80,6 +80,7 @@ export class CairnProcess {
     if (options.databaseUrl !== undefined) args.push('--database-url', options.databaseUrl);
     args.push('--workers', String(options.workers ?? 1), ...(options.extraArgs ?? []));
     const log = openSync(options.logFile, 'a');
+    const logOffset = fstatSync(log).size;
     const started = performance.now();
     const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', log, log] });
     closeSync(log);
@@ -93,6 +94,9 @@ export class CairnProcess {
     try {
       const running = (): boolean => child.exitCode === null && child.signalCode === null;
       const access = await Promise.race([waitReady(port, join(options.dataDir, 'kubeconfig'), running), exited]);
+      // One worker serving is not all: until the others are, the connections handed to them are answered 503.
+      const workers = options.workers ?? 1;
+      if (workers > 1) await Promise.race([bannerOf(options.logFile, logOffset, `with ${workers} workers`, running), exited]);
       return new CairnProcess(child, access, performance.now() - started);
     } catch (error) {
       child.kill('SIGKILL');
@@ -166,4 +170,14 @@ function readyzStatus(port: number): Promise<number> {
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(0));
   });
+}
+
+/** Resolves once `text` (the primary's start banner) is in `logFile` past `offset`. */
+async function bannerOf(logFile: string, offset: number, text: string, running: () => boolean): Promise<void> {
+  const deadline = performance.now() + readyTimeoutMs;
+  while (running() && performance.now() < deadline) {
+    if ((await readFile(logFile)).subarray(offset).includes(text)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Cairn did not print "${text}" within ${readyTimeoutMs / 1000} s`);
 }
