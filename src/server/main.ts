@@ -10,7 +10,7 @@ import { usableCores } from './cpu-limit.js';
 import { openDatabase } from './open-database.js';
 import { startServer } from './server.js';
 import { startBanner } from './start-banner.js';
-import { announceReady, isWorker } from './worker-messages.js';
+import { announceReady, isFirstWorker, isWorker } from './worker-messages.js';
 import { runPrimary } from './workers.js';
 
 /** How many processes serve: `--workers`, else the usable cores; one on PGlite, whose data directory one process holds. */
@@ -69,7 +69,8 @@ async function main(): Promise<void> {
     await database.close();
     return;
   }
-  if (isWorker()) return serve(config, logger);
+  // The sample controller has no leader election: one worker runs it, as one replica should.
+  if (isWorker()) return serve(isFirstWorker() ? config : { ...config, controller: false }, logger);
   const workers = workerCount(config, logger);
   if (workers === 1) return serve(config, logger);
   process.exit(await runPrimary(config, logger, workers));

@@ -36,6 +36,12 @@ export type WorkerMessage = ReadyMessage | MetricsRequest;
 /** Whether this process is a worker of a `--workers` primary. */
 export const isWorker = (): boolean => cluster.isWorker;
 
+/** The environment variable that gives a worker its slot, 0 to N-1 (a replacement takes the dead worker's). */
+export const workerSlotVariable = 'CAIRN_WORKER_SLOT';
+
+/** Whether this process is the first worker, or no worker at all: what must run once per server runs there. */
+export const isFirstWorker = (): boolean => !cluster.isWorker || process.env[workerSlotVariable] === '0';
+
 /** Tells the primary this worker serves. */
 export function announceReady(message: Omit<ReadyMessage, 'type'>): void {
   process.send?.({ type: 'cairn:ready', ...message } satisfies ReadyMessage);

@@ -14,7 +14,7 @@ import { AggregatorRegistry } from 'prom-client';
 import type { ServerConfig } from './config.js';
 import { servingPki } from './options/serving.js';
 import { startBanner } from './start-banner.js';
-import type { MetricsResponse, ReadyMessage, WorkerMessage } from './worker-messages.js';
+import { workerSlotVariable, type MetricsResponse, type ReadyMessage, type WorkerMessage } from './worker-messages.js';
 
 /** How long a dead worker's replacement waits, so that one failing at start does not spin the primary. */
 const restartDelayMs = 1000;
@@ -27,14 +27,17 @@ export async function runPrimary(config: ServerConfig, logger: Logger, count: nu
   const aggregator = new AggregatorRegistry();
   // Ours rather than cluster.workers, which drops a worker only once its IPC channel has closed too.
   const live = new Set<Worker>();
+  // Which slot each worker fills: its replacement takes the same one.
+  const slots = new Map<Worker, number>();
   const ready = new Set<number>();
   let bannerShown = false;
   let stopping = false;
   let failed = false;
 
-  const fork = (): Worker => {
-    const worker = cluster.fork();
+  const fork = (slot: number): Worker => {
+    const worker = cluster.fork({ [workerSlotVariable]: String(slot) });
     live.add(worker);
+    slots.set(worker, slot);
     worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'cairn:ready') onReady(worker, message);
       if (message.type === 'cairn:metrics-request')
@@ -62,9 +65,11 @@ export async function runPrimary(config: ServerConfig, logger: Logger, count: nu
         if (live.size === 0) resolve(failed ? 1 : 0);
         return;
       }
-      logger.warn({ worker: worker.process.pid, code, signal }, 'worker exited; starting another');
+      const slot = slots.get(worker) ?? 0;
+      slots.delete(worker);
+      logger.warn({ worker: worker.process.pid, slot, code, signal }, 'worker exited; starting another');
       setTimeout(() => {
-        if (!stopping) fork();
+        if (!stopping) fork(slot);
       }, restartDelayMs).unref();
     });
   });
@@ -81,7 +86,7 @@ export async function runPrimary(config: ServerConfig, logger: Logger, count: nu
   process.on('SIGINT', () => stop('SIGINT'));
 
   logger.info({ workers: count }, 'starting workers');
-  for (let i = 0; i < count; i++) fork();
+  for (let slot = 0; slot < count; slot++) fork(slot);
   return exited;
 }
 

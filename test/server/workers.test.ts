@@ -1,7 +1,7 @@
 /**
  * `--workers` through the real command: two workers on PostgreSQL share one port (the
  * kernel's connections spread over both), a watch on either sees creates that landed on
- * either, `/metrics` sums both, a killed worker is replaced, SIGTERM stops all of them
+ * either, `/metrics` sums both, the sample controller runs in one, a killed worker is replaced, SIGTERM stops all of them
  * gracefully; on embedded PGlite one process serves, and says so.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -98,7 +98,7 @@ function watch(endpoint: Required<ServerEndpoint>) {
 
 it('serves with two workers on PostgreSQL, replaces a killed one and stops all on SIGTERM', { timeout: 180_000 }, async () => {
   const databaseUrl = await testDatabaseUrl();
-  const command = await start(['--workers', '2', '--database-url', databaseUrl, '--no-controller', '--garbage-collector=off', '--shutdown-grace', '5']);
+  const command = await start(['--workers', '2', '--database-url', databaseUrl, '--garbage-collector=off', '--shutdown-grace', '5']);
   await eventually('two workers ready', 90_000, async () => new Set(readyPids(command)).size === 2, 100);
   const workers = [...new Set(readyPids(command))];
   expect(workers).not.toContain(command.child.pid);
@@ -125,14 +125,18 @@ it('serves with two workers on PostgreSQL, replaces a killed one and stops all o
   // /metrics answers the sum across workers: every create is counted, whichever worker scraped.
   const metrics = await requestServer(endpoint, 'GET', '/metrics');
   expect(metrics.status).toBe(200);
-  const creates = metrics.text
+  const posts = metrics.text
     .split('\n')
-    .filter((line) => line.startsWith('apiserver_request_total{') && line.includes('verb="POST"') && line.includes('resource="pipelines"'))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
-  expect(creates).toBe(created.length);
+    .filter((line) => line.startsWith('apiserver_request_total{') && line.includes('verb="POST"') && line.includes('resource="pipelines",subresource=""'));
+  const creates = posts.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+  expect(creates, posts.join('\n')).toBe(created.length);
   // What every worker reads from the one database is reported once, not summed.
   const stored = metrics.text.split('\n').find((line) => line.startsWith('apiserver_storage_objects{resource="pipelines'));
   expect(stored?.split(' ').at(-1)).toBe(String(created.length));
+
+  // The sample controller, which has no leader election, runs in one worker only.
+  await eventually('the controller synced', 30_000, async () => command.lines.some((line) => line.msg === 'controller synced'));
+  expect(new Set(command.lines.filter((line) => line.msg === 'controller synced').map((line) => line.pid)).size).toBe(1);
 
   // A killed worker takes its connections with it (so both workers held some) and is replaced.
   process.kill(workers[0], 'SIGKILL');
