@@ -17,5 +17,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     maxWorkers: 2,
     isolate: false,
+    // The commands tests start serve as one process, as they did before --workers, unless a test asks for more.
+    env: { WORKERS: '1' },
   },
 });

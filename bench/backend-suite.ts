@@ -1,8 +1,9 @@
 /**
  * Every row on one backend, in phases: the loads and watches on a fresh server; the
- * 1,000 watchers on a server restarted for each run; the LIST rows' objects copied in
- * SQL with the server stopped; the LISTs (and, on PostgreSQL, a second replica) on the
- * restarted server; then the remaining fresh starts of the time-to-ready row.
+ * `--workers` rows (PostgreSQL) on servers of 1 and 2 workers; the 1,000 watchers on a
+ * server restarted for each run; the LIST rows' objects copied in SQL with the server
+ * stopped; the LISTs (and, on PostgreSQL, a second replica) on the restarted server;
+ * then the remaining fresh starts of the time-to-ready row.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { createListTemplate, listRows, seedAndMeasureLimit, streamedListRow } fr
 import { openRawPglite } from './raw-pglite.js';
 import type { Backend } from './rows.js';
 import { throughputRows } from './throughput-rows.js';
+import { workersRows } from './workers-rows.js';
 import { crossReplicaRow, manyWatchersRows, watchRows } from './watch-rows.js';
 
 /** Runs every row of `backend`; throws only when no server could be started. */
@@ -40,6 +42,7 @@ export async function benchBackend(ctx: BenchContext, backend: Backend): Promise
   } finally {
     await first.stop();
   }
+  if (backend === 'postgres') await workersRows(ctx, await fresh());
   await manyWatchersRows(ctx, backend, () => CairnProcess.start(location));
 
   await seedAndMeasureLimit(ctx, backend, location);

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import https from 'node:https';
 import { join } from 'node:path';
@@ -24,6 +24,8 @@ export interface CairnOptions {
   readonly databaseUrl?: string;
   /** Where the server's stdout and stderr go. */
   readonly logFile: string;
+  /** `--workers`: 1 unless a row measures more, so that one pid's /proc figures are the whole server's. */
+  readonly workers?: number;
   /** Further flags (`--garbage-collector off`, `--object-cache-size 0`, …). */
   readonly extraArgs?: readonly string[];
 }
@@ -31,7 +33,17 @@ export interface CairnOptions {
 const readyTimeoutMs = 180_000;
 const stopTimeoutMs = 20_000;
 /** Settings a user's environment could carry that would change what the bench starts. */
-const ignoredEnvironment = ['PORT', 'BIND_ADDRESS', 'DATA_DIR', 'DATABASE_URL', 'LOG_LEVEL', 'TLS_SANS', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'];
+const ignoredEnvironment = [
+  'WORKERS',
+  'PORT',
+  'BIND_ADDRESS',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'LOG_LEVEL',
+  'TLS_SANS',
+  'KUBERNETES_SERVICE_HOST',
+  'KUBERNETES_SERVICE_PORT',
+];
 
 /** A running server process. */
 export class CairnProcess {
@@ -66,8 +78,9 @@ export class CairnProcess {
     for (const name of ignoredEnvironment) delete env[name];
     const args = ['--import', 'tsx', 'src/server/main.ts', '--no-controller', '--port', String(port), '--data-dir', options.dataDir];
     if (options.databaseUrl !== undefined) args.push('--database-url', options.databaseUrl);
-    args.push(...(options.extraArgs ?? []));
+    args.push('--workers', String(options.workers ?? 1), ...(options.extraArgs ?? []));
     const log = openSync(options.logFile, 'a');
+    const logOffset = fstatSync(log).size;
     const started = performance.now();
     const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', log, log] });
     closeSync(log);
@@ -81,6 +94,9 @@ export class CairnProcess {
     try {
       const running = (): boolean => child.exitCode === null && child.signalCode === null;
       const access = await Promise.race([waitReady(port, join(options.dataDir, 'kubeconfig'), running), exited]);
+      // One worker serving is not all: until the others are, the connections handed to them are answered 503.
+      const workers = options.workers ?? 1;
+      if (workers > 1) await Promise.race([bannerOf(options.logFile, logOffset, `with ${workers} workers`, running), exited]);
       return new CairnProcess(child, access, performance.now() - started);
     } catch (error) {
       child.kill('SIGKILL');
@@ -154,4 +170,14 @@ function readyzStatus(port: number): Promise<number> {
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(0));
   });
+}
+
+/** Resolves once `text` (the primary's start banner) is in `logFile` past `offset`. */
+async function bannerOf(logFile: string, offset: number, text: string, running: () => boolean): Promise<void> {
+  const deadline = performance.now() + readyTimeoutMs;
+  while (running() && performance.now() < deadline) {
+    if ((await readFile(logFile)).subarray(offset).includes(text)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Cairn did not print "${text}" within ${readyTimeoutMs / 1000} s`);
 }

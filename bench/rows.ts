@@ -57,6 +57,22 @@ export const rowSpecs: readonly RowSpec[] = Object.freeze([
     goal: { on: 'ratio', op: '>=', bound: 0.5 },
   },
   {
+    id: 'creates-workers',
+    title: (p) => `creates of ~900-byte Pipelines, ${p.createClients} clients, --workers 2 (and 1)`,
+    unit: '/s',
+    backends: ['postgres'],
+    limit: { postgres: { name: 'pgbench, one ~1 KB JSONB row per transaction, 16 clients', unit: 'tps' } },
+    secondary: { label: '1 worker', unit: '/s' },
+  },
+  {
+    id: 'get-workers',
+    title: (p) => `GET one Pipeline by name, ${p.getConnections} connections, --workers 2 (and 1)`,
+    unit: '/s',
+    backends: ['postgres'],
+    limit: { postgres: { name: 'bare Koa HTTPS returning a small constant JSON', unit: '/s' } },
+    secondary: { label: '1 worker', unit: '/s' },
+  },
+  {
     id: 'get-vs-raw-pglite',
     title: (p) => `GET one Pipeline by name, ${p.getConnections} connections, vs raw PGlite`,
     unit: '/s',

@@ -13,6 +13,7 @@ import { FlagError, stringFlag, type ConcernOptions, type Flag, type FlagValues 
 import { servingOptions, type ServingOptions } from './options/serving.js';
 import { storageOptions, type StorageOptions } from './options/storage.js';
 import { tracingOptions, type TracingOptions } from './options/tracing.js';
+import { workersOptions, type WorkersOptions } from './options/workers.js';
 
 /** Everything the server process is configured with. */
 export type ServerConfig = {
@@ -25,11 +26,13 @@ export type ServerConfig = {
   AuthenticationOptions &
   AuthorizationOptions &
   AuditOptions &
-  TracingOptions;
+  TracingOptions &
+  WorkersOptions;
 
 /** The concerns, in the order the usage lists their flags. */
 const concerns: readonly ConcernOptions<object>[] = [
   servingOptions,
+  workersOptions,
   storageOptions,
   controllerOptions,
   admissionOptions,

@@ -2,7 +2,7 @@
  * The kubeconfig Cairn writes for its admin client (`.data/kubeconfig`): one cluster, one
  * user with an embedded client certificate, and one context, readable by its owner only.
  */
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, rename, writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 
 /** What a kubeconfig for one cluster, one user and one context is made of. */
@@ -64,9 +64,12 @@ export function renderKubeconfig(options: KubeconfigOptions): string {
  * Writes {@link renderKubeconfig}'s output to `path` with mode 0600 (it holds a private key).
  */
 export async function writeKubeconfig(path: string, options: KubeconfigOptions): Promise<void> {
-  await writeFile(path, renderKubeconfig(options), { mode: 0o600 });
+  // Written aside and renamed into place: `--workers` processes each write it, and a reader never sees half of one.
+  const written = `${path}.${process.pid}.tmp`;
+  await writeFile(written, renderKubeconfig(options), { mode: 0o600 });
   // The mode above only applies when the file is created.
-  await chmod(path, 0o600);
+  await chmod(written, 0o600);
+  await rename(written, path);
 }
 
 function base64(text: string): string {

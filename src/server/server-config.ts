@@ -24,6 +24,7 @@ import { controllerOptions } from './options/controllers.js';
 import { adminKubeconfigPath, servingOptions, type SecureServing } from './options/serving.js';
 import { storageOptions, type StorageConfig } from './options/storage.js';
 import { tracingOptions } from './options/tracing.js';
+import { clusterMetrics, isWorker } from './worker-messages.js';
 
 /** What a server is given beside its configuration; tests plug in here. */
 export interface ServerSeams {
@@ -60,6 +61,7 @@ export async function newConfig(options: ServerConfig, logger: Logger, seams: Se
   // First: its destroy function, the last to run, flushes the spans of everything after it.
   await tracingOptions.applyTo(base);
   const metrics = new ApiMetrics(servedGroups);
+  if (isWorker()) metrics.gather = clusterMetrics(metrics.registry);
   const storage = storageOptions.applyTo({ ...base, metrics: new StorageMetrics(metrics.registry) });
   const serving = await servingOptions.applyTo(base);
   const audit = await auditOptions.applyTo({ ...base, backend: seams.audit });

@@ -15,10 +15,10 @@ export interface StorageDescription {
   readonly wakeups?: WakeupSource;
 }
 
-/** The lines `npm start` prints once ready. */
-export function startBanner(url: string, kubeconfigPath: string, storage: StorageDescription): string {
+/** The lines `npm start` prints once ready; `workers`: how many processes serve (`--workers`). */
+export function startBanner(url: string, kubeconfigPath: string, storage: StorageDescription, workers = 1): string {
   const lines = [
-    `Cairn serves cairn.dev at ${url}`,
+    `Cairn serves cairn.dev at ${url}${workers > 1 ? ` with ${workers} workers` : ''}`,
     `  kubeconfig: ${kubeconfigPath}`,
     `  try:        kubectl --kubeconfig ${kubeconfigPath} get pipelines,runnerclasses -A`,
     storage.backend === 'pglite' ? `  storage:    embedded PGlite in ${storage.location}` : `  storage:    PostgreSQL at ${storage.location}`,

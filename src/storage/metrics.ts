@@ -71,6 +71,8 @@ export class StorageMetrics implements StorageRecorder {
     new Gauge({
       name: 'apiserver_storage_objects',
       help: 'Number of stored objects at the time of last check split by kind.',
+      // Every --workers worker counts the same database: their sum would count each object once per worker.
+      aggregator: 'max',
       labelNames: ['resource'],
       registers,
       async collect() {
@@ -103,6 +105,8 @@ export class StorageMetrics implements StorageRecorder {
     this.#compactedResourceVersion = new Gauge({
       name: 'cairn_compaction_resource_version',
       help: 'The resourceVersion the event log is compacted through, as of the last batch this server committed.',
+      // Across --workers workers: the furthest any has compacted.
+      aggregator: 'max',
       registers,
     });
     new Gauge({
@@ -117,6 +121,8 @@ export class StorageMetrics implements StorageRecorder {
     new Gauge({
       name: 'apiserver_watch_cache_resource_version',
       help: 'Current resource version of the watch cache (one for every resource: no resource label).',
+      // Across --workers workers: the newest any watch cache holds.
+      aggregator: 'max',
       registers,
       collect() {
         const s = stats();
@@ -207,6 +213,8 @@ export class StorageMetrics implements StorageRecorder {
     new Gauge({
       name: 'cairn_event_log_lag',
       help: 'The database’s newest resourceVersion minus the newest the watch cache holds every event up to, read at scrape time.',
+      // Across --workers workers: the one furthest behind.
+      aggregator: 'max',
       registers,
       async collect() {
         const store = observed()?.store;

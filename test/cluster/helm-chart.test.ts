@@ -212,7 +212,7 @@ describe('charts/cairn', () => {
     expect(env).toContainEqual({ name: 'DATABASE_POOLER', value: 'transaction' });
     expect(env).toContainEqual({ name: 'DATABASE_LISTEN_URL', valueFrom: { secretKeyRef: { name: 'cairn-database', key: 'direct-url' } } });
     const plain = container(await renderChart(helm)).env.map((variable: { name: string }) => variable.name);
-    expect(plain).toEqual(['DATABASE_URL']);
+    expect(plain).toEqual(['DATABASE_URL', 'WORKERS']);
   });
 
   it('refuses values its schema does not allow, naming them', async () => {

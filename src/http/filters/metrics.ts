@@ -168,6 +168,8 @@ export class ApiMetrics {
     this.#healthCheck = new Gauge({
       name: 'kubernetes_healthcheck',
       help: 'This metric records the result of a single healthcheck.',
+      // Across --workers workers: a check passes (1) only when it passes in every one.
+      aggregator: 'min',
       labelNames: ['name', 'type'],
       registers: [this.registry],
     });
@@ -249,9 +251,12 @@ export class ApiMetrics {
     this.#inFlight.set({ request_kind: kind }, count);
   }
 
+  /** What `/metrics` answers with: this registry's metrics, or, in a `--workers` worker, every worker's summed. */
+  gather: () => Promise<string> = () => this.registry.metrics();
+
   /** Answers `/metrics`. */
   async answer(ctx: Context): Promise<void> {
     ctx.type = this.registry.contentType;
-    ctx.body = await this.registry.metrics();
+    ctx.body = await this.gather();
   }
 }

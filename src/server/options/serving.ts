@@ -79,7 +79,7 @@ interface ServingContext {
  * The generated TLS material under the data directory, serving with the certificate of
  * `--tls-cert-file` instead when one is given (the kubeconfig then trusts its CA).
  */
-async function servingPki(options: ServingContext['options']): Promise<Pki> {
+export async function servingPki(options: ServingContext['options']): Promise<Pki> {
   const generated = await ensurePki(join(options.dataDir, 'pki'), { hosts: ['localhost', '127.0.0.1', '::1', ...options.tlsSans] });
   if (options.tlsCertFile === undefined || options.tlsPrivateKeyFile === undefined) return generated;
   const serving = await loadServingCertificate(options.tlsCertFile, options.tlsPrivateKeyFile);
