@@ -24,6 +24,7 @@ import { pipelineBody, pipelinePath, pipelinesPath } from './pipeline-manifest.j
 import { startPostgresCluster } from './postgres-cluster.js';
 import { cpuSeconds } from './process-cpu.js';
 import { repoRoot } from './repo-root.js';
+import { writeFormatted } from './results-file.js';
 import { expectStatus, keepAliveAgent, request, type ServerAccess } from './server-access.js';
 
 const namespace = 'bench';
@@ -139,7 +140,11 @@ async function main(): Promise<void> {
   }
   for (const { name } of targets) {
     const mine = results.filter((r) => r.target === name);
-    const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const median = (xs: number[]): number => {
+      const sorted = xs.sort((a, b) => a - b);
+      const middle = sorted.length / 2;
+      return Number.isInteger(middle) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[Math.floor(middle)];
+    };
     console.log(
       `${name}: median ${median(mine.map((r) => r.createMicros)).toFixed(0)} µs per create, ${median(mine.map((r) => r.getMicros)).toFixed(1)} µs per GET over ${mine.length} rounds`,
     );
@@ -173,7 +178,7 @@ async function writeProfiles(
     const name = `${basename(repo)}${compiled ? '-compiled' : ''}-${what}`;
     const title = `Cairn server CPU per ${what === 'create' ? 'create' : 'GET'} (${requests[what]} requests, 8 in flight, PostgreSQL)`;
     await writeFile(join(to, `${name}.svg`), flameGraphSvg(stacks, title, requests[what]));
-    await writeFile(join(to, `${name}.md`), `# ${title}\n\n${topFunctionsTable(stacks, requests[what], 25)}\n`);
+    await writeFormatted(join(to, `${name}.md`), `# ${title}\n\n${topFunctionsTable(stacks, requests[what], 25)}\n`);
   }
 }
 
