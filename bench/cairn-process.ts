@@ -28,6 +28,16 @@ export interface CairnOptions {
   readonly workers?: number;
   /** Further flags (`--garbage-collector off`, `--object-cache-size 0`, …). */
   readonly extraArgs?: readonly string[];
+  /** The checkout whose `src/server/main.ts` runs (this one by default): the CPU bench compares two. */
+  readonly repo?: string;
+  /** Node flags before the script (`--cpu-prof`, …). */
+  readonly nodeArgs?: readonly string[];
+  /**
+   * Runs `dist/src/server/main.js` (the checkout built with `npm run build`, as the
+   * container image runs it) instead of the TypeScript through tsx, whose transpiled
+   * modules cost CPU of their own (a `__name` call wherever a function is made).
+   */
+  readonly compiled?: boolean;
 }
 
 const readyTimeoutMs = 180_000;
@@ -76,13 +86,14 @@ export class CairnProcess {
   static async #startOn(port: number, options: CairnOptions): Promise<CairnProcess> {
     const env = { ...process.env };
     for (const name of ignoredEnvironment) delete env[name];
-    const args = ['--import', 'tsx', 'src/server/main.ts', '--no-controller', '--port', String(port), '--data-dir', options.dataDir];
+    const script = options.compiled ? ['dist/src/server/main.js'] : ['--import', 'tsx', 'src/server/main.ts'];
+    const args = [...(options.nodeArgs ?? []), ...script, '--no-controller', '--port', String(port), '--data-dir', options.dataDir];
     if (options.databaseUrl !== undefined) args.push('--database-url', options.databaseUrl);
     args.push('--workers', String(options.workers ?? 1), ...(options.extraArgs ?? []));
     const log = openSync(options.logFile, 'a');
     const logOffset = fstatSync(log).size;
     const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', log, log] });
+    const child = spawn(process.execPath, args, { cwd: options.repo ?? repoRoot, env, stdio: ['ignore', log, log] });
     closeSync(log);
     trackChild(child);
     const exited = once(child, 'exit').then(async ([code, signal]) => {

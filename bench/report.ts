@@ -36,7 +36,14 @@ function tableRow(row: RowResult): string {
 
 /** Renders `results` as the Markdown of `report.md`: the per-request table and charts, then the scale, history, log append and Patroni fault runs. */
 export function renderReport(results: ResultsDocument): string {
-  const lines = ['# Cairn benchmarks', ''];
+  const lines = [
+    '# Cairn benchmarks',
+    '',
+    "Where a request's CPU goes: `bench/cpu-command.ts` measures the server's CPU per create and per GET and profiles them; " +
+      'the flame graphs of a [create](profiles/after-create.svg) and a [GET](profiles/after-get.svg), with their tables and those before the last change beside them in `bench/profiles/`, ' +
+      'are read in docs/architecture.md, "Where the time goes".',
+    '',
+  ];
   if (results.meta && results.rows && results.latencyCurves) lines.push(...perRequest(results as BenchResults));
   lines.push(...renderScale(results.scale), ...renderHistory(results.history), ...renderLogAppends(results.logAppends), ...renderFaults(results.faults));
   return lines.join('\n');

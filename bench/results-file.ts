@@ -10,7 +10,7 @@ import { renderReport } from './report.js';
 import { repoRoot } from './repo-root.js';
 
 /** Writes `text` to `file` as prettier formats it with the repository's settings, so the committed outputs pass `prettier --check`. */
-async function writeFormatted(file: string, text: string): Promise<void> {
+export async function writeFormatted(file: string, text: string): Promise<void> {
   const config = (await prettier.resolveConfig(join(repoRoot, 'bench', basename(file)))) ?? {};
   await writeFile(file, await prettier.format(text, { ...config, filepath: file }));
 }

@@ -63,7 +63,12 @@ export function writeOrigin(rc: ResourceContext, operation: WriteOperation, fiel
   return { operation, subresource: rc.scope.subresource ?? '', fieldManager, user: rc.user?.name ?? '' };
 }
 
-/** Answers with one hub object in the request's version and the negotiated representation. */
+/**
+ * Answers with one hub object in the request's version and the negotiated representation.
+ * A frozen object is the object cache's, which storage deep-freezes and shares between
+ * readers: when the representation is that object itself, its encoding is shared too.
+ */
 export function respondObject(rc: ResourceContext, status: number, object: KubeObject): void {
-  respond(rc.ctx, status, rc.representation.object(object), rc.output.format);
+  const shown = rc.representation.object(object);
+  respond(rc.ctx, status, shown, rc.output.format, shown === object && Object.isFrozen(object));
 }

@@ -5,6 +5,7 @@ import { notAcceptable } from '../../machinery/errors.js';
 import type { MetaVersion } from '../../machinery/types/partial-object-metadata.js';
 import type { Serializer } from '../serializers/serializer.js';
 import { defaultSerializer, serializerOf, serializers, type SerializerFormat } from '../serializers/serializers.js';
+import { cacheEncode } from '../../machinery/caching-object.js';
 
 /** A media type Cairn writes objects in, by its serializer's short name. */
 export type OutputFormat = SerializerFormat;
@@ -132,8 +133,14 @@ export function negotiateResourceOutput(accept: string | undefined, endpoint: En
   throw notAcceptable(unframed ? serializers.filter((s) => s.streamSerializer).map((s) => `${s.mediaType};stream=watch`) : serializers.map((s) => s.mediaType));
 }
 
-/** Serializes a value in the negotiated format (or with the given serializer). */
-export function encode(value: unknown, format: OutputFormat | Serializer): { body: Buffer | string; contentType: string } {
+/**
+ * Serializes a value in the negotiated format (or with the given serializer). A `shared`
+ * value is one storage hands to every reader (the object cache's, deep-frozen): it is
+ * encoded once per format and the encoding shared while the object lives
+ * (`caching-object.ts`), so repeated GETs of an object cost no serialization.
+ */
+export function encode(value: unknown, format: OutputFormat | Serializer, shared = false): { body: Buffer | string; contentType: string } {
   const serializer = typeof format === 'string' ? serializerOf(format) : format;
-  return { body: serializer.encode(value), contentType: serializer.mediaType };
+  const body = shared ? cacheEncode(value as object, `encode ${serializer.mediaType}`, (v) => serializer.encode(v)) : serializer.encode(value);
+  return { body, contentType: serializer.mediaType };
 }
