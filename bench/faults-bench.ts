@@ -25,6 +25,8 @@ export interface FaultMeasurement {
   readonly fault: string;
   /** From the fault until a member Patroni names primary (`OPTIONS /primary` 200) takes writes again (polled each 100 ms). */
   readonly patroniFailoverMs: number;
+  /** From the fault until that primary has a synchronous standby streaming, so it acknowledges commits again (strict synchronous mode). */
+  readonly acknowledgingMs?: number;
   /** The longest pause between two acknowledged creates, from the last one before the fault to the first after the primary was back. */
   readonly writeGapMs: number;
   /** Creates refused (503) during the fault. */
@@ -43,8 +45,6 @@ export interface FaultsResults {
 
 /** The environment variable through which the test hands its measurements over. */
 export const faultsReportVariable = 'CAIRN_FAULTS_REPORT';
-/** Set, the test injects every fault; `npm test` injects only the killed postmaster, to stay short. */
-export const allFaultsVariable = 'CAIRN_FAULTS_ALL';
 const testFile = 'test/storage/patroni-failover.test.ts';
 
 /** Runs the failover test once and returns its measurements; throws with vitest's output when it fails. */
@@ -56,7 +56,7 @@ export async function runFaultsBench(): Promise<FaultsResults> {
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn('npx', ['vitest', 'run', testFile], {
         cwd: repoRoot,
-        env: { ...process.env, [faultsReportVariable]: report, [allFaultsVariable]: '1' },
+        env: { ...process.env, [faultsReportVariable]: report },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let text = '';

@@ -19,14 +19,14 @@ export function renderFaults(faults: FaultsResults | undefined): string[] {
     '',
     `Three Patroni members in strict synchronous mode (ttl ${timing.ttl} s, loop_wait ${timing.loop_wait} s, retry_timeout ${timing.retry_timeout} s) behind HAProxy's \`OPTIONS /primary\` check, ` +
       'two Cairn replicas under continuous creates (two writers each) with watchers on both, the faults one after another. ' +
-      "The write gap is the longest pause between two acknowledged creates from the last one before the fault to the first after the primary was back; Patroni's failover time runs from the fault until a member Patroni names primary takes writes. " +
+      "The write gap is the longest pause between two acknowledged creates from the last one before the fault to the first after the primary was back; Patroni's failover time runs from the fault until a member Patroni names primary is out of recovery; in strict synchronous mode it acknowledges commits only once a synchronous standby streams from it, the next column. " +
       'The run passed: no acknowledged write lost, every watcher saw every create exactly once (or was answered 410 and would relist), no request outlived the request timeout.',
     '',
-    "| fault | write gap | Patroni's failover | gap beyond failover | creates refused (503) | leader |",
-    '| --- | --- | --- | --- | --- | --- |',
+    "| fault | write gap | Patroni's failover | acknowledging again | gap beyond acknowledging | creates refused (503) | leader |",
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...faults.measurements.map(
       (m) =>
-        `| ${m.fault} | ${n(m.writeGapMs)} ms | ${n(m.patroniFailoverMs)} ms | ${n(m.writeGapMs - m.patroniFailoverMs)} ms | ${m.refused} | ${m.leaderBefore} → ${m.leaderAfter} |`,
+        `| ${m.fault} | ${n(m.writeGapMs)} ms | ${n(m.patroniFailoverMs)} ms | ${m.acknowledgingMs === undefined ? '—' : `${n(m.acknowledgingMs)} ms`} | ${m.acknowledgingMs === undefined ? '—' : `${n(m.writeGapMs - m.acknowledgingMs)} ms`} | ${m.refused} | ${m.leaderBefore} → ${m.leaderAfter} |`,
     ),
     '',
   ];

@@ -66,6 +66,11 @@ export interface PatroniCluster {
    * crash Patroni answers /primary while it restarts PostgreSQL as a standby to promote it.
    */
   isWritablePrimary(member: PatroniMember): Promise<boolean>;
+  /**
+   * Whether `member` is a writable primary with a synchronous standby streaming from it: in
+   * strict synchronous mode only then can it acknowledge a commit, so a failover is over.
+   */
+  acknowledgesWrites(member: PatroniMember): Promise<boolean>;
   /** `patronictl switchover --force`: the leader hands over to its synchronous standby. */
   switchover(): Promise<string>;
   /** The pid of the member's postmaster (from its postmaster.pid), or undefined when none runs. */
@@ -228,13 +233,24 @@ class LocalPatroniCluster implements PatroniCluster {
   }
 
   async isWritablePrimary(member: PatroniMember): Promise<boolean> {
-    if (!(await this.isPrimary(member))) return false;
+    return (await this.isPrimary(member)) && (await this.#query(member, 'SELECT NOT pg_is_in_recovery() AS ok'));
+  }
+
+  async acknowledgesWrites(member: PatroniMember): Promise<boolean> {
+    return (
+      (await this.isWritablePrimary(member)) &&
+      (await this.#query(member, "SELECT EXISTS (SELECT 1 FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')) AS ok"))
+    );
+  }
+
+  /** Runs `sql`, which answers one boolean `ok`, on the member's PostgreSQL directly; false when it cannot. */
+  async #query(member: PatroniMember, sql: string): Promise<boolean> {
     const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${member.postgresPort}/postgres`, connectionTimeoutMillis: 1000 });
     client.on('error', () => undefined);
     try {
       await client.connect();
-      const { rows } = await client.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');
-      return rows[0]?.recovery === false;
+      const { rows } = await client.query<{ ok: boolean }>(sql);
+      return rows[0]?.ok === true;
     } catch {
       return false;
     } finally {
