@@ -30,6 +30,10 @@ import { pipeline, requestServer, type ServerEndpoint } from '../support/test-se
 const root = join(import.meta.dirname, '..', '..');
 const namespace = 'rolling';
 const pipelines = `/apis/cairn.dev/v1/namespaces/${namespace}/pipelines`;
+/** kubectl's paged list: ten pages of five, so restarts fall between its pages. */
+const listedNamespace = 'rolling-listed';
+const listedPipelines = `/apis/cairn.dev/v1/namespaces/${listedNamespace}/pipelines`;
+const listed = 50;
 /** Long enough for HAProxy (checks every 300 ms, two failures) to stop sending new connections. */
 const shutdownDelay = '2s';
 
@@ -124,6 +128,12 @@ describe('a rolling restart behind HAProxy', () => {
   });
 
   it.skipIf(!kubectlAvailable)('serves kubectl, client-node and watchers with no failed request and no lost event', { timeout: 180_000 }, async () => {
+    // kubectl pages through a namespace of its own whose size is fixed: the one the writers
+    // fill grows with the machine's speed, and paging through it outgrew kubectl's time.
+    for (let i = 0; i < listed; i++) {
+      const response = await requestServer(endpoint, 'POST', listedPipelines, { body: pipeline(`listed-${i}`) });
+      expect(response.status).toBe(201);
+    }
     const from = (await requestServer(endpoint, 'GET', pipelines)).json.metadata.resourceVersion as string;
     const reflectors = [new Reflector(endpoint, pipelines, from), new Reflector(endpoint, pipelines, from)];
     const created: string[] = [];
@@ -167,8 +177,9 @@ describe('a rolling restart behind HAProxy', () => {
         const create = await runKubectl(kubectlOnPath!, ['create', '-f', file], env);
         if (create.code === 0) created.push(name);
         else failures.push(`kubectl create ${name}: ${create.stderr.trim()}`);
-        const get = await runKubectl(kubectlOnPath!, ['get', 'pipelines', '-o', 'name', '--chunk-size=5'], env);
+        const get = await runKubectl(kubectlOnPath!, ['get', 'pipelines', '-n', listedNamespace, '-o', 'name', '--chunk-size=5'], env);
         if (get.code !== 0) failures.push(`kubectl get: ${get.stderr.trim()}`);
+        else if (get.stdout.trim().split('\n').length !== listed) failures.push(`kubectl get: ${get.stdout.trim().split('\n').length} of ${listed} pipelines`);
       }
     })();
     const createdAfter = async (count: number) => {
