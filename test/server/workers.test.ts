@@ -4,19 +4,15 @@
  * either, `/metrics` sums both, the sample controller runs in one, a killed worker is replaced, SIGTERM stops all of them
  * gracefully; on embedded PGlite one process serves, and says so.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http2 from 'node:http2';
-import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
-import { onJsonLines } from '../support/json-lines.js';
+import { spawnServer } from '../support/server-process.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { pipeline, requestServer, type ServerEndpoint } from '../support/test-server.js';
 
-const root = join(import.meta.dirname, '..', '..');
 const pipelines = '/apis/cairn.dev/v1/namespaces/workers/pipelines';
 
 interface LogLine {
@@ -29,9 +25,12 @@ interface LogLine {
 /** The command, its JSON log lines (every worker's) and its start banner. */
 interface Command {
   readonly child: ChildProcess;
-  readonly lines: LogLine[];
+  readonly lines: readonly LogLine[];
   readonly banner: () => string;
-  readonly exited: Promise<[number | null, string | null]>;
+  /** Its URL and admin PKI, once it is ready. */
+  readonly endpoint: () => Promise<Required<ServerEndpoint>>;
+  /** The exit code, null when a signal ended it. */
+  readonly exited: Promise<number | null>;
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -40,25 +39,21 @@ afterEach(async () => {
 });
 
 async function start(args: readonly string[]): Promise<Command> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'cairn-workers-'));
-  // node with tsx as its loader (the workers inherit it), not tsx's CLI, which relays signals on its own terms.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, ...args], {
-    cwd: root,
-    env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: LogLine[] = [];
-  onJsonLines(child.stdout, (line) => lines.push(line as LogLine), { lenient: true });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+  const server = await spawnServer(args, { env: { LOG_LEVEL: 'info' } });
+  const lines = server.stdoutLines as readonly LogLine[];
   cleanups.push(async () => {
-    child.kill('SIGKILL');
+    server.child.kill('SIGKILL');
     // No orphan outlives the test, whatever it asserted.
     for (const pid of new Set(lines.flatMap((line) => (line.pid === undefined ? [] : [line.pid])))) if (alive(pid)) process.kill(pid, 'SIGKILL');
-    await rm(dataDir, { recursive: true, force: true });
+    await server.stop();
   });
-  return { child, lines, banner: () => stderr, exited };
+  return {
+    child: server.child,
+    lines,
+    banner: () => server.stderr(),
+    endpoint: async () => (await server.endpoint()) as Required<ServerEndpoint>,
+    exited: server.exited,
+  };
 }
 
 /** Whether process `pid` still exists. */
@@ -108,11 +103,7 @@ it('serves with two workers on PostgreSQL, replaces a killed one and stops all o
   await eventually('the banner', 10_000, async () => command.banner().includes('with 2 workers'));
   expect(command.banner().match(/Cairn serves/g)).toHaveLength(1);
 
-  const dataDir = command.child.spawnargs[command.child.spawnargs.indexOf('--data-dir') + 1];
-  const [servingCaPem, adminCertPem, adminKeyPem] = await Promise.all(
-    ['serving-ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(dataDir, 'pki', f), 'utf8')),
-  );
-  const endpoint = { url: [...urls][0]!, pki: { servingCaPem, adminCertPem, adminKeyPem } };
+  const endpoint = await command.endpoint();
 
   // Watches on connections of their own, which the primary hands to the workers in turn.
   const watches = Array.from({ length: 6 }, () => watch(endpoint));
@@ -150,7 +141,7 @@ it('serves with two workers on PostgreSQL, replaces a killed one and stops all o
 
   // SIGTERM to the primary: every worker shuts down gracefully, and the primary exits 0 once they have.
   command.child.kill('SIGTERM');
-  const [code] = await command.exited;
+  const code = await command.exited;
   expect(code).toBe(0);
   for (const pid of readyPids(command)) expect(alive(pid), `worker ${pid}`).toBe(false);
 });
@@ -165,6 +156,6 @@ it('runs one process on embedded PGlite whatever --workers says, and says so', {
   expect(warning?.level).toBe(40);
   expect(command.lines.some((line) => line.msg === 'starting workers')).toBe(false);
   command.child.kill('SIGTERM');
-  const [code] = await command.exited;
+  const code = await command.exited;
   expect(code).toBe(0);
 });
