@@ -8,7 +8,7 @@ import { migrateToLatest } from '../storage/migrate.js';
 import { parseConfig, type ServerConfig } from './config.js';
 import { usableCores } from './cpu-limit.js';
 import { openDatabase } from './open-database.js';
-import { startServer } from './server.js';
+import { startServer, type RunningServer } from './server.js';
 import { startBanner } from './start-banner.js';
 import { announceReady, isFirstWorker, isWorker } from './worker-messages.js';
 import { runPrimary } from './workers.js';
@@ -27,20 +27,14 @@ function workerCount(config: ServerConfig, logger: Logger): number {
 
 /** Serves as one process (or one worker of a primary) until SIGTERM or SIGINT. */
 async function serve(config: ServerConfig, logger: Logger): Promise<void> {
-  const server = await startServer(config, logger);
-  server.ready
-    .then((storage) => {
-      // The primary prints the one banner once every worker serves.
-      if (isWorker()) announceReady({ url: server.url, kubeconfigPath: server.kubeconfigPath, storage });
-      // For the person at the terminal, beside the JSON log on stdout.
-      else process.stderr.write(startBanner(server.url, server.kubeconfigPath, storage));
-    })
-    .catch(() => undefined);
+  let server: RunningServer | undefined = undefined;
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // Not serving yet (a worker joining its siblings readies its storage before it listens): nothing to drain.
+    if (server === undefined) process.exit(0);
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -51,6 +45,16 @@ async function serve(config: ServerConfig, logger: Logger): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  server = await startServer(config, logger);
+  const { url, kubeconfigPath } = server;
+  server.ready
+    .then((storage) => {
+      // The primary prints the one banner once every worker serves.
+      if (isWorker()) announceReady({ url, kubeconfigPath, storage });
+      // For the person at the terminal, beside the JSON log on stdout.
+      else process.stderr.write(startBanner(url, kubeconfigPath, storage));
+    })
+    .catch(() => undefined);
 }
 
 async function main(): Promise<void> {

@@ -2,7 +2,9 @@
  * Starts a server as sample-apiserver does: the options (parsed by `config.ts`) apply
  * to a Config (`server-config.ts`), which is completed into the application's options,
  * made into a server, and run: it listens at once, then runs the post-start hooks
- * (storage, compaction, the controllers); shutdown follows the lifecycle's order.
+ * (storage, compaction, the controllers), as kube-apiserver does; a `--workers` worker
+ * joining siblings that already serve runs its hooks first. Shutdown follows the
+ * lifecycle's order.
  */
 import { pino, type Logger } from 'pino';
 import type Koa from 'koa';
@@ -14,6 +16,7 @@ import type { Pki } from './pki.js';
 import { newConfig, type Config, type ServerSeams } from './server-config.js';
 import type { StorageDescription } from './start-banner.js';
 import { logCheck } from './log-check.js';
+import { joinsServingWorkers } from './worker-messages.js';
 
 /** kube's `ping`: passes whenever the server answers at all. */
 const pingCheck: HealthCheck = { name: 'ping', check: () => undefined };
@@ -76,13 +79,22 @@ function newServer(config: CompletedConfig): Server {
   return { config, app: createApp(config.app) };
 }
 
-/** Listens, then runs the post-start hooks in the background: the listener answers discovery and health at once. */
+/**
+ * Listens, then runs the post-start hooks in the background: the listener answers discovery
+ * and health at once, and data requests 503 until storage is ready, as kube-apiserver's
+ * before its paths are installed. A worker joining siblings that serve runs the hooks first
+ * and listens once they have run: the primary hands the shared port's connections to every
+ * worker listening, and a sibling would have served what this one would answer 503.
+ */
 async function run({ config, app }: Server): Promise<RunningServer> {
   const { serving, authentication, lifecycle, storage, options } = config;
+  const joining = joinsServingWorkers();
+  // Its hooks' clients of the API (the sample controller) reach the siblings through the kubeconfig they wrote.
+  if (joining) await lifecycle.runPostStartHooks();
   const { listener, url, kubeconfigPath } = await serving.serve(app.callback(), authentication.clientCaPems());
   // A change of the cluster's trust gives the listener the new CAs.
   authentication.onClientCasChange(() => listener.setClientCas(authentication.clientCaPems()));
-  const ready = lifecycle.runPostStartHooks().then(() => storage.description());
+  const ready = joining ? Promise.resolve(storage.description()) : lifecycle.runPostStartHooks().then(() => storage.description());
   ready.catch(() => undefined);
   return {
     port: listener.port,

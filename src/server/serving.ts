@@ -38,8 +38,9 @@ const maxConcurrentStreams = 2000;
 
 /**
  * Starts listening on `host:port` (port 0 picks one). Once `draining` is aborted (shutdown
- * began), every HTTP/1.1 response says `Connection: close`, so keep-alive clients take their
- * next request elsewhere rather than to a connection that is about to close.
+ * began), every HTTP/1.1 response says `Connection: close` and every HTTP/2 session gets a
+ * graceful GOAWAY, so clients take their next request elsewhere rather than to a connection
+ * that is about to close, while the requests and watches they have open here go on.
  */
 export async function listen(handler: RequestListener, tls: ServingTls, host: string, port: number, draining?: AbortSignal): Promise<Listener> {
   // One state for every part of the secure context: replacing it for one part (a CA, the certificate) keeps the others.
@@ -72,6 +73,8 @@ export async function listen(handler: RequestListener, tls: ServingTls, host: st
     },
     ((req: IncomingMessage, res: ServerResponse) => {
       if (req.httpVersionMajor === 1) http1Requests.track(req, res, draining?.aborted === true);
+      // A session opened since the drain began: this request is served, the next go elsewhere, as HTTP/1.1's `Connection: close`.
+      else if (draining?.aborted) (req as unknown as http2.Http2ServerRequest).stream.session?.close();
       handler(req, res);
     }) as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
   );
@@ -86,6 +89,10 @@ export async function listen(handler: RequestListener, tls: ServingTls, host: st
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
+  // As Go's HTTP/2 server at Shutdown: GOAWAY with no error and the last stream taken (what
+  // session.close() sends), then the connection closes once its streams are done. The
+  // listener still takes connections meanwhile, as kube-apiserver's does through the delay.
+  draining?.addEventListener('abort', () => sessions.forEach((session) => session.close()), { once: true });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -39,6 +39,15 @@ export const isWorker = (): boolean => cluster.isWorker;
 /** The environment variable that gives a worker its slot, 0 to N-1 (a replacement takes the dead worker's). */
 export const workerSlotVariable = 'CAIRN_WORKER_SLOT';
 
+/**
+ * The environment variable the primary sets for a worker it starts while another serves (a
+ * replacement): that worker listens only once its storage is ready (server.ts).
+ */
+export const joiningVariable = 'CAIRN_WORKER_JOINS';
+
+/** Whether this process is a worker started while siblings serve the port. */
+export const joinsServingWorkers = (): boolean => cluster.isWorker && process.env[joiningVariable] === '1';
+
 /** Whether this process is the first worker, or no worker at all: what must run once per server runs there. */
 export const isFirstWorker = (): boolean => !cluster.isWorker || process.env[workerSlotVariable] === '0';
 

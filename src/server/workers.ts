@@ -3,7 +3,8 @@
  * nothing itself. It writes the PKI once, forks N workers that share the listening port
  * (each a replica as separate processes on one database are: its own writer loop, watches
  * across replicas through the database, the compaction and garbage-collector locks taken
- * by one), prints the start banner once all serve, starts a worker anew when one dies,
+ * by one), prints the start banner once all serve, starts a worker anew when one dies
+ * (which listens only once its storage is ready, its siblings serving meanwhile),
  * gathers `/metrics` across workers, and on SIGTERM or SIGINT has every worker shut down
  * gracefully, exiting once all have.
  */
@@ -14,7 +15,7 @@ import { AggregatorRegistry } from 'prom-client';
 import type { ServerConfig } from './config.js';
 import { servingPki } from './options/serving.js';
 import { startBanner } from './start-banner.js';
-import { workerSlotVariable, type MetricsResponse, type ReadyMessage, type WorkerMessage } from './worker-messages.js';
+import { joiningVariable, workerSlotVariable, type MetricsResponse, type ReadyMessage, type WorkerMessage } from './worker-messages.js';
 
 /** How long a dead worker's replacement waits, so that one failing at start does not spin the primary. */
 const restartDelayMs = 1000;
@@ -35,7 +36,10 @@ export async function runPrimary(config: ServerConfig, logger: Logger, count: nu
   let failed = false;
 
   const fork = (slot: number): Worker => {
-    const worker = cluster.fork({ [workerSlotVariable]: String(slot) });
+    // At the first start every worker listens at once, as kube-apiserver does, answering 503 until its storage is ready;
+    // one started while another serves (a replacement) leaves the port's connections to those that serve until it can.
+    const joining = ready.size > 0 ? { [joiningVariable]: '1' } : {};
+    const worker = cluster.fork({ [workerSlotVariable]: String(slot), ...joining });
     live.add(worker);
     slots.set(worker, slot);
     worker.on('message', (message: WorkerMessage) => {

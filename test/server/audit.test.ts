@@ -50,9 +50,16 @@ const microTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const admin = { username: 'cairn-admin', groups: ['system:masters', 'system:authenticated'] };
 const pipelinesIn = (namespace: string) => `/apis/cairn.dev/v1/namespaces/${namespace}/pipelines`;
 
+/** The directories {@link tempFile} made, with what the tests put beside their files (logs, data): removed after the file's tests. */
+const tempDirs: string[] = [];
+afterAll(async () => {
+  for (const dir of tempDirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
 /** Writes `text` to a fresh directory's `name`, returning its path. */
 async function tempFile(name: string, text: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-audit-policy-'));
+  tempDirs.push(dir);
   await writeFile(join(dir, name), text);
   return join(dir, name);
 }
@@ -69,7 +76,6 @@ describe('the audit log', () => {
 
   afterAll(async () => {
     await server?.destroy();
-    await rm(dirname(log), { recursive: true, force: true });
   });
 
   /** The request's events, `count` of them, with the Audit-Id it was answered with. */
@@ -310,7 +316,6 @@ describe('audit log rotation', () => {
       expect(kept.at(-1)).toMatchObject({ auditID: lastID, stage: 'ResponseComplete' });
     } finally {
       await server.destroy();
-      await rm(dir, { recursive: true, force: true });
     }
   });
 });
@@ -327,14 +332,10 @@ describe('audit configuration', () => {
   ])('refuses to start with %s, naming the problem and the file', async (_, text, message) => {
     const policyFile = await tempFile('policy.yaml', text);
     const config = parseConfig(['--port', '0', '--data-dir', join(dirname(policyFile), 'data'), '--no-controller', '--audit-policy-file', policyFile], {});
-    try {
-      await expect(startServer(config, pino({ level: 'silent' }))).rejects.toThrow(`loading audit policy file: `);
-      await expect(startServer(config, pino({ level: 'silent' }))).rejects.toThrow(
-        new RegExp(`${message.replace(/[[\]().*]/g, '\\$&')}.*: from file ${policyFile}`),
-      );
-    } finally {
-      await rm(dirname(policyFile), { recursive: true, force: true });
-    }
+    await expect(startServer(config, pino({ level: 'silent' }))).rejects.toThrow(`loading audit policy file: `);
+    await expect(startServer(config, pino({ level: 'silent' }))).rejects.toThrow(
+      new RegExp(`${message.replace(/[[\]().*]/g, '\\$&')}.*: from file ${policyFile}`),
+    );
   });
 
   it('refuses to start without a readable policy file', async () => {
@@ -467,7 +468,6 @@ describe('shutdown', () => {
         expect((await events()).at(-1)).toMatchObject({ auditID: watchID, stage: 'ResponseComplete', verb: 'watch' });
       } finally {
         await server.stop();
-        await rm(dir, { recursive: true, force: true });
       }
     },
   );

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/server/config.js';
 import { startServer } from '../../src/server/server.js';
-import { requestServer, startTestServer } from '../support/test-server.js';
+import { pipeline, requestServer, startTestServer } from '../support/test-server.js';
 
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {
@@ -51,7 +51,7 @@ describe('readiness', () => {
   });
 
   it('fails readyz during the shutdown delay while still answering', async () => {
-    const server = await startTestServer({ backend: 'pglite', args: ['--shutdown-delay', '2'] });
+    const server = await startTestServer({ backend: 'pglite', args: ['--shutdown-delay', '3'] });
     expect((await server.request('GET', '/readyz', { clientCert: null })).status).toBe(200);
     const closing = server.destroy();
     const during = await server.request('GET', '/readyz?verbose', { clientCert: null });
@@ -62,6 +62,11 @@ describe('readiness', () => {
     expect((await server.request('GET', '/readyz?exclude=shutdown', { clientCert: null })).status).toBe(200);
     const shutdown = await server.request('GET', '/readyz/shutdown', { clientCert: null });
     expect([shutdown.status, shutdown.text]).toEqual([500, 'internal server error: process is shutting down\n']);
+    // Still answering: a write and a read of data, while load balancers take it out of rotation.
+    const pipelines = '/apis/cairn.dev/v1/namespaces/default/pipelines';
+    expect((await server.request('POST', pipelines, { body: pipeline('during-delay') })).status).toBe(201);
+    const listed = await server.request('GET', pipelines);
+    expect([listed.status, listed.json.items.map((item: { metadata: { name: string } }) => item.metadata.name)]).toEqual([200, ['during-delay']]);
     await closing;
   });
 

@@ -10,24 +10,21 @@
  * client-node and a Node keep-alive agent not at all, a reflector by watching again from
  * where it was.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import https from 'node:https';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../support/free-port.js';
 import { startHaproxy, type Haproxy } from '../support/haproxy.js';
-import { onJsonLines } from '../support/json-lines.js';
 import { kubectlAvailable, kubectlOnPath, runKubectl } from '../support/kubectl.js';
 import { Reflector } from '../support/reflector.js';
+import { spawnServer, type ServerProcess } from '../support/server-process.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { pipeline, requestServer, type ServerEndpoint } from '../support/test-server.js';
 
-const root = join(import.meta.dirname, '..', '..');
 const namespace = 'rolling';
 const pipelines = `/apis/cairn.dev/v1/namespaces/${namespace}/pipelines`;
 /** kubectl's paged list: ten pages of five, so restarts fall between its pages. */
@@ -37,69 +34,44 @@ const listed = 50;
 /** Long enough for HAProxy (checks every 300 ms, two failures) to stop sending new connections. */
 const shutdownDelay = '2s';
 
-/** One Cairn process on a fixed port, restartable. */
-class Replica {
-  child: ChildProcess | undefined;
-  #exited: Promise<[number | null, string | null]> | undefined;
-
-  constructor(
-    readonly dataDir: string,
-    readonly port: number,
-    readonly databaseUrl: string,
-  ) {}
-
-  /** Starts the process and waits until it logs `ready`. */
-  async start(): Promise<void> {
-    const args = ['src/server/main.ts', '--port', String(this.port), '--data-dir', this.dataDir, '--database-url', this.databaseUrl];
-    args.push('--no-controller', '--garbage-collector=off', '--shutdown-delay-duration', shutdownDelay, '--shutdown-grace', '10');
-    // node with tsx as its loader, not tsx's CLI, which kills a child slow to acknowledge SIGTERM.
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      cwd: root,
-      env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    this.child = child;
-    this.#exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-    const exited = this.#exited;
-    await new Promise<void>((resolve, reject) => {
-      onJsonLines(child.stdout, (line) => (line as { msg?: string }).msg === 'ready' && resolve(), { lenient: true });
-      void exited.then(([code]) => reject(new Error(`a replica exited (${code}) before it was ready`)));
-    });
-  }
-
-  /** SIGTERM, and the exit code once the process is gone. */
-  async stop(): Promise<number | null> {
-    this.child!.kill('SIGTERM');
-    const [code] = await this.#exited!;
-    return code;
-  }
-
-  kill(): void {
-    this.child?.kill('SIGKILL');
-  }
+/** One replica's process, on its fixed port and data directory, which outlive it: it is stopped and started again on them. */
+function startReplica(dataDir: string, port: number, databaseUrl: string): Promise<ServerProcess> {
+  const args = [
+    '--database-url',
+    databaseUrl,
+    '--no-controller',
+    '--garbage-collector=off',
+    '--shutdown-delay-duration',
+    shutdownDelay,
+    '--shutdown-grace',
+    '10',
+  ];
+  return spawnServer(args, { dataDir, port, keepDataDir: true, env: { LOG_LEVEL: 'info' } });
 }
 
 describe('a rolling restart behind HAProxy', () => {
-  const replicas: Replica[] = [];
+  const replicas: ServerProcess[] = [];
+  const ports: number[] = [];
   const directories: string[] = [];
   let haproxy: Haproxy;
   let endpoint: Required<ServerEndpoint>;
   let kubeconfigFile: string;
+  let databaseUrl: string;
 
   beforeAll(async () => {
-    const databaseUrl = await testDatabaseUrl();
+    databaseUrl = await testDatabaseUrl();
     for (let i = 0; i < 2; i++) {
       const dataDir = await mkdtemp(join(tmpdir(), 'cairn-rolling-'));
       directories.push(dataDir);
       // One PKI for both, as replicas behind one address share their serving certificate and CA.
       if (i > 0) await cp(join(directories[0], 'pki'), join(dataDir, 'pki'), { recursive: true });
-      const replica = new Replica(dataDir, await freeLoopbackPort(), databaseUrl);
-      await replica.start();
-      replicas.push(replica);
+      ports.push(await freeLoopbackPort());
+      replicas.push(await startReplica(dataDir, ports[i], databaseUrl));
+      await replicas[i].endpoint();
     }
     haproxy = await startHaproxy(
       directories[0],
-      replicas.map((r, i) => ({ name: `cairn${i}`, port: r.port, checkPort: r.port })),
+      ports.map((port, i) => ({ name: `cairn${i}`, port, checkPort: port })),
       { mode: 'https', request: 'GET /readyz', intervalMs: 300, cutSessionsWhenDown: false },
     );
     const [servingCaPem, adminCertPem, adminKeyPem] = await Promise.all(
@@ -122,7 +94,8 @@ describe('a rolling restart behind HAProxy', () => {
   });
 
   afterAll(async () => {
-    for (const replica of replicas) replica.kill();
+    for (const replica of replicas) replica.child.kill('SIGKILL');
+    await Promise.all(replicas.map((replica) => replica.stop()));
     await haproxy?.stop();
     for (const directory of directories) await rm(directory, { recursive: true, force: true });
   });
@@ -193,9 +166,11 @@ describe('a rolling restart behind HAProxy', () => {
 
     try {
       await createdAfter(10);
-      for (const replica of replicas) {
-        expect(await replica.stop()).toBe(0);
-        await replica.start();
+      for (let i = 0; i < replicas.length; i++) {
+        await replicas[i].stop();
+        expect(await replicas[i].exited).toBe(0);
+        replicas[i] = await startReplica(directories[i], ports[i], databaseUrl);
+        await replicas[i].endpoint();
         // HAProxy sends to it again after one good check; the other replica is next.
         await sleep(1000);
         await createdAfter(10);

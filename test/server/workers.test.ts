@@ -1,8 +1,9 @@
 /**
  * `--workers` through the real command: two workers on PostgreSQL share one port (the
  * kernel's connections spread over both), a watch on either sees creates that landed on
- * either, `/metrics` sums both, the sample controller runs in one, a killed worker is replaced, SIGTERM stops all of them
- * gracefully; on embedded PGlite one process serves, and says so.
+ * either, `/metrics` sums both, the sample controller runs in one, a killed worker is replaced by one that takes
+ * connections only once it can serve them, SIGTERM stops all of them gracefully; on embedded PGlite one process
+ * serves, and says so.
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -134,8 +135,32 @@ it('serves with two workers on PostgreSQL, replaces a killed one and stops all o
   await eventually('the killed worker’s watches end', 30_000, async () => watches.some(({ state }) => state.closed));
   const survivors = watches.filter(({ state }) => !state.closed);
   expect(survivors.length).toBeGreaterThan(0);
-  await eventually('a replacement ready', 90_000, async () => new Set(readyPids(command)).size === 3, 100);
-  expect(command.lines.some((line) => line.msg === 'worker exited; starting another' && line.pid === command.child.pid)).toBe(true);
+  await eventually('the primary saw the worker exit', 30_000, async () =>
+    command.lines.some((line) => line.msg === 'worker exited; starting another' && line.pid === command.child.pid),
+  );
+  // While the replacement starts, the survivor serves every request: the replacement listens only once its storage is
+  // ready, rather than take connections from the shared port that it would answer 503 (each request is a new connection).
+  const replacement = (): number | undefined => readyPids(command).find((pid) => !workers.includes(pid));
+  const steps = (pid: number) => command.lines.filter((line) => line.pid === pid && (line.msg === 'listening' || line.msg === 'ready')).map((line) => line.msg);
+  const statuses = new Map<number, number>();
+  let probing = true;
+  const probe = (async () => {
+    while (probing) {
+      const status = await requestServer(endpoint, 'GET', pipelines).then(
+        (response) => response.status,
+        () => 0,
+      );
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+  })();
+  try {
+    await eventually('a replacement ready and listening', 90_000, async () => replacement() !== undefined && steps(replacement()!).length === 2, 100);
+  } finally {
+    probing = false;
+    await probe;
+  }
+  expect([...statuses.keys()], JSON.stringify([...statuses])).toEqual([200]);
+  expect(steps(replacement()!)).toEqual(['ready', 'listening']);
   expect((await requestServer(endpoint, 'POST', pipelines, { body: pipeline('after') })).status).toBe(201);
   await eventually('the surviving watches see the next create', 30_000, async () => survivors.every(({ state }) => state.names.includes('after')));
 

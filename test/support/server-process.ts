@@ -32,31 +32,39 @@ export interface ServerProcess {
   until(what: string, done: () => boolean): Promise<void>;
   /** Its URL and admin PKI, once it logged `ready`. */
   endpoint(): Promise<ServerEndpoint>;
-  /** SIGTERM, SIGKILL after a grace period; waits for the exit and removes the data directory. */
+  /** SIGTERM, SIGKILL after a grace period; waits for the exit and removes the data directory unless it is kept. */
   stop(): Promise<void>;
 }
 
 /** Options of {@link spawnServer}. */
 export interface ServerProcessOptions {
-  /** Its data directory; a fresh one otherwise (PGlite's cluster copied in, without `--database-url`). Removed by `stop()` either way. */
+  /** Its data directory; a fresh one otherwise (PGlite's cluster copied in, without `--database-url`). Removed by `stop()` unless kept. */
   readonly dataDir?: string;
+  /** `stop()` leaves the data directory, for the process that starts on it next (a restarted replica); its caller removes it. */
+  readonly keepDataDir?: boolean;
+  /** The port to listen on: a replica restarted where its load balancer sends; a free one (0) otherwise. */
+  readonly port?: number;
   /** Variables added to the test's environment. */
   readonly env?: NodeJS.ProcessEnv;
   /** Node's own flags, before the loader (e.g. `--inspect=127.0.0.1:0`). */
   readonly nodeArgs?: readonly string[];
 }
 
-/** Starts `src/server/main.ts --port 0 --data-dir DIR ...args` and returns at once. */
+/** Starts `src/server/main.ts --port PORT --data-dir DIR ...args` and returns at once. */
 export async function spawnServer(args: readonly string[], options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'cairn-server-')));
   if (options.dataDir === undefined && !args.some((arg) => arg.startsWith('--database-url'))) await seedPgliteDataDir(dataDir);
   // The node running the tests (the project's own) first on PATH, for anything the server spawns.
   const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, ...options.env };
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, ...args], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/server/main.ts', '--port', String(options.port ?? 0), '--data-dir', dataDir, ...args],
+    {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const listeners = new Set<() => void>();
   const notify = (): void => listeners.forEach((listener) => listener());
   const stdoutLines: Record<string, unknown>[] = [];
@@ -113,7 +121,7 @@ export async function spawnServer(args: readonly string[], options: ServerProces
         await exited;
         clearTimeout(timer);
       }
-      await rm(dataDir, { recursive: true, force: true });
+      if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

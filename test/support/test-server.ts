@@ -26,7 +26,7 @@ export interface TestServer extends RunningServer {
   readonly databaseUrl?: string;
   /** Makes a request as the admin user. */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
-  /** Stops the server and removes its data directory. */
+  /** Stops the server and removes its data directory, given or fresh: a restart test's last server removes what its first made. */
   destroy(): Promise<void>;
 }
 
@@ -85,9 +85,18 @@ export interface TestServerOptions {
   readonly garbageCollector?: boolean;
 }
 
-/** Starts a server on a free port and waits until it is ready. */
+/** Starts a server on a free port and waits until it is ready; a fresh data directory is removed again if it does not start. */
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'cairn-test-')));
+  try {
+    return await startOn(dataDir, options);
+  } catch (error) {
+    if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function startOn(dataDir: string, options: TestServerOptions): Promise<TestServer> {
   const databaseUrl = options.backend === 'postgres' ? (options.databaseUrl ?? (await testDatabaseUrl())) : undefined;
   if (options.backend === 'pglite' && options.dataDir === undefined) await seedPgliteDataDir(dataDir);
   const args = [
@@ -101,7 +110,10 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     ...(options.args ?? []),
   ];
   const server = await startServer(parseConfig(args, options.env ?? {}), pino({ level: process.env.CAIRN_TEST_LOG ?? 'silent' }), options.seams);
-  await server.ready;
+  await server.ready.catch(async (error: unknown) => {
+    await server.close();
+    throw error;
+  });
   const request = (method: string, path: string, ro: RequestOptions = {}) => requestServer(server, method, path, ro);
   return Object.assign(Object.create(null) as object, server, {
     dataDir,
@@ -110,7 +122,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     close: () => server.close(),
     async destroy() {
       await server.close();
-      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+      await rm(dataDir, { recursive: true, force: true });
     },
   });
 }
