@@ -5,35 +5,26 @@
  * PostgreSQL database) must serve every acknowledged write as it was acknowledged, and
  * allocate resourceVersions above every one it acknowledged before.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backends, pipeline, requestServer, type Backend } from '../support/test-server.js';
 import { testDatabaseUrl } from '../support/test-database.js';
-import { onJsonLines } from '../support/json-lines.js';
+import { spawnServer, type ServerProcess } from '../support/server-process.js';
 
-const root = join(import.meta.dirname, '..', '..');
 const namespace = 'durability';
 const pipelinesPath = `/apis/cairn.dev/v1/namespaces/${namespace}/pipelines`;
 const runnerClassesPath = '/apis/cairn.dev/v1/runnerclasses';
-const startTimeoutMs = 90_000;
 
 /** A server child process and an admin client for it. */
-interface ServerProcess {
-  readonly url: string;
-  /** pid of the node process that serves (tsx runs it as its own child). */
-  readonly serverPid: number;
+interface DurableServer {
   request(method: string, path: string, body?: unknown): Promise<Reply>;
-  /** SIGKILL to the whole process group; resolves once the serving process is gone. */
+  /** SIGKILL; resolves once the process is gone. */
   kill(): Promise<void>;
-  /** What the process printed, for failure messages. */
-  output(): string;
 }
 
 interface Reply {
@@ -42,83 +33,23 @@ interface Reply {
   readonly text: string;
 }
 
-const children = new Set<ChildProcess>();
+const running = new Set<ServerProcess>();
 
-/** Kills a child's whole process group: tsx forwards no SIGKILL, so its node child would survive the parent. */
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
-
-/** Whether a pid still names a live (non-zombie) process. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Starts `tsx src/server/main.ts` on `dataDir` and waits for its "ready" line. */
-async function spawnServer(dataDir: string, databaseUrl: string | undefined): Promise<ServerProcess> {
+/** Starts the server on `dataDir` (kept for the next start) and waits for its "ready" line. */
+async function startServer(dataDir: string, databaseUrl: string | undefined): Promise<DurableServer> {
   // Without the sample controller: its status writes would change the objects the test compares.
-  const args = ['src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--no-controller', ...(databaseUrl ? ['--database-url', databaseUrl] : [])];
-  // tsx re-executes `node` from PATH: make that the node running this test.
-  const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'info' };
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let log = '';
-  let url: string | undefined;
-  let serverPid: number | undefined;
-  const started = new Promise<void>((resolve, reject) => {
-    onJsonLines(
-      child.stdout,
-      (line) => {
-        const entry = line as { msg?: string; url?: string; pid?: number };
-        if (entry.msg === 'listening') {
-          url = entry.url;
-          serverPid = entry.pid;
-        }
-        if (entry.msg === 'ready') resolve();
-      },
-      { lenient: true },
-    );
-    child.stdout.on('data', (chunk: string) => (log += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-    child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before it was ready:\n${log}`)));
-    setTimeout(() => reject(new Error(`server not ready within ${startTimeoutMs} ms:\n${log}`)), startTimeoutMs).unref();
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    await started;
-  } catch (error) {
-    killGroup(child);
-    throw error;
-  }
-  const pki = join(dataDir, 'pki');
-  const [ca, cert, key] = await Promise.all(['serving-ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
+  const server = await spawnServer(['--no-controller', ...(databaseUrl ? ['--database-url', databaseUrl] : [])], { dataDir, keepDataDir: true });
+  running.add(server);
+  const endpoint = await server.endpoint();
+  const { servingCaPem: ca, adminCertPem: cert, adminKeyPem: key } = endpoint.pki!;
   const agent = new https.Agent({ keepAlive: true, maxSockets: 32, ca, cert, key });
-  const endpoint = { url: url!, pki: { servingCaPem: ca, adminCertPem: cert, adminKeyPem: key } };
-  const servingPid = serverPid!;
   return {
-    url: url!,
-    serverPid: servingPid,
-    output: () => log,
     request: (method, path, body) => requestServer(endpoint, method, path, { body, agent }),
     async kill() {
-      killGroup(child);
+      server.child.kill('SIGKILL');
       agent.destroy();
-      await exited;
-      for (let i = 0; alive(servingPid); i++) {
-        if (i > 200) throw new Error(`server process ${servingPid} survived SIGKILL`);
-        await sleep(25);
-      }
-      children.delete(child);
+      await server.exited;
+      running.delete(server);
     },
   };
 }
@@ -149,9 +80,9 @@ describe.each(backends)('durability on %s', (backend: Backend) => {
     databaseUrl = backend === 'postgres' ? await testDatabaseUrl() : undefined;
   });
 
-  afterEach(() => {
-    for (const child of children) killGroup(child);
-    children.clear();
+  afterEach(async () => {
+    await Promise.all([...running].map((server) => server.stop()));
+    running.clear();
   });
 
   afterAll(async () => {
@@ -159,7 +90,7 @@ describe.each(backends)('durability on %s', (backend: Backend) => {
   });
 
   it('keeps every write acknowledged before kill -9, and allocates resourceVersions above them', { timeout: 240_000 }, async () => {
-    const first = await spawnServer(dataDir, databaseUrl);
+    const first = await startServer(dataDir, databaseUrl);
     const acked = new Map<string, Acknowledged>();
     /** Creates whose answer never came: after the kill each is either absent or complete. */
     const unanswered = new Map<string, any>();
@@ -268,7 +199,7 @@ describe.each(backends)('durability on %s', (backend: Backend) => {
     // The premise: the server died with writes in flight, not between them.
     expect(unanswered.size).toBeGreaterThan(0);
 
-    const second = await spawnServer(dataDir, databaseUrl);
+    const second = await startServer(dataDir, databaseUrl);
     try {
       const maxAcked = [...acked.values()].reduce((max, a) => (a.resourceVersion > max ? a.resourceVersion : max), 0n);
 
