@@ -576,17 +576,25 @@ export class Store {
     });
   }
 
-  /** A watcher whose storage errors (compaction, outage) arrive as API errors. */
+  /**
+   * A watcher whose storage errors (compaction, outage) arrive as API errors. Its
+   * iterator passes each step of storage's through, without the suspensions of a
+   * generator's `yield*`: every delivery to every watcher goes this way.
+   */
   #translated(watcher: StorageWatcher): StorageWatcher {
     const gr = this.#gr;
+    const translate = (error: unknown): never => {
+      throw interpretStorageError(error, gr, '');
+    };
     return {
       stop: () => watcher.stop(),
-      async *[Symbol.asyncIterator]() {
-        try {
-          yield* watcher;
-        } catch (error) {
-          throw interpretStorageError(error, gr, '');
-        }
+      pending: () => watcher.pending(),
+      [Symbol.asyncIterator]: () => {
+        const events = watcher[Symbol.asyncIterator]();
+        return {
+          next: () => events.next().catch(translate),
+          return: async () => (await events.return?.()) ?? { value: undefined, done: true },
+        };
       },
     };
   }

@@ -13,7 +13,7 @@ import type { EventLogEntry } from './event-log-entry.js';
 import type { SelectionPredicate, StorageObjectEvent, StorageWatchEvent, StorageWatcher } from './interfaces.js';
 import type { FieldMap, StringMap } from './schema.js';
 import { classifyDatabaseError, tooOld } from './storage-error.js';
-import type { WatchCache } from './watch-cache.js';
+import type { CacheFollower, WatchCache } from './watch-cache.js';
 
 /** What an EventLogWatcher follows. */
 export interface EventLogWatcherOptions {
@@ -33,17 +33,29 @@ export interface EventLogWatcherOptions {
 
 const databasePage = 500;
 
-/** A StorageWatcher over the event log. */
-export class EventLogWatcher implements StorageWatcher {
+/**
+ * A StorageWatcher over the event log. It is its own iterator, written out rather than
+ * an async generator: a delivery at hand is handed over without a generator's
+ * suspensions, and a watcher that caught up waits on its {@link CacheFollower}, made
+ * once. At a thousand watchers woken per event, that per-delivery work is the fan-out.
+ */
+export class EventLogWatcher implements StorageWatcher, AsyncIterator<StorageWatchEvent> {
   readonly #o: EventLogWatcherOptions;
   readonly #abort = new AbortController();
+  readonly #follower: CacheFollower;
   #cursor: bigint;
   #nextBookmark: number;
+  /** The events read and not yet passed, from `#index` on. */
+  #batch: readonly EventLogEntry[] = [];
+  #index = 0;
+  /** Whether the last read found nothing: the next one waits for the cache first. */
+  #caughtUp = false;
 
   constructor(options: EventLogWatcherOptions) {
     this.#o = options;
     this.#cursor = options.from;
     this.#nextBookmark = Date.now() + (options.bookmarkIntervalMs ?? 0);
+    this.#follower = options.cache.follow(this.#abort.signal, options.resource, options.namespace);
   }
 
   stop(): void {
@@ -52,47 +64,62 @@ export class EventLogWatcher implements StorageWatcher {
     this.#o.onStop(this);
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
+    return this;
+  }
+
+  /** Events read and not yet passed (some may be for other watchers' selectors). */
+  pending(): boolean {
+    return this.#index < this.#batch.length;
+  }
+
+  /** The next event this watcher delivers; done once it is stopped. A failed read stops it and rejects. */
+  async next(): Promise<IteratorResult<StorageWatchEvent>> {
     const signal = this.#abort.signal;
     const interval = this.#o.bookmarkIntervalMs;
     try {
       while (!signal.aborted) {
-        const batch = await this.#nextBatch();
-        for (const event of batch) {
+        if (this.#index < this.#batch.length) {
+          const event = this.#batch[this.#index++];
           this.#cursor = event.rv;
           const delivered = this.#filter(event);
-          if (delivered) yield delivered;
-          if (signal.aborted) return;
+          if (delivered) return { value: delivered, done: false };
+          continue;
         }
         // Checked after busy batches too: a watcher whose selector filters out a stream of changes still hears progress.
         if (interval !== undefined && Date.now() >= this.#nextBookmark) {
           this.#nextBookmark = Date.now() + interval;
-          yield { type: 'BOOKMARK', resourceVersion: this.#cursor.toString() };
-          continue;
+          return { value: { type: 'BOOKMARK', resourceVersion: this.#cursor.toString() }, done: false };
         }
-        if (batch.length === 0) {
-          const { resource, namespace } = this.#o;
-          const through = await this.#o.cache.changed(
-            signal,
-            { resource, namespace, cursor: this.#cursor },
-            interval === undefined ? undefined : this.#nextBookmark,
-          );
+        if (this.#caughtUp) {
+          const through = await this.#follower.wait(this.#cursor, interval === undefined ? undefined : this.#nextBookmark);
           // What was appended meanwhile before `through` is other resources' or namespaces': passed unread.
           if (through !== undefined && through > this.#cursor) this.#cursor = through;
+          if (signal.aborted) break;
         }
+        this.#batch = this.#o.cache.after(this.#cursor) ?? (await this.#readLog());
+        this.#index = 0;
+        this.#caughtUp = this.#batch.length === 0;
       }
-    } finally {
+    } catch (error) {
       this.stop();
+      throw error;
     }
+    this.stop();
+    return { value: undefined, done: true };
   }
 
-  async #nextBatch(): Promise<readonly EventLogEntry[]> {
-    const cached = this.#o.cache.after(this.#cursor);
-    if (cached) return cached;
-    // Older than the cache: read the resource's events from the log (a page of its index on resource and
-    // resourceVersion), and prove compaction did not cut into them: the resource's own mark, read in the
-    // same snapshot, is at or before the cursor, or this is a 410 rather than a gap.
-    // Everything up to `edge` had committed before the read below began.
+  /** The consumer is done with it (a `for await` left early): the watch stops. */
+  return(): Promise<IteratorResult<StorageWatchEvent>> {
+    this.stop();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  /** The events after the cursor when it is older than the cache: read from the log. */
+  async #readLog(): Promise<readonly EventLogEntry[]> {
+    // A page of the resource's index on resource and resourceVersion, and proof compaction did not cut
+    // into it: the resource's own mark, read in the same snapshot, is at or before the cursor, or this is
+    // a 410 rather than a gap. Everything up to `edge` had committed before the read below began.
     const edge = this.#o.cache.newest;
     const { events, compacted } = await this.#o.database
       .transaction(

@@ -107,6 +107,12 @@ export interface StorageWatchOptions {
 /** A stream of watch events; iterate it, and `stop()` it when the client leaves. */
 export interface StorageWatcher extends AsyncIterable<StorageWatchEvent> {
   stop(): void;
+  /**
+   * Whether events are at hand that the next step hands over without waiting: a
+   * stream sends what it wrote once none is, as kube's watch server flushes when its
+   * channel is empty, so a batch of events goes out in one write.
+   */
+  pending(): boolean;
 }
 
 /**

@@ -13,21 +13,25 @@ import type { EventLogEntry } from './event-log-entry.js';
  */
 export type AppendListener = (events: readonly EventLogEntry[], newest: bigint) => void;
 
-/** What a waiting watcher follows: only an event of its resource (and namespace) wakes it. */
-export interface WatchInterest {
-  readonly resource: string;
-  /** Its namespace; every namespace when undefined. */
-  readonly namespace: string | undefined;
-  /** Where the watcher has read to: it does not wait while events after it are in the cache. */
-  readonly cursor: bigint;
-}
-
 /**
- * Wakes a waiter: with the resourceVersion through which no event of its interest was
- * appended since it began waiting (its cursor may move there), or undefined when it must
- * read on from its own cursor.
+ * A watcher's standing registration with the cache, made once for its whole life: what
+ * it follows, and its one wait at a time. Keeping it saves every wait the work of
+ * naming its interest and of listening on the watcher's signal, which at a thousand
+ * watchers woken per event was a measurable part of each delivery.
  */
-type Wake = (through: bigint | undefined) => void;
+export interface CacheFollower {
+  /**
+   * Resolves at the next append of an event the follower follows, when its signal
+   * aborts, or at `deadline` (ms since the epoch: the watcher's next bookmark); at once
+   * while the cache holds events after `cursor` (where the watcher has read to). It
+   * resolves with the resourceVersion through which nothing the follower follows was
+   * appended since it began waiting: the events of other resources and namespaces in
+   * between are none of its business, so it passes them without reading them, even
+   * after the cache dropped them; or undefined when it must read on from `cursor`.
+   * One wait at a time.
+   */
+  wait(cursor: bigint, deadline?: number): Promise<bigint | undefined>;
+}
 
 /** The bounds of the window: the most events it keeps, and for how long at most. */
 export interface WatchCacheBounds {
@@ -59,14 +63,14 @@ export class WatchCache {
   /** Every event with rv > coveredFrom and rv <= newest is in the cache. */
   #coveredFrom: bigint;
   #newest: bigint;
-  /** The waiting watchers, each with when it must wake at the latest (ms since the epoch; Infinity: no limit). */
-  readonly #waiters = new Map<Wake, number>();
+  /** The waiting followers that must wake by a deadline (ms since the epoch). */
+  readonly #deadlines = new Set<Follower>();
   /**
-   * The waiting watchers by what they follow (`resource`, or `resource\0namespace`), so an
+   * The waiting followers by what they follow (`resource`, or `resource\0namespace`), so an
    * append wakes only those its events concern, as kube's cacher dispatches by its
    * indexes: a thousand watchers of other namespaces are not woken for each event.
    */
-  readonly #interested = new Map<string, Set<Wake>>();
+  readonly #interested = new Map<string, Set<Follower>>();
   /**
    * One timer, for the earliest deadline among the waiters, rather than one per wait:
    * Node keeps a timer list per distinct duration, and keeps an unref'd one, even
@@ -161,11 +165,28 @@ export class WatchCache {
   /** Wakes each waiter that one of `events` concerns, with the resourceVersion just before the first such event. */
   #dispatch(events: readonly EventLogEntry[]): void {
     for (const event of events) {
-      for (const key of [event.resource, `${event.resource}\0${event.namespace}`]) {
-        const waiters = this.#interested.get(key);
-        if (waiters !== undefined) for (const wake of [...waiters]) wake(event.rv - 1n);
-      }
+      const through = event.rv - 1n;
+      this.#wakeAll(event.resource, through);
+      this.#wakeAll(`${event.resource}\0${event.namespace}`, through);
     }
+  }
+
+  /** Wakes every follower waiting on `key`: the set is taken whole, and each wait that follows makes its own entry again. */
+  #wakeAll(key: string, through: bigint | undefined): void {
+    const waiting = this.#interested.get(key);
+    if (waiting === undefined) return;
+    this.#interested.delete(key);
+    for (const follower of waiting) this.#wakeOne(follower, through, false);
+  }
+
+  /** Ends `follower`'s wait with `through`; `listed`: it is still in its key's set. */
+  #wakeOne(follower: Follower, through: bigint | undefined, listed: boolean): void {
+    if (listed) {
+      const waiting = this.#interested.get(follower.key);
+      if (waiting?.delete(follower) && waiting.size === 0) this.#interested.delete(follower.key);
+    }
+    if (follower.deadline !== Infinity) this.#deadlines.delete(follower);
+    follower.resolve(through);
   }
 
   /**
@@ -188,36 +209,33 @@ export class WatchCache {
   }
 
   /**
-   * Resolves at the next append of an event `interest` follows, when `signal` aborts,
-   * or at `deadline` (ms since the epoch: a watcher's next bookmark); at once while the
-   * cache holds events after the watcher's cursor. It resolves with the resourceVersion
-   * through which nothing the watcher follows was appended (see {@link Wake}): the events
-   * of other resources and namespaces in between are none of its business, so it passes
-   * them without reading them, even after the cache dropped them. A watcher waits here
-   * once per batch for as long as it lives, so a wait leaves nothing behind once it
-   * resolves: composing `AbortSignal.any([signal, AbortSignal.timeout(ms)])` per wait
-   * instead kept each wait's signals alive until the timeout fired and a finalization
-   * record on the watcher's signal for the watcher's whole life.
+   * Registers a watcher of `resource` (in `namespace`; every namespace when undefined)
+   * for the life of `signal`: its waits are woken by the appends of what it follows.
+   * A watcher waits once per batch for as long as it lives, so a wait leaves nothing
+   * behind once it resolves, and the signal is listened to once, not once per wait:
+   * composing `AbortSignal.any([signal, AbortSignal.timeout(ms)])` per wait instead kept
+   * each wait's signals alive until the timeout fired and a finalization record on the
+   * watcher's signal for the watcher's whole life.
    */
-  changed(signal: AbortSignal, interest: WatchInterest, deadline = Infinity): Promise<bigint | undefined> {
-    return new Promise((resolve) => {
-      if (signal.aborted || interest.cursor < this.#newest) return resolve(undefined);
-      const key = interest.namespace === undefined ? interest.resource : `${interest.resource}\0${interest.namespace}`;
-      const waiters = this.#interested.get(key) ?? new Set<Wake>();
-      this.#interested.set(key, waiters);
-      const aborted = (): void => done(undefined);
-      const done: Wake = (through) => {
-        this.#waiters.delete(done);
-        waiters.delete(done);
-        if (waiters.size === 0 && this.#interested.get(key) === waiters) this.#interested.delete(key);
-        signal.removeEventListener('abort', aborted);
-        resolve(through);
-      };
-      this.#waiters.set(done, deadline);
-      waiters.add(done);
-      signal.addEventListener('abort', aborted, { once: true });
-      if (deadline < this.#timerAt) this.#schedule(deadline);
+  follow(signal: AbortSignal, resource: string, namespace: string | undefined): CacheFollower {
+    const follower = new Follower(namespace === undefined ? resource : `${resource}\0${namespace}`, (f, cursor, deadline) => {
+      if (signal.aborted || cursor < this.#newest) return f.resolve(undefined);
+      let waiting = this.#interested.get(f.key);
+      if (waiting === undefined) this.#interested.set(f.key, (waiting = new Set()));
+      waiting.add(f);
+      if (deadline !== Infinity) {
+        this.#deadlines.add(f);
+        if (deadline < this.#timerAt) this.#schedule(deadline);
+      }
     });
+    signal.addEventListener(
+      'abort',
+      () => {
+        if (follower.waiting) this.#wakeOne(follower, undefined, true);
+      },
+      { once: true },
+    );
+    return follower;
   }
 
   /** (Re)arms the one timer for `at`; Infinity disarms it. */
@@ -231,17 +249,17 @@ export class WatchCache {
   #expire(): void {
     const now = Date.now();
     let next = Infinity;
-    for (const [done, deadline] of this.#waiters) {
+    for (const follower of [...this.#deadlines]) {
       // Nothing it follows was appended while it waited, or an append would have woken it.
-      if (deadline <= now) done(this.#newest);
-      else if (deadline < next) next = deadline;
+      if (follower.deadline <= now) this.#wakeOne(follower, this.#newest, true);
+      else if (follower.deadline < next) next = follower.deadline;
     }
     this.#schedule(next);
   }
 
   /** Wakes every waiter to read on from its own cursor (a restart, shutdown). */
   #wake(): void {
-    for (const waiter of [...this.#waiters.keys()]) waiter(undefined);
+    for (const key of [...this.#interested.keys()]) this.#wakeAll(key, undefined);
   }
 
   /**
@@ -262,5 +280,40 @@ export class WatchCache {
   close(): void {
     this.#schedule(Infinity);
     this.#wake();
+  }
+}
+
+/** A follower's state: its key, and its wait while one is under way. */
+class Follower implements CacheFollower {
+  readonly key: string;
+  readonly #start: (follower: Follower, cursor: bigint, deadline: number) => void;
+  #resolve: ((through: bigint | undefined) => void) | undefined;
+  /** When the wait under way must end at the latest (Infinity: no limit). */
+  deadline = Infinity;
+
+  constructor(key: string, start: (follower: Follower, cursor: bigint, deadline: number) => void) {
+    this.key = key;
+    this.#start = start;
+  }
+
+  get waiting(): boolean {
+    return this.#resolve !== undefined;
+  }
+
+  wait(cursor: bigint, deadline = Infinity): Promise<bigint | undefined> {
+    if (this.#resolve !== undefined) throw new Error('a follower waits once at a time');
+    return new Promise((resolve) => {
+      this.#resolve = resolve;
+      this.deadline = deadline;
+      this.#start(this, cursor, deadline);
+    });
+  }
+
+  /** Ends the wait under way. */
+  resolve(through: bigint | undefined): void {
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    this.deadline = Infinity;
+    resolve?.(through);
   }
 }

@@ -2,10 +2,14 @@
  * The watch cache's window: events appended in order, and a batch this process
  * committed that left a resourceVersion unused (a create that lost a race inside its
  * batch) advancing the window past it, so the next batch appends without a query. And
- * its dispatch: an append wakes only the watchers of its events' resource and namespace.
+ * its dispatch: an append wakes only the watchers of its events' resource and namespace,
+ * each through the one registration it keeps for its life.
  */
+import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import type { StoredObject } from '../../src/machinery/meta/object.js';
+import { EventLogWatcher } from '../../src/storage/event-log-watcher.js';
+import type { Database } from '../../src/storage/database.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { WrittenEvent } from '../../src/storage/written-event.js';
 
@@ -18,10 +22,13 @@ const event = (rv: bigint, name = `o${rv}`, namespace = 'ns') =>
 /** A wait on `cache` for `namespace`'s events (every namespace's when undefined), and what it resolved with, once it has. */
 function waitFor(cache: WatchCache, namespace: string | undefined, signal: AbortSignal, deadline?: number) {
   const wait = { done: false, through: undefined as bigint | undefined };
-  void cache.changed(signal, { resource: 'things.test', namespace, cursor: cache.newest }, deadline).then((through) => {
-    wait.done = true;
-    wait.through = through;
-  });
+  void cache
+    .follow(signal, 'things.test', namespace)
+    .wait(cache.newest, deadline)
+    .then((through) => {
+      wait.done = true;
+      wait.through = through;
+    });
   return wait;
 }
 
@@ -108,6 +115,34 @@ describe('watch cache', () => {
     stop.abort();
   });
 
+  it('keeps one registration per watcher: every wait woken once by an append it follows, one listener on its signal, and none after it aborts', async () => {
+    const cache = new WatchCache(10n);
+    const stop = new AbortController();
+    const follower = cache.follow(stop.signal, 'things.test', 'a');
+    for (let rv = 11n; rv <= 60n; rv++) {
+      let woken = 0;
+      let through: bigint | undefined;
+      void follower.wait(cache.newest).then((t) => {
+        woken++;
+        through = t;
+      });
+      // Another namespace's event leaves it asleep; its own wakes it once, passing what came before.
+      cache.append([event(rv, `b${rv}`, 'b')]);
+      await settle();
+      expect(woken).toBe(0);
+      expect(() => follower.wait(cache.newest)).toThrow(/once at a time/);
+      cache.append([event(++rv, `a${rv}`, 'a')]);
+      await settle();
+      expect({ woken, through }).toEqual({ woken: 1, through: rv - 1n });
+    }
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
+    const waiting = follower.wait(cache.newest);
+    stop.abort();
+    expect(await waiting).toBeUndefined();
+    expect(await follower.wait(cache.newest)).toBeUndefined();
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
+
   it('at a bookmark’s deadline, lets a watcher pass everything appended meanwhile; with events after its cursor, does not wait', async () => {
     const cache = new WatchCache(10n);
     const stop = new AbortController();
@@ -115,8 +150,36 @@ describe('watch cache', () => {
     cache.append([event(11n, 'x', 'b')]);
     await vi.waitFor(() => expect(bookmark.done).toBe(true));
     expect(bookmark.through).toBe(11n);
-    const behind = await cache.changed(stop.signal, { resource: 'things.test', namespace: 'a', cursor: 10n });
+    const behind = await cache.follow(stop.signal, 'things.test', 'a').wait(10n);
     expect(behind).toBeUndefined();
     stop.abort();
+  });
+
+  it('lets a watcher say whether events are at hand, so its stream sends a batch in one write, and stops it when its consumer leaves', async () => {
+    const cache = new WatchCache(10n);
+    let stopped = 0;
+    const watcher = new EventLogWatcher({
+      resource: 'things.test',
+      namespace: 'ns',
+      predicate: {},
+      from: 10n,
+      decode: (object) => object,
+      // Everything it reads is in the cache: the database is never asked.
+      database: undefined as unknown as Database,
+      cache,
+      onStop: () => stopped++,
+    });
+    cache.append([event(11n), event(12n, 'elsewhere', 'other'), event(13n)]);
+    const events = watcher[Symbol.asyncIterator]();
+    expect((await events.next()).value).toMatchObject({ type: 'ADDED', resourceVersion: '11' });
+    expect(watcher.pending()).toBe(true);
+    expect((await events.next()).value).toMatchObject({ type: 'ADDED', resourceVersion: '13' });
+    expect(watcher.pending()).toBe(false);
+    const waiting = events.next();
+    cache.append([event(14n)]);
+    expect((await waiting).value).toMatchObject({ resourceVersion: '14' });
+    await events.return!();
+    expect(stopped).toBe(1);
+    expect(await events.next()).toEqual({ value: undefined, done: true });
   });
 });

@@ -47,8 +47,11 @@ const watchEventSizeBuckets = Array.from({ length: 8 }, (_, i) => 1024 * 2 ** i)
 
 /** Records the events a watch sends, as kube's watch handler does. */
 export interface WatchEventMetrics {
-  /** One event of `group/version` `kind` of `bytes` on the wire. */
-  record(group: string, version: string, kind: string, bytes: number): void;
+  /**
+   * What records one watch's events of `group/version` `kind`, each of `bytes` on the
+   * wire: its labels are looked up once per watch, not once per delivery.
+   */
+  forWatch(group: string, version: string, kind: string): (bytes: number) => void;
 }
 
 /** kube-apiserver's buckets for `apiserver_request_duration_seconds`. */
@@ -147,9 +150,13 @@ export class ApiMetrics {
       registers: [this.registry],
     });
     this.watchEvents = {
-      record(group, version, kind, bytes) {
-        events.inc({ group, version, kind });
-        sizes.observe({ group, version, kind }, bytes);
+      forWatch(group, version, kind) {
+        const eventsOfWatch = events.labels({ group, version, kind });
+        const sizesOfWatch = sizes.labels({ group, version, kind });
+        return (bytes) => {
+          eventsOfWatch.inc();
+          sizesOfWatch.observe(bytes);
+        };
       },
     };
     this.#requests = new Counter({

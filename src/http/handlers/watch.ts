@@ -29,10 +29,11 @@ export async function watchHandler(rc: ResourceContext, rest: Watcher): Promise<
   rc.ctx.respond = false;
   const stream = new ResponseStream(rc.ctx.res);
   stream.open(encoder.mediaType);
-  /** Sends a frame; false when the client did not take it in time and the watch must end. */
-  const send = (frame: Frame): Promise<boolean> => {
-    rc.watchEvents.record(rc.resource.group, rc.scope.version, rc.scope.kind, typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength);
-    return stream.write(frame, rc.unresponsiveWatcherTimeoutMs);
+  const record = rc.watchEvents.forWatch(rc.resource.group, rc.scope.version, rc.scope.kind);
+  /** Sends a frame (sent at once with `flush`); false (at once or later) when the client did not take it in time and the watch must end. */
+  const send = (frame: Frame, flush = true): true | Promise<boolean> => {
+    record(typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength);
+    return stream.write(frame, rc.unresponsiveWatcherTimeoutMs, flush);
   };
   // Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer timeout would fire at once.
   const timer = setTimeout(() => watcher.stop(), Math.min(timeoutSeconds * 1000, 2 ** 31 - 1));
@@ -40,7 +41,8 @@ export async function watchHandler(rc: ResourceContext, rest: Watcher): Promise<
   rc.shutdown.addEventListener('abort', stop, { once: true });
   void stream.closed.then(stop);
   try {
-    for await (const object of initial) if (!(await send(encoder.objectEvent('ADDED', object)))) return;
+    // The initial objects go out as Node sends them, a page's worth per write.
+    for await (const object of initial) if (!(await send(encoder.objectEvent('ADDED', object), false))) return;
     if (initialEventsEnd !== undefined && bookmarks) {
       if (!(await send(encoder.bookmark(initialEventsEnd, { [initialEventsEndAnnotation]: 'true' })))) return;
     }
@@ -49,7 +51,9 @@ export async function watchHandler(rc: ResourceContext, rest: Watcher): Promise<
       const frame = event.type === 'BOOKMARK' ? encoder.bookmark(event.resourceVersion) : encoder.sharedObjectEvent(event.type, event.object);
       // A client that stops reading is cut off, as kube's cacher ends an unresponsive watcher: it re-watches from
       // the last event it read, and meanwhile holds no more than one event beyond the socket's buffers.
-      if (!(await send(frame))) return;
+      // Flushed once no further event is at hand: a batch of events leaves in one write.
+      const sent = send(frame, !watcher.pending());
+      if (sent !== true && !(await sent)) return;
     }
   } catch (error) {
     await stream.write(encoder.error(isStatusError(error) ? error.status : internal('the watch failed').status), rc.unresponsiveWatcherTimeoutMs);

@@ -4,7 +4,7 @@
  * the response, not the request. A watch gives each write a drain timeout: a client that
  * does not take an event in time is cut off, as kube's cacher ends an unresponsive watcher.
  */
-import type { ServerResponse } from 'node:http';
+import { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
 
 type Response = ServerResponse | Http2ServerResponse;
@@ -40,12 +40,23 @@ export class ResponseStream {
   }
 
   /**
-   * Writes one chunk; waits while the client is not reading. With `drainTimeoutMs`,
-   * resolves false when the client has not taken what is buffered within that time.
+   * Writes one chunk and, with `flush` (the default), sends what was written at once;
+   * waits while the client is not reading: true when the socket took it, else a promise
+   * of true at the next drain or of false when the client has not taken what is
+   * buffered within `drainTimeoutMs`.
+   *
+   * On HTTP/1.1 Node's response corks its socket at a write and uncorks it on the next
+   * tick, which comes only once every promise reaction queued meanwhile has run: an
+   * append that wakes a thousand watchers would hold every watcher's event until the
+   * last watcher's had been made, and their clients would read nothing meanwhile.
+   * Flushed here, an event leaves as soon as it is written; a watch flushes when no
+   * further event is at hand, as kube's does, so a batch goes out in one write.
    */
-  async write(chunk: string | Uint8Array, drainTimeoutMs?: number): Promise<boolean> {
+  write(chunk: string | Uint8Array, drainTimeoutMs?: number, flush = true): true | Promise<boolean> {
     if (this.#isClosed) return true;
-    const ok = (this.#res as ServerResponse).write(chunk);
+    const res = this.#res;
+    const ok = (res as ServerResponse).write(chunk);
+    if (flush && res instanceof ServerResponse && res.socket !== null && res.socket.writableCorked > 0) res.socket.uncork();
     return ok || this.#drained(drainTimeoutMs);
   }
 
