@@ -5,7 +5,7 @@ import { notAcceptable } from '../../machinery/errors.js';
 import type { MetaVersion } from '../../machinery/types/partial-object-metadata.js';
 import type { Serializer } from '../serializers/serializer.js';
 import { defaultSerializer, serializerOf, serializers, type SerializerFormat } from '../serializers/serializers.js';
-import { cacheEncode } from '../../machinery/caching-object.js';
+import { cacheEncode, encodingIdentifier } from '../../machinery/caching-object.js';
 
 /** A media type Cairn writes objects in, by its serializer's short name. */
 export type OutputFormat = SerializerFormat;
@@ -141,6 +141,6 @@ export function negotiateResourceOutput(accept: string | undefined, endpoint: En
  */
 export function encode(value: unknown, format: OutputFormat | Serializer, shared = false): { body: Buffer | string; contentType: string } {
   const serializer = typeof format === 'string' ? serializerOf(format) : format;
-  const body = shared ? cacheEncode(value as object, `encode ${serializer.mediaType}`, (v) => serializer.encode(v)) : serializer.encode(value);
+  const body = shared ? cacheEncode(value as object, encodingIdentifier(serializer.mediaType), (v) => serializer.encode(v)) : serializer.encode(value);
   return { body, contentType: serializer.mediaType };
 }
