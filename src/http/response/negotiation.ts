@@ -6,6 +6,7 @@ import type { MetaVersion } from '../../machinery/types/partial-object-metadata.
 import type { Serializer } from '../serializers/serializer.js';
 import { defaultSerializer, serializerOf, serializers, type SerializerFormat } from '../serializers/serializers.js';
 import { cacheEncode, encodingIdentifier } from '../../machinery/caching-object.js';
+import { deepFreeze } from '../../machinery/meta/object.js';
 
 /** A media type Cairn writes objects in, by its serializer's short name. */
 export type OutputFormat = SerializerFormat;
@@ -117,6 +118,22 @@ function transformOf(params: Readonly<Record<string, string>>, endpoint: Endpoin
  * stream media types (`NegotiateOutputMediaTypeStream`).
  */
 export function negotiateResourceOutput(accept: string | undefined, endpoint: Endpoint): OutputTarget {
+  const key = `${endpoint} ${accept ?? ''}`;
+  let target = negotiated.get(key);
+  if (target === undefined) {
+    target = deepFreeze(negotiateResourceOutputOnce(accept, endpoint));
+    // Clients send a handful of Accept headers; one that sends a new one each time must not grow this.
+    if (negotiated.size >= maxNegotiated) negotiated.clear();
+    negotiated.set(key, target);
+  }
+  return target;
+}
+
+/** The Accept headers negotiated so far, by endpoint, and their answers (each frozen, shared by the requests sending it). */
+const negotiated = new Map<string, OutputTarget>();
+const maxNegotiated = 256;
+
+function negotiateResourceOutputOnce(accept: string | undefined, endpoint: Endpoint): OutputTarget {
   let unframed = false;
   for (const range of parseAccept(accept)) {
     const serializer = serializerOfRange(range.type);
