@@ -132,12 +132,24 @@ export function userFromRequestHeaders(rawHeaders: readonly string[], names: Req
  * alike (kube's `ClearAuthenticationHeaders`), so nothing downstream reads them.
  */
 export function clearRequestHeaders(request: RequestHeaders, names: RequestHeaderNames): void {
-  const exact = new Set([...names.usernameHeaders, ...names.uidHeaders, ...names.groupHeaders].map((name) => name.toLowerCase()));
-  const prefixes = names.extraHeaderPrefixes.map((prefix) => prefix.toLowerCase());
-  const cleared = (name: string) => exact.has(name) || prefixes.some((prefix) => name.startsWith(prefix));
+  const cleared = clearedHeaders(names);
   for (const name of Object.keys(request.headers)) if (cleared(name)) delete request.headers[name];
   const raw = request.rawHeaders;
   for (let i = raw.length - 2; i >= 0; i -= 2) if (cleared(raw[i].toLowerCase())) raw.splice(i, 2);
+}
+
+/** Each configuration's test of a lower-case header name, made once: every request is cleared with it. */
+const clearedByNames = new WeakMap<RequestHeaderNames, (name: string) => boolean>();
+
+function clearedHeaders(names: RequestHeaderNames): (name: string) => boolean {
+  let cleared = clearedByNames.get(names);
+  if (cleared === undefined) {
+    const exact = new Set([...names.usernameHeaders, ...names.uidHeaders, ...names.groupHeaders].map((name) => name.toLowerCase()));
+    const prefixes = names.extraHeaderPrefixes.map((prefix) => prefix.toLowerCase());
+    cleared = (name: string) => exact.has(name) || prefixes.some((prefix) => name.startsWith(prefix));
+    clearedByNames.set(names, cleared);
+  }
+  return cleared;
 }
 
 /** kube's `trimHeaders`: names are trimmed, and an empty one is a configuration error. */

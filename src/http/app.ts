@@ -21,7 +21,9 @@ import { ApiMetrics } from './filters/metrics.js';
 import { defaultRequestTimeoutMs } from './filters/timeout.js';
 import { openApiDocuments } from '../openapi/documents.js';
 import { openApiEndpoints } from './discovery/openapi-endpoints.js';
-import { handleResource } from './resource-handler.js';
+import { handleResource, type ResourceHandlerOptions } from './resource-handler.js';
+import { requestInfoOf } from './filters/request-info.js';
+import { isResourceRoute, resourceRoute } from './resource-route.js';
 import { subresourceNamesOf } from './request/request-info.js';
 import { encode, negotiateOutput } from './response/negotiation.js';
 import { versionInfo } from '../machinery/version-info.js';
@@ -107,17 +109,21 @@ export function createApp(options: AppOptions): Koa {
   router.get('/openapi/v2', openapi.v2);
   router.get('/openapi/v3', openapi.v3Root);
   router.get('/openapi/v3/apis/:group/:version', openapi.v3Document);
-  router.all('/apis/:group/:version/*rest', (ctx) =>
-    handleResource(ctx, {
-      endpoints,
-      registry: options.registry,
-      shutdown: options.shutdown,
-      bookmarkIntervalMs: options.watchBookmarkIntervalMs,
-      admission: options.admission,
-      watchEvents: metrics.watchEvents,
-      unresponsiveWatcherTimeoutMs: options.unresponsiveWatcherTimeoutMs ?? defaultUnresponsiveWatcherTimeoutMs,
-    }),
-  );
+  const resourceOptions: ResourceHandlerOptions = {
+    endpoints,
+    registry: options.registry,
+    shutdown: options.shutdown,
+    bookmarkIntervalMs: options.watchBookmarkIntervalMs,
+    admission: options.admission,
+    watchEvents: metrics.watchEvents,
+    unresponsiveWatcherTimeoutMs: options.unresponsiveWatcherTimeoutMs ?? defaultUnresponsiveWatcherTimeoutMs,
+  };
+  router.all(resourceRoute, (ctx) => handleResource(ctx, resourceOptions));
+  const routes = router.routes();
+  // A resource request goes straight to its handler: the router would match it against every route, then
+  // build and compose a chain for it, all to reach the same handler (its params and routerPath are not read).
+  const resourcesFirst: typeof routes = (ctx, next) =>
+    isResourceRoute(ctx.path) && requestInfoOf(ctx).isResourceRequest ? handleResource(ctx, resourceOptions) : (routes(ctx, next) as Promise<void>);
 
   const chain = buildHandlerChain(
     {
@@ -131,7 +137,7 @@ export function createApp(options: AppOptions): Koa {
       requestTimeoutMs: options.requestTimeoutMs ?? defaultRequestTimeoutMs,
       inFlightLimits: options.inFlightLimits ?? defaultInFlightLimits,
     },
-    router.routes(),
+    resourcesFirst,
   );
   for (const middleware of chain) app.use(middleware);
   // Koa's default error listener prints to stderr; errors are already answered and logged above.

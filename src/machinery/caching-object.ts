@@ -40,3 +40,16 @@ export function cacheEncode<O extends object, T>(object: O, identifier: Identifi
   entries.set(identifier, result);
   return result;
 }
+
+/** The identifier of an object's encoding in `mediaType`, as a response serializes it. */
+export const encodingIdentifier = (mediaType: string): Identifier => `encode ${mediaType}`;
+
+/**
+ * Records `json` as the `application/json` encoding of `object` (frozen), which must
+ * be `JSON.stringify(object)` exactly: storage knows it of an object it just wrote, whose
+ * JSON it made for the row, and a response then sends it as it is.
+ */
+export function knownJson(object: object, json: string): void {
+  if (!Object.isFrozen(object)) throw new Error('knownJson: the object must be frozen');
+  cacheEncode(object, encodingIdentifier('application/json'), () => json);
+}

@@ -249,7 +249,11 @@ export interface LogStorage {
 
 /** Storage of one resource (for example `pipelines.cairn.dev`). */
 export interface ResourceStorage {
-  /** Stores a new object; throws `KeyExists`. Sets `metadata.resourceVersion`. `origin` is recorded with its event. */
+  /**
+   * Stores a new object; throws `KeyExists`. Returns it with `metadata.resourceVersion`
+   * set, deep-frozen (what it holds of `object` too), its JSON encoding the text stored.
+   * `origin` is recorded with its event.
+   */
   create(key: StorageKey, object: KubeObject, origin?: WriteOrigin): Promise<StoredObject>;
   /**
    * Reads one object; throws `KeyNotFound`. The object is frozen and may be shared
@@ -262,7 +266,9 @@ export interface ResourceStorage {
    * write succeeds or `tryUpdate` throws (as etcd3's GuaranteedUpdate). An update that
    * changes nothing, or that `tryUpdate` answers undefined, writes nothing. Throws
    * `KeyNotFound` (unless `ignoreNotFound`; also when `tryUpdate` answers undefined and
-   * there is no object), or what `tryUpdate` throws.
+   * there is no object), or what `tryUpdate` throws. An object written is returned as
+   * `create` returns it: deep-frozen (with what it holds of `tryUpdate`'s answer), its
+   * JSON encoding the text stored.
    *
    * @example
    * // Set a label; a concurrent write to the object makes this run again on the newer object.

@@ -3,7 +3,8 @@
  * write's statement joins the two halves around the resourceVersion it assigns, so
  * the row holds the text as written, stamped, with nothing parsed in SQL.
  */
-import type { StoredObject } from '../machinery/meta/object.js';
+import { knownJson } from '../machinery/caching-object.js';
+import { deepFreeze, type StoredObject } from '../machinery/meta/object.js';
 import { encodeJsonb } from './stored-text.js';
 
 /** The JSON text before and after the value of `metadata.resourceVersion` (the quotes of the string are in them). */
@@ -29,4 +30,19 @@ export function splitObjectText(object: StoredObject): ObjectText {
     const at = text.indexOf(quoted);
     if (at >= 0 && text.indexOf(quoted, at + quoted.length) < 0) return { head: text.slice(0, at + 1), tail: text.slice(at + quoted.length - 1) };
   }
+}
+
+/**
+ * `stored`, whose text `text` was just written at `resourceVersion`, stamped with it and
+ * deep-frozen, as a create returns it: its JSON encoding is then that text, which a
+ * response sends as it is (`caching-object.ts`) instead of stringifying the object again.
+ * Text that `encodeJsonb` escaped for the column is not `JSON.stringify`'s: without an
+ * escape of U+0000 to U+000F in it, nothing was.
+ */
+export function writtenObject(stored: StoredObject, resourceVersion: bigint, text: ObjectText): StoredObject {
+  const rv = resourceVersion.toString();
+  stored.metadata.resourceVersion = rv;
+  deepFreeze(stored);
+  if (!text.head.includes('\\u000') && !text.tail.includes('\\u000')) knownJson(stored, `${text.head}${rv}${text.tail}`);
+  return stored;
 }

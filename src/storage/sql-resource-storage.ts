@@ -36,7 +36,7 @@ import type {
 } from './interfaces.js';
 import { readHistory } from './object-history.js';
 import type { StringMap } from './schema.js';
-import { splitObjectText } from './object-text.js';
+import { splitObjectText, writtenObject, type ObjectText } from './object-text.js';
 import { readObjectAt, type ObjectAt } from './snapshot-get.js';
 import { readSnapshotPage, type PageItem } from './snapshot-list.js';
 import { classifyDatabaseError, keyExists, keyNotFound, StorageError, tooLarge, tooOld } from './storage-error.js';
@@ -107,16 +107,22 @@ export class SqlResourceStorage implements ResourceStorage {
 
   /**
    * Writes `stored` (a create, or an update of `current`) in the next batch: the object
-   * is stringified once, for its row and its event, and this process's watch cache gets
-   * the event from that text. Resolves with the new resourceVersion, or undefined when
+   * is stringified once (`text`: `splitObjectText(stored)`), for its row, its event and
+   * the write's response, and this
+   * process's watch cache gets the event from that text. Resolves with the new resourceVersion, or undefined when
    * the key exists (create) or the row is no longer at `current`'s (update).
    */
-  #writeObject(key: StorageKey, stored: StoredObject, current: StoredObject | undefined, origin: WriteOrigin | undefined): Promise<bigint | undefined> {
+  #writeObject(
+    key: StorageKey,
+    stored: StoredObject,
+    current: StoredObject | undefined,
+    origin: WriteOrigin | undefined,
+    text: ObjectText,
+  ): Promise<bigint | undefined> {
     const labels = labelsOf(stored);
     const fields = this.#o.fieldsOf(stored);
     const prevLabels = current && labelsOf(current);
     const prevFields = current && this.#o.fieldsOf(current);
-    const text = splitObjectText(stored);
     const resource = this.#o.resource;
     const type = current ? 'MODIFIED' : 'ADDED';
     const [encodedLabels, encodedFields] = [encodeJsonb(labels), encodeJsonb(fields)];
@@ -165,10 +171,10 @@ export class SqlResourceStorage implements ResourceStorage {
 
   async create(key: StorageKey, object: KubeObject, origin?: WriteOrigin): Promise<StoredObject> {
     const stored = toStore(object);
-    const rv = await this.#writeObject(key, stored, undefined, origin);
+    const text = splitObjectText(stored);
+    const rv = await this.#writeObject(key, stored, undefined, origin, text);
     if (rv === undefined) throw keyExists(this.#describe(key));
-    stored.metadata.resourceVersion = rv.toString();
-    return stored;
+    return writtenObject(stored, rv, text);
   }
 
   async get(key: StorageKey, options: GetOptions = {}): Promise<StoredObject> {
@@ -249,10 +255,10 @@ export class SqlResourceStorage implements ResourceStorage {
       return { object: current, changed: false, created: false };
     }
     const stored = toStore(next);
-    const rv = await this.#writeObject(key, stored, current, origin);
+    const text = splitObjectText(stored);
+    const rv = await this.#writeObject(key, stored, current, origin, text);
     if (rv === undefined) return undefined;
-    stored.metadata.resourceVersion = rv.toString();
-    return { object: stored, changed: true, created: false };
+    return { object: writtenObject(stored, rv, text), changed: true, created: false };
   }
 
   async delete(key: StorageKey, precondition?: DeletePrecondition, origin?: WriteOrigin): Promise<StoredObject | undefined> {

@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { Context, Next } from 'koa';
-import type { AuditBackend, AuditEvent, AuditPolicyRuleEvaluator, AuditStage } from '../../audit/audit.js';
+import type { AuditBackend, AuditEvent, AuditPolicyRuleEvaluator, AuditStage, RequestAuditConfig } from '../../audit/audit.js';
+import type { UserInfo } from '../../auth/user-info.js';
 import { isStatusError } from '../../machinery/status.js';
 import { isLongRunning, type RequestInfo } from '../request/request-info.js';
 import { RequestAudit } from './audit-context.js';
@@ -67,7 +68,8 @@ const maxUserAgentLength = 1024;
  * `ctx.state.audit` (see audit-context.ts) and each stage of the request to `backend`.
  */
 export function withAudit(backend: AuditBackend, policy: AuditPolicyRuleEvaluator) {
-  return async (ctx: Context, next: Next): Promise<void> => {
+  // Not async: a request the policy does not audit (most) is done with before the filters after it run.
+  return (ctx: Context, next: Next): Promise<void> => {
     // An ID the aggregator already gave the request is kept, so both servers' records join up.
     const auditID = ctx.get('Audit-Id') || randomUUID();
     ctx.state.auditID = auditID;
@@ -75,50 +77,60 @@ export function withAudit(backend: AuditBackend, policy: AuditPolicyRuleEvaluato
     const info = requestInfoOf(ctx);
     const user = userOf(ctx);
     const config = policy.evaluatePolicyRule(authorizationAttributes(user, info));
-    if (config.level === 'None') {
-      await next();
-      return;
-    }
-    const userAgent = ctx.get('User-Agent');
-    const objectRef = objectRefOf(info);
-    const audit = new RequestAudit(config, {
-      auditID,
-      requestURI: ctx.originalUrl,
-      verb: info.verb,
-      user,
-      sourceIPs: sourceIPs(ctx),
-      ...(userAgent ? { userAgent: userAgent.length > maxUserAgentLength ? `${userAgent.slice(0, maxUserAgentLength)}...TRUNCATED` : userAgent } : {}),
-      ...(objectRef ? { objectRef } : {}),
-      requestReceivedTimestamp: microTimeNow(),
-    });
-    ctx.state.audit = audit;
-    const emit = (stage: AuditStage): void => {
-      if (!config.omitStages.includes(stage)) backend.processEvents(audit.event(stage, microTimeNow()));
-    };
-    emit('RequestReceived');
-    if (isLongRunning(info))
-      reportStreamStart(ctx, (code) => {
-        audit.setResponseCode(code);
-        emit('ResponseStarted');
-      });
-    let failure: unknown;
-    try {
-      await next();
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      if (isUnexpectedError(ctx, failure)) {
-        audit.setResponseStatus({ code: 500, status: 'Failure', reason: 'InternalError', message: `APIServer panic'd: ${String(failure)}` });
-        emit('Panic');
-      } else {
-        // A Status thrown before the response started is what the error middleware answers with.
-        if (isStatusError(failure) && !responseStarted(ctx)) audit.logResponseObject(failure.status);
-        audit.setResponseCode(statusCodeOf(ctx, failure));
-        emit('ResponseComplete');
-      }
-    }
+    if (config.level === 'None') return next() as Promise<void>;
+    return audited(ctx, next, backend, config, auditID, info, user);
   };
+}
+
+/** Runs an audited request, telling `backend` each of its stages. */
+async function audited(
+  ctx: Context,
+  next: Next,
+  backend: AuditBackend,
+  config: RequestAuditConfig,
+  auditID: string,
+  info: RequestInfo,
+  user: UserInfo,
+): Promise<void> {
+  const userAgent = ctx.get('User-Agent');
+  const objectRef = objectRefOf(info);
+  const audit = new RequestAudit(config, {
+    auditID,
+    requestURI: ctx.originalUrl,
+    verb: info.verb,
+    user,
+    sourceIPs: sourceIPs(ctx),
+    ...(userAgent ? { userAgent: userAgent.length > maxUserAgentLength ? `${userAgent.slice(0, maxUserAgentLength)}...TRUNCATED` : userAgent } : {}),
+    ...(objectRef ? { objectRef } : {}),
+    requestReceivedTimestamp: microTimeNow(),
+  });
+  ctx.state.audit = audit;
+  const emit = (stage: AuditStage): void => {
+    if (!config.omitStages.includes(stage)) backend.processEvents(audit.event(stage, microTimeNow()));
+  };
+  emit('RequestReceived');
+  if (isLongRunning(info))
+    reportStreamStart(ctx, (code) => {
+      audit.setResponseCode(code);
+      emit('ResponseStarted');
+    });
+  let failure: unknown;
+  try {
+    await next();
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    if (isUnexpectedError(ctx, failure)) {
+      audit.setResponseStatus({ code: 500, status: 'Failure', reason: 'InternalError', message: `APIServer panic'd: ${String(failure)}` });
+      emit('Panic');
+    } else {
+      // A Status thrown before the response started is what the error middleware answers with.
+      if (isStatusError(failure) && !responseStarted(ctx)) audit.logResponseObject(failure.status);
+      audit.setResponseCode(statusCodeOf(ctx, failure));
+      emit('ResponseComplete');
+    }
+  }
 }
 
 /**

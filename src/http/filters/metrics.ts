@@ -21,6 +21,8 @@ import type { RequestKind } from './max-in-flight.js';
 
 type RequestLabel = 'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component';
 
+const requestKinds: readonly RequestKind[] = ['readOnly', 'mutating'];
+
 /** kube's `APIServerComponent`. */
 const component = 'apiserver';
 
@@ -107,6 +109,8 @@ export class ApiMetrics {
   readonly #requests: Counter<RequestLabel | 'code'>;
   readonly #duration: Histogram<RequestLabel>;
   readonly #inFlight: Gauge<'request_kind'>;
+  /** What the max-in-flight filter counts of each kind now, which the gauge reads when scraped. */
+  readonly #inFlightNow: Record<RequestKind, number> = { readOnly: 0, mutating: 0 };
   readonly #longRunning: Gauge<Exclude<RequestLabel, 'dry_run'>>;
   readonly #healthCheck: Gauge<'name' | 'type'>;
   readonly #healthChecks: Counter<'name' | 'type' | 'status'>;
@@ -122,14 +126,19 @@ export class ApiMetrics {
     this.#served = servedKeys(groups);
     collectDefaultMetrics({ register: this.registry });
     const labelNames: RequestLabel[] = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
+    const inFlight = this.#inFlightNow;
     this.#inFlight = new Gauge({
       name: 'apiserver_current_inflight_requests',
       help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
       labelNames: ['request_kind'],
       registers: [this.registry],
+      // Read when scraped: a request changes a number, not the gauge's series.
+      collect() {
+        for (const kind of requestKinds) this.set({ request_kind: kind }, inFlight[kind]);
+      },
     });
     // Both kinds are reported from the start, as kube does, so a dashboard sees zeros rather than nothing.
-    for (const kind of ['readOnly', 'mutating']) this.#inFlight.set({ request_kind: kind }, 0);
+    for (const kind of requestKinds) this.#inFlight.set({ request_kind: kind }, 0);
     this.#longRunning = new Gauge({
       name: 'apiserver_longrunning_requests',
       help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.',
@@ -208,7 +217,7 @@ export class ApiMetrics {
     const route = (ctx as { routerPath?: string }).routerPath;
     return {
       verb,
-      dry_run: metricDryRun(new URLSearchParams(ctx.querystring)),
+      dry_run: ctx.querystring === '' ? '' : metricDryRun(new URLSearchParams(ctx.querystring)),
       group: served ? resourceInfo.apiGroup : '',
       version: served ? resourceInfo.apiVersion : '',
       resource: served ? resourceInfo.resource : '',
@@ -237,25 +246,27 @@ export class ApiMetrics {
 
   /** Tracks long-running requests (watches, logs) while they are served, in `apiserver_longrunning_requests`. */
   longRunning() {
-    return async (ctx: Context, next: Next): Promise<void> => {
+    // Not async: most requests are not long-running, and pass through at once.
+    return (ctx: Context, next: Next): Promise<void> => {
       const info = (ctx.state as { requestInfo?: RequestInfo }).requestInfo;
-      if (!isLongRunning(info)) {
-        await next();
-        return;
-      }
-      const { dry_run: _, ...labels } = this.#labels(ctx, info);
-      this.#longRunning.inc(labels);
-      try {
-        await next();
-      } finally {
-        this.#longRunning.dec(labels);
-      }
+      if (!isLongRunning(info)) return next() as Promise<void>;
+      return this.#whileLongRunning(this.#labels(ctx, info), next);
     };
+  }
+
+  /** Counts a long-running request in `apiserver_longrunning_requests` while it is served. */
+  async #whileLongRunning({ dry_run: _, ...labels }: Record<RequestLabel, string>, next: Next): Promise<void> {
+    this.#longRunning.inc(labels);
+    try {
+      await next();
+    } finally {
+      this.#longRunning.dec(labels);
+    }
   }
 
   /** `apiserver_current_inflight_requests`: what the max-in-flight filter counts of each kind now. */
   reportInFlight(kind: RequestKind, count: number): void {
-    this.#inFlight.set({ request_kind: kind }, count);
+    this.#inFlightNow[kind] = count;
   }
 
   /** What `/metrics` answers with: this registry's metrics, or, in a `--workers` worker, every worker's summed. */

@@ -8,9 +8,10 @@ import { newRequestInfo, type RequestInfo, type SubresourceNames } from '../requ
 
 /** Sets `ctx.state.requestInfo`, reading the served `subresources`' names. */
 export function withRequestInfo(subresources: SubresourceNames) {
-  return async (ctx: Context, next: Next): Promise<void> => {
+  // Not async: what it does is done before the filters after it run, and their promise is its own.
+  return (ctx: Context, next: Next): Promise<void> => {
     ctx.state.requestInfo = newRequestInfo(ctx.method, ctx.path, new URLSearchParams(ctx.querystring), subresources);
-    await next();
+    return next() as Promise<void>;
   };
 }
 

@@ -77,6 +77,17 @@ describe('negotiateResourceOutput', () => {
     expect(negotiateResourceOutput(accept, endpoint)).toEqual(target);
   });
 
+  it('answers each Accept again as it did, per endpoint, and keeps refusing what it refused', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(negotiateResourceOutput(yaml, 'object')).toEqual({ format: 'yaml' });
+      expect(() => negotiateResourceOutput(yaml, 'watch')).toThrow(expect.objectContaining({ code: 406 }));
+      expect(negotiateResourceOutput(`${yaml}, ${json};q=0.5`, 'watch')).toEqual({ format: 'json' });
+    }
+    // More distinct headers than are kept: each still answered as itself.
+    for (let i = 0; i < 600; i++) expect(negotiateResourceOutput(`${json};x=${i}, ${yaml}`, 'object')).toEqual({ format: 'json' });
+    expect(Object.isFrozen(negotiateResourceOutput(`${json}${as('Table')}`, 'object').transform)).toBe(true);
+  });
+
   it.each([
     ['nothing Cairn writes', 'text/html', 'object', plainTypes],
     ['only a Table in protobuf', `${protobuf}${as('Table')}`, 'watch', plainTypes],

@@ -5,7 +5,8 @@ import { notAcceptable } from '../../machinery/errors.js';
 import type { MetaVersion } from '../../machinery/types/partial-object-metadata.js';
 import type { Serializer } from '../serializers/serializer.js';
 import { defaultSerializer, serializerOf, serializers, type SerializerFormat } from '../serializers/serializers.js';
-import { cacheEncode } from '../../machinery/caching-object.js';
+import { cacheEncode, encodingIdentifier } from '../../machinery/caching-object.js';
+import { deepFreeze } from '../../machinery/meta/object.js';
 
 /** A media type Cairn writes objects in, by its serializer's short name. */
 export type OutputFormat = SerializerFormat;
@@ -117,6 +118,22 @@ function transformOf(params: Readonly<Record<string, string>>, endpoint: Endpoin
  * stream media types (`NegotiateOutputMediaTypeStream`).
  */
 export function negotiateResourceOutput(accept: string | undefined, endpoint: Endpoint): OutputTarget {
+  const key = `${endpoint} ${accept ?? ''}`;
+  let target = negotiated.get(key);
+  if (target === undefined) {
+    target = deepFreeze(negotiateResourceOutputOnce(accept, endpoint));
+    // Clients send a handful of Accept headers; one that sends a new one each time must not grow this.
+    if (negotiated.size >= maxNegotiated) negotiated.clear();
+    negotiated.set(key, target);
+  }
+  return target;
+}
+
+/** The Accept headers negotiated so far, by endpoint, and their answers (each frozen, shared by the requests sending it). */
+const negotiated = new Map<string, OutputTarget>();
+const maxNegotiated = 256;
+
+function negotiateResourceOutputOnce(accept: string | undefined, endpoint: Endpoint): OutputTarget {
   let unframed = false;
   for (const range of parseAccept(accept)) {
     const serializer = serializerOfRange(range.type);
@@ -141,6 +158,6 @@ export function negotiateResourceOutput(accept: string | undefined, endpoint: En
  */
 export function encode(value: unknown, format: OutputFormat | Serializer, shared = false): { body: Buffer | string; contentType: string } {
   const serializer = typeof format === 'string' ? serializerOf(format) : format;
-  const body = shared ? cacheEncode(value as object, `encode ${serializer.mediaType}`, (v) => serializer.encode(v)) : serializer.encode(value);
+  const body = shared ? cacheEncode(value as object, encodingIdentifier(serializer.mediaType), (v) => serializer.encode(v)) : serializer.encode(value);
   return { body, contentType: serializer.mediaType };
 }

@@ -103,7 +103,7 @@ describe('applyPatch', () => {
       ...scaled,
       metadata: {
         ...scaled.metadata,
-        managedFields: updateManagedFields({ old: created, updated: scaled, manager: 'hpa', schema: pipelineSchema, resolve, apiVersion, now: T2 }),
+        managedFields: [...updateManagedFields({ old: created, updated: scaled, manager: 'hpa', schema: pipelineSchema, resolve, apiVersion, now: T2 })],
       },
     });
 
@@ -170,7 +170,7 @@ describe('applyPatch', () => {
         ...retagged,
         metadata: {
           ...retagged.metadata,
-          managedFields: updateManagedFields({ old: both, updated: retagged, manager: 'bumper', schema: pipelineSchema, resolve, apiVersion, now: T2 }),
+          managedFields: [...updateManagedFields({ old: both, updated: retagged, manager: 'bumper', schema: pipelineSchema, resolve, apiVersion, now: T2 })],
         },
       });
       const { object } = apply(live, config({ spec: { steps: [fetch] } }), 'kubectl');

@@ -31,7 +31,21 @@ export function compareObjects(before: unknown, after: unknown, schema: JsonSche
     else if (rhs === undefined) removed.push(path);
     else if (leaf && !jsonEqual(lhs, rhs)) modified.push(path);
   };
+  // What `visit` does of a value with nothing before it (every value of a create): itself and all under it are
+  // added. A list's items that share a key are one path, the last item's, as `byElement` keeps them.
+  const addAll = (rhs: unknown, nodeSchema: JsonSchema | undefined, path: Path): void => {
+    const shape = sharedShape(nodeSchema, resolve, undefined, rhs);
+    if (shape) {
+      const children = childrenOf(shape, rhs, path);
+      for (const child of shape.kind === 'map' ? children : byElement(children).values()) addAll(child.value, child.schema, [...path, child.element]);
+    }
+    added.push(path);
+  };
   const visit = (lhs: unknown, rhs: unknown, nodeSchema: JsonSchema | undefined, path: Path): void => {
+    if (lhs === undefined) {
+      addAll(rhs, nodeSchema, path);
+      return;
+    }
     const shape = sharedShape(nodeSchema, resolve, lhs, rhs);
     if (!shape) {
       note(lhs, rhs, path, true);

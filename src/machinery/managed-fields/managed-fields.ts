@@ -4,7 +4,7 @@
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import type { JsonSchema, SchemaResolver } from '../json-schema.js';
-import { isPlainObject, type KubeObject } from '../meta/object.js';
+import { deepFreeze, isPlainObject, type KubeObject } from '../meta/object.js';
 import { compareStrings, fieldPath } from './field-path.js';
 import { FieldSet } from './field-set.js';
 
@@ -101,7 +101,7 @@ export function decodeManagedFields(entries: unknown): FieldOwner[] | undefined 
  * `ValidateManagedFields`, which its handlers ask after mutating admission.
  */
 export function managedFieldsProblem(entries: unknown): string | undefined {
-  if (entries === undefined || entries === null) return undefined;
+  if (entries === undefined || entries === null || encodedEntries.has(entries)) return undefined;
   if (!Array.isArray(entries)) return 'managedFields must be a list';
   for (const [index, entry] of entries.entries()) {
     const owner = decodeEntry(entry, index);
@@ -131,12 +131,19 @@ function decodeEntry(entry: unknown, index: number): FieldOwner | string {
 }
 
 /**
+ * The entries {@link encodeManagedFields} made, deep-frozen: valid as made and unchanged
+ * since, so {@link managedFieldsProblem} need not decode them again after admission
+ * (which, untouched by the plugins, a write's own always are).
+ */
+const encodedEntries = new WeakSet<object>();
+
+/**
  * Encodes owners as managedFields entries, in kube-apiserver's order (Apply before
  * Update, then oldest first, then manager, apiVersion, subresource); owners of
- * nothing are left out.
+ * nothing are left out. The entries are deep-frozen.
  */
-export function encodeManagedFields(owners: readonly FieldOwner[]): ManagedFieldsEntry[] {
-  return owners
+export function encodeManagedFields(owners: readonly FieldOwner[]): readonly ManagedFieldsEntry[] {
+  const entries = owners
     .filter((owner) => !owner.fields.isEmpty)
     .sort(
       (p, q) =>
@@ -156,6 +163,8 @@ export function encodeManagedFields(owners: readonly FieldOwner[]): ManagedField
       subresource: owner.subresource,
     }))
     .map((entry) => Object.fromEntries(Object.entries(entry).filter(([, v]) => v !== undefined)) as ManagedFieldsEntry);
+  encodedEntries.add(deepFreeze(entries));
+  return entries;
 }
 
 /** An entry's time in whole seconds, as kube compares them; 0 for an entry without one. */
@@ -164,9 +173,15 @@ export function entrySeconds(time: string | undefined): number {
   return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
 }
 
-/** A copy of `object` whose metadata.managedFields are `entries`, or without the field when there are none. */
+/**
+ * A copy of `object` whose metadata.managedFields are `entries` (a copy of them, unless
+ * they are {@link encodeManagedFields}'s, which nobody can change), or without the field
+ * when there are none.
+ */
 export function withManagedFields<T extends KubeObject>(object: T, entries: readonly ManagedFieldsEntry[]): T {
   if (!object.metadata && entries.length === 0) return object;
   const { managedFields: _, ...metadata } = object.metadata ?? {};
-  return { ...object, metadata: entries.length > 0 ? { ...metadata, managedFields: [...entries] } : metadata };
+  if (entries.length === 0) return { ...object, metadata };
+  const managedFields = encodedEntries.has(entries) ? (entries as ManagedFieldsEntry[]) : [...entries];
+  return { ...object, metadata: { ...metadata, managedFields } };
 }

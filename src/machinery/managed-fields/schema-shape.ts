@@ -41,9 +41,25 @@ export interface Problem {
 
 const leaf: Shape = { kind: 'leaf' };
 
+/**
+ * Each resolver's schemas' shapes, read once: a write walks its object through the
+ * schema, asking the shape of the same few places at every node. Schemas never change,
+ * and a schema object means one place only under its own resolver (a `$ref` is resolved
+ * by it).
+ */
+const shapes = new WeakMap<SchemaResolver, WeakMap<JsonSchema, Shape>>();
+
 /** The shape of the values `schema` describes; `undefined` (no schema) is a leaf. */
 export function shapeOf(schema: JsonSchema | undefined, resolve: SchemaResolver): Shape {
   if (!schema) return leaf;
+  let known = shapes.get(resolve);
+  if (known === undefined) shapes.set(resolve, (known = new WeakMap()));
+  let shape = known.get(schema);
+  if (shape === undefined) known.set(schema, (shape = readShape(schema, resolve)));
+  return shape;
+}
+
+function readShape(schema: JsonSchema, resolve: SchemaResolver): Shape {
   const s = resolve(schema);
   // kube's OpenAPI may put the extensions beside an `allOf: [{$ref}]` wrapper: they win over the target's.
   const extension = <K extends keyof JsonSchema>(key: K): JsonSchema[K] => schema[key] ?? s[key];

@@ -9,7 +9,7 @@ import { componentResolver } from '../json-schema.js';
 import { metaSchemas } from '../types/meta-schemas.js';
 import type { KubeObject } from '../meta/object.js';
 import { applyPatch } from './apply.js';
-import { withManagedFields } from './managed-fields.js';
+import { managedFieldsProblem, withManagedFields } from './managed-fields.js';
 import { updateManagedFields, type UpdateRequest } from './update.js';
 
 const resolve = componentResolver({ ...metaSchemas, [v1SchemaNames.pipeline]: pipelineSchema });
@@ -180,5 +180,18 @@ describe('updateManagedFields', () => {
     const late = write({ old: base, updated: edit(base, (o) => (o.spec.paused = true)), manager: 'aa-late', now: T2 });
     const early = write({ old: late, updated: edit(late, (o) => (o.spec.runnerClassName = 'x')), manager: 'bb-early', now: T1 });
     expect(entries(early).map((e) => e.manager)).toEqual(['zz-apply', 'bb-early', 'aa-late']);
+  });
+});
+
+describe('the entries a write records', () => {
+  it('are frozen, carried as they are, and checked again only once changed', () => {
+    const recorded = updateManagedFields({ schema: pipelineSchema, resolve, apiVersion, now: T1, old: undefined, updated: created, manager: 'kubectl' });
+    const object = withManagedFields(created, recorded);
+    expect(object.metadata?.managedFields).toBe(recorded);
+    expect(() => ((recorded[0] as { operation: string }).operation = 'Bogus')).toThrow(TypeError);
+    expect(managedFieldsProblem(object.metadata?.managedFields)).toBeUndefined();
+    // A plugin's copy is not the write's own: it is read, and its problem found.
+    expect(managedFieldsProblem([{ ...recorded[0], operation: 'Bogus' }])).toBe('operation must be `Apply` or `Update`');
+    expect(managedFieldsProblem([...recorded])).toBeUndefined();
   });
 });

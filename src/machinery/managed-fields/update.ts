@@ -38,7 +38,7 @@ export interface UpdateRequest extends OwnershipContext {
  * non-empty ones to the main resource (so they can be edited), none when it sent `[]`
  * or `[{}]` (a reset), and the stored ones otherwise.
  */
-export function updateManagedFields(request: UpdateRequest): ManagedFieldsEntry[] {
+export function updateManagedFields(request: UpdateRequest): readonly ManagedFieldsEntry[] {
   const { old, updated, apiVersion } = request;
   const before = old ? withManagedFields(old, []) : {};
   const after = withManagedFields(updated, []);
