@@ -1,5 +1,6 @@
 /**
- * Every row on one backend, in phases: the loads and watches on a fresh server; the
+ * Every row on one backend, in phases: the loads and watches on a fresh server, and its
+ * memory after them (with PostgreSQL's when it is the backend); the
  * `--workers` rows (PostgreSQL) on servers of 1 and 2 workers; the 1,000 watchers on a
  * server restarted for each run; the LIST rows' objects copied in SQL with the server
  * stopped; the LISTs (and, on PostgreSQL, a second replica) on the restarted server;
@@ -15,6 +16,8 @@ import type { Backend } from './rows.js';
 import { throughputRows } from './throughput-rows.js';
 import { workersRows } from './workers-rows.js';
 import { crossReplicaRow, manyWatchersRows, watchRows } from './watch-rows.js';
+import { memoryRow } from './memory-row.js';
+import { postgresProcesses, processUsage } from './server-usage.js';
 
 /** Runs every row of `backend`; throws only when no server could be started. */
 export async function benchBackend(ctx: BenchContext, backend: Backend): Promise<void> {
@@ -32,12 +35,14 @@ export async function benchBackend(ctx: BenchContext, backend: Backend): Promise
   try {
     ctx.collector.add(backend, 'time-to-ready', 'cairn', first.timeToReadyMs / 1000);
     const raw = backend === 'pglite' ? await openRawPglite(await mkdtemp(join(ctx.workDir, 'raw-pglite-'))) : undefined;
+    const usage = processUsage(first.pid, backend === 'postgres' ? await postgresProcesses(ctx.postgres!.cluster) : undefined);
     try {
-      await throughputRows(ctx, backend, first, raw);
+      await throughputRows(ctx, backend, first, usage, raw);
     } finally {
       await raw?.close();
     }
     await watchRows(ctx, backend, first);
+    memoryRow(ctx, backend, usage);
     await createListTemplate(first);
   } finally {
     await first.stop();

@@ -4,8 +4,7 @@ import type { BareKoa } from './bare-koa.js';
 import type { PgbenchTarget } from './pgbench.js';
 import type { Profile } from './profile.js';
 import type { Progress } from './progress.js';
-import type { Collector } from './results.js';
-import type { Backend } from './rows.js';
+import type { Collector, Subject } from './results.js';
 
 /** The run's settings, its collector and the servers every backend shares. */
 export interface BenchContext {
@@ -24,7 +23,7 @@ export interface BenchContext {
  * Runs one step of row `id`, shown in the progress display; a failure is recorded in
  * the row and the bench goes on with the next step.
  */
-export async function step(ctx: BenchContext, backend: Backend, id: string, name: string, work: () => Promise<void>): Promise<void> {
+export async function step(ctx: BenchContext, backend: Subject, id: string, name: string, work: () => Promise<void>): Promise<void> {
   ctx.progress.step(`${backend}: ${name}`);
   try {
     await work();

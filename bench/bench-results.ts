@@ -1,4 +1,4 @@
-/** The document `results.json` holds: the run's circumstances, every row, the latency curves, and the scale runs. */
+/** The document `results.json` holds: the run's circumstances, every row (kube-apiserver's figures in them), the latency curves, and the scale runs. */
 import type { LatencyCurve, RowResult } from './results.js';
 import type { FaultsResults } from './faults-bench.js';
 import type { HistoryResults } from './history-bench.js';
@@ -24,6 +24,8 @@ export interface BenchMeta {
   readonly memoryGiB: number;
   /** The 1-minute load average when the run started and ended: other work on the machine shows here. */
   readonly loadAverage: { readonly start: number; readonly end: number };
+  /** `kube-apiserver v1.34.4 + etcd v3.6.4 (fsync on)`, when the kube-apiserver column was measured. */
+  readonly kube?: string;
 }
 
 /** Everything a run of `npm run bench` wrote. */
@@ -31,6 +33,8 @@ export interface BenchResults {
   readonly meta: BenchMeta;
   readonly rows: readonly RowResult[];
   readonly latencyCurves: readonly LatencyCurve[];
+  /** kube-apiserver's notes (failed requests, missing deliveries), when its column was measured. */
+  readonly kubeNotes?: readonly { readonly id: string; readonly text: string }[];
 }
 
 /**

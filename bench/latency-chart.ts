@@ -41,7 +41,7 @@ export function latencyChart(curves: readonly LatencyCurve[], height = 14): stri
   return [...labelled, ticks, `${' '.repeat(axis)}percentile of deliveries (every run pooled)`].join('\n');
 }
 
-/** 0.84 → "0.84", 12.3 → "12.3", 381 → "381". */
+/** 0.034 → "0.034", 0.84 → "0.84", 1.5 → "1.50", 12.3 → "12.3", 381 → "381": the CPU rows' fractions of a ms keep two digits. */
 export function formatMs(ms: number): string {
-  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
+  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 || ms === 0 ? ms.toFixed(2) : ms.toPrecision(2);
 }

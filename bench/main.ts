@@ -1,7 +1,9 @@
 /**
- * `npm run bench [-- --quick] [--backend postgres|pglite] [--out DIR]`: measures every
- * row of issue 12's table on PostgreSQL and on PGlite, each beside its limit measured in
- * the same run, and writes `results.json` and `report.md` (into `bench/` by default).
+ * `npm run bench [-- --quick] [--backend postgres|pglite] [--out DIR] [--no-kube]`:
+ * measures every row of issue 12's table on PostgreSQL and on PGlite, each beside its
+ * limit measured in the same run, then the rows issue 28 compares on kube-apiserver + etcd
+ * serving Pipelines as a CRD (bench/kube-rows.ts; not with `--no-kube`), and writes
+ * `results.json` and `report.md` (into `bench/` by default).
  *
  * `npm run bench -- --scale [N] [--quick] [--backend postgres|pglite] [--soak-seconds S]`:
  * the scale bench of issue 24 (bench/scale-bench.ts) at N Pipelines (1,000,000 by
@@ -17,8 +19,8 @@
  * agent cost Cairn's writers on a three-member Patroni cluster (issue 27,
  * bench/faults-bench.ts), into the `faults` part of `results.json` and `report.md`.
  *
- * Everything it starts — PostgreSQL, Cairn, the bare Koa server — listens on loopback
- * and is stopped before it exits; every load is bounded in time or count.
+ * Everything it starts — PostgreSQL, Cairn, the bare Koa server, kube-apiserver and etcd —
+ * listens on loopback and is stopped before it exits; every load is bounded in time or count.
  */
 import { rmSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -37,15 +39,18 @@ import { fullProfile, quickProfile, type Profile } from './profile.js';
 import { Progress } from './progress.js';
 import { repoRoot } from './repo-root.js';
 import { Collector } from './results.js';
-import type { Backend } from './rows.js';
+import { rowSpecs, type Backend } from './rows.js';
 import { postgresVersion, runMeta, runStart } from './run-meta.js';
 import { runScaleBench, scaleSteps, type ScaleOutcome } from './scale-bench.js';
 import { historySteps, runHistoryBench, type HistoryOutcome } from './history-bench.js';
 import { runFaultsBench } from './faults-bench.js';
+import { removeKubePlaneDirectory, startKubePlane, type KubePlane } from './kube-plane.js';
+import { kubeRows, kubeSteps } from './kube-rows.js';
 
 /** The steps {@link benchBackend} reports for one backend, for the progress bar's total. */
 function plannedSteps(profile: Profile, backend: Backend): number {
-  return 2 + 13 * profile.runs + (backend === 'postgres' ? profile.runs : 0);
+  // On PostgreSQL also the cross-replica runs and the two --workers steps.
+  return 2 + 13 * profile.runs + (backend === 'postgres' ? profile.runs + 2 : 0);
 }
 
 /** A scale run's settings. */
@@ -62,7 +67,15 @@ interface HistorySettings {
   readonly revisions: number;
 }
 
-function options(): { profile: Profile; backends: Backend[]; outDir: string; scale?: ScaleSettings; history?: HistorySettings; faults: boolean } {
+function options(): {
+  profile: Profile;
+  backends: Backend[];
+  outDir: string;
+  kube: boolean;
+  scale?: ScaleSettings;
+  history?: HistorySettings;
+  faults: boolean;
+} {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
@@ -72,6 +85,7 @@ function options(): { profile: Profile; backends: Backend[]; outDir: string; sca
       scale: { type: 'boolean', default: false },
       history: { type: 'boolean', default: false },
       faults: { type: 'boolean', default: false },
+      'no-kube': { type: 'boolean', default: false },
       revisions: { type: 'string', default: '10' },
       namespaces: { type: 'string', default: '100' },
       'soak-seconds': { type: 'string' },
@@ -97,6 +111,7 @@ function options(): { profile: Profile; backends: Backend[]; outDir: string; sca
     profile: values.quick ? quickProfile : fullProfile,
     backends: backend === 'both' ? ['postgres', 'pglite'] : [backend],
     outDir: resolve(values.out ?? join(repoRoot, 'bench')),
+    kube: !values['no-kube'],
     ...(values.scale && { scale: { count, namespaces, soakSeconds } }),
     ...(values.history && { history: { count, namespaces, revisions } }),
     faults: values.faults,
@@ -115,22 +130,23 @@ async function cleanUp(workDir: string, failed: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { profile, backends, outDir, scale, history, faults } = options();
+  const { profile, backends, outDir, kube, scale, history, faults } = options();
   if (faults) return faultsMain(outDir);
   if (scale) return seededMain(profile, backends, outDir, scaleBench(scale));
   if (history) return seededMain(profile, backends, outDir, historyBench(history));
   const start = runStart();
   const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-'));
   runDirectory = workDir;
-  const progress = new Progress(1 + backends.reduce((sum, b) => sum + plannedSteps(profile, b), 0));
+  const progress = new Progress(1 + backends.reduce((sum, b) => sum + plannedSteps(profile, b), 0) + (kube ? kubeSteps(profile.runs) : 0));
   const collector = new Collector();
   let koa: BareKoa | undefined;
   let cluster: PostgresCluster | undefined;
   let postgres: string | undefined;
+  let context: BenchContext | undefined;
   try {
     progress.step(backends.includes('postgres') ? 'starting the bare Koa server and PostgreSQL' : 'starting the bare Koa server');
     koa = await startBareKoa(join(workDir, 'koa-pki'));
-    let context: BenchContext = { profile, collector, progress, workDir, koa };
+    context = { profile, collector, progress, workDir, koa };
     if (backends.includes('postgres')) {
       cluster = await startPostgresCluster();
       postgres = await postgresVersion(cluster.url);
@@ -148,13 +164,39 @@ async function main(): Promise<void> {
     await koa?.stop();
     await cluster?.destroy();
   }
-  const rows = collector.rows(profile, backends);
-  const results: BenchResults = { meta: runMeta(start, profile.name, profile.runs, postgres), rows, latencyCurves: collector.curves() };
+  // After Cairn's rows, with PostgreSQL stopped: neither server idles beside the other's loads.
+  const kubeVersions = kube && context ? await benchKube(context) : undefined;
+  const rows = collector.rows(profile, backends, kube);
+  const meta = { ...runMeta(start, profile.name, profile.runs, postgres), ...(kubeVersions && { kube: kubeVersions }) };
+  const results: BenchResults = { meta, rows, latencyCurves: collector.curves(), ...(kube && { kubeNotes: collector.kubeNotes() }) };
   // The other commands' parts stay as they were.
-  const { meta: _meta, rows: _rows, latencyCurves: _curves, ...others } = await previousResults(outDir);
+  const { meta: _meta, rows: _rows, latencyCurves: _curves, kubeNotes: _kubeNotes, ...others } = await previousResults(outDir);
   await writeResults(outDir, { ...others, ...results });
   progress.stop();
-  await cleanUp(workDir, rows.filter((r) => r.error !== undefined).length);
+  await cleanUp(workDir, rows.filter((r) => r.error !== undefined || r.kubeError !== undefined).length);
+}
+
+/** The kube-apiserver column (bench/kube-rows.ts); returns the versions measured, undefined when the control plane did not start. */
+async function benchKube(ctx: BenchContext): Promise<string | undefined> {
+  ctx.progress.step('kube: starting kube-apiserver and etcd (fsync on) with the Pipelines CRD');
+  let plane: KubePlane;
+  try {
+    plane = await startKubePlane((line) => ctx.progress.log(line));
+  } catch (error) {
+    for (const spec of rowSpecs) if (spec.kube) ctx.collector.fail('kube', spec.id, error);
+    ctx.progress.log(`kube: did not start: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+  try {
+    await kubeRows(ctx, plane);
+  } catch (error) {
+    // Only the first steps throw (a namespace or the GET row's Pipeline not created): every row is missing then.
+    for (const spec of rowSpecs) if (spec.kube) ctx.collector.fail('kube', spec.id, error);
+    ctx.progress.log(`kube: stopped early: ${error instanceof Error ? error.message : String(error)}\n${await plane.logTail()}`);
+  } finally {
+    await plane.stop();
+  }
+  return plane.versions;
 }
 
 /** The Patroni faults, into the `faults` part of the results. */
@@ -233,9 +275,10 @@ const historyBench = (settings: HistorySettings): SeededBench<HistoryOutcome, { 
 /** The temporary directory of the run, removed when the run is interrupted. */
 let runDirectory: string | undefined;
 
-/** Ends what the bench started (servers now; PostgreSQL through its own exit hook) and its files. */
+/** Ends what the bench started (servers now; PostgreSQL, kube-apiserver and etcd through their own exit hooks) and its files. */
 function interrupted(code: number): void {
   killChildren();
+  removeKubePlaneDirectory();
   if (runDirectory !== undefined) rmSync(runDirectory, { recursive: true, force: true, maxRetries: 5 });
   process.exit(code);
 }

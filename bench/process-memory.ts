@@ -1,5 +1,6 @@
 /** A process's resident memory, read from /proc (Linux), for the memory rows. */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { sumOverChildren } from './process-cpu.js';
 
 /** One `Vm*` field of /proc/PID/status in bytes; undefined when the process is gone. */
 function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
@@ -39,6 +40,20 @@ export function peakResidentBytes(pid: number): number {
   const peak = statusField(pid, 'VmHWM');
   if (peak === undefined) throw new Error(`process ${pid} has no /proc status: has it exited?`);
   return peak;
+}
+
+/**
+ * The proportional set size of `pid` and its live children in bytes: each page shared by
+ * n processes counts 1/n in each, so PostgreSQL's shared buffers, mapped by every
+ * backend, count once in the sum (their RSS would count them once per backend).
+ */
+export function processTreeProportionalBytes(pid: number): number {
+  const pss = (p: number): number => {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'));
+    if (!match) throw new Error(`/proc/${p}/smaps_rollup has no Pss line`);
+    return Number(match[1]) * 1024;
+  };
+  return pss(pid) + sumOverChildren(pid, pss);
 }
 
 /** Bytes as MiB, the unit of the memory rows. */

@@ -1,24 +1,30 @@
 /**
  * The closed-loop rows: creates, GET, updates and merge patches, each run beside its
  * limit in the same run (pgbench or raw PGlite inserts; bare Koa and raw PGlite
- * selects), and the create latency at one client.
+ * selects), the server's CPU per create and per GET over those loads, and the create
+ * latency at one client.
  */
 import { runName, step, type BenchContext } from './bench-context.js';
 import type { CairnProcess } from './cairn-process.js';
-import { measureThroughput, type Throughput } from './http-load.js';
+import { measureThroughput, type LoadRequest, type Throughput } from './http-load.js';
 import { runPgbench } from './pgbench.js';
 import { pipelineBody, pipelinePath, pipelinesPath, revisionAnnotation } from './pipeline-manifest.js';
 import type { RawPglite } from './raw-pglite.js';
 import type { Backend } from './rows.js';
 import { expectStatus, keepAliveAgent, request } from './server-access.js';
+import { cpuMsPerRequest, type ServerAndStore, type ServerUsage } from './server-usage.js';
 import { percentile } from './stats.js';
 
 const namespace = 'bench';
-const getName = 'get-me';
+/** The Pipeline the GET rows read, in the namespace of the creates. */
+export const getName = 'get-me';
 const poolName = (i: number): string => `u-${String(i).padStart(4, '0')}`;
 
-/** Measures every closed-loop row on `server`; `raw` is the raw PGlite of the PGlite limits. */
-export async function throughputRows(ctx: BenchContext, backend: Backend, server: CairnProcess, raw: RawPglite | undefined): Promise<void> {
+/**
+ * Measures every closed-loop row on `server`, whose CPU `usage` reads (with PostgreSQL's
+ * when it stores the objects); `raw` is the raw PGlite of the PGlite limits.
+ */
+export async function throughputRows(ctx: BenchContext, backend: Backend, server: CairnProcess, usage: ServerUsage, raw: RawPglite | undefined): Promise<void> {
   const { profile, collector } = ctx;
   const access = server.access;
   const add = collector.add.bind(collector, backend);
@@ -29,30 +35,35 @@ export async function throughputRows(ctx: BenchContext, backend: Backend, server
   for (let i = 0; i < profile.updatePool; i++) await expectStatus(access, 'POST', pipelinesPath(namespace), { body: pipelineBody(poolName(i)) });
   let seq = 0;
   const next = (): number => seq++;
+  const addCpu = (id: 'cpu-create' | 'cpu-get', ms: ServerAndStore): void => {
+    add(id, 'cairn', ms.server);
+    if (backend === 'postgres') add(`${id}-store`, 'cairn', ms.serverAndStore);
+  };
 
   for (let run = 0; run < profile.runs; run++) {
     await step(ctx, backend, 'creates', `creates, ${profile.createClients} clients${runName(ctx, run)}`, async () => {
       const limit = raw ? await raw.inserts(profile.loadSeconds) : await runPgbench(ctx.postgres!.pgbench, 16, profile.loadSeconds);
       add('creates', 'limit', limit);
-      const result = await measureThroughput(access, profile.createClients, profile.loadSeconds, {
-        method: 'POST',
-        path: pipelinesPath(namespace),
-        contentType: 'application/json',
-        next: () => ({ body: pipelineBody(`c-${String(next()).padStart(7, '0')}`) }),
-      });
+      const cpu = usage.cpuSeconds();
+      const result = await measureThroughput(access, profile.createClients, profile.loadSeconds, createLoad(namespace, next));
+      const after = usage.cpuSeconds();
       noteFailures('creates', run, result);
       add('creates', 'cairn', result.perSecond);
       add('updates', 'limit', result.perSecond);
       add('merge-patches', 'limit', result.perSecond);
+      addCpu('cpu-create', cpuMsPerRequest(cpu, after, result.ok));
     });
   }
   for (let run = 0; run < profile.runs; run++) {
     await step(ctx, backend, 'get', `GET, ${profile.getConnections} connections${runName(ctx, run)}`, async () => {
       const koa = await measureThroughput(ctx.koa.access, profile.getConnections, profile.loadSeconds, { method: 'GET', path: '/' });
       add('get', 'limit', koa.perSecond);
-      const result = await measureThroughput(access, profile.getConnections, profile.loadSeconds, { method: 'GET', path: pipelinePath(namespace, getName) });
+      const cpu = usage.cpuSeconds();
+      const result = await measureThroughput(access, profile.getConnections, profile.loadSeconds, getLoad(namespace));
+      const after = usage.cpuSeconds();
       noteFailures('get', run, result);
       add('get', 'cairn', result.perSecond);
+      addCpu('cpu-get', cpuMsPerRequest(cpu, after, result.ok));
       if (raw) {
         add('get-vs-raw-pglite', 'limit', await raw.selects(profile.loadSeconds));
         add('get-vs-raw-pglite', 'cairn', result.perSecond);
@@ -99,6 +110,17 @@ export async function throughputRows(ctx: BenchContext, backend: Backend, server
     });
   }
 }
+
+/** The creates row's load: each POST a new Pipeline, named from `next`. */
+export const createLoad = (namespace: string, next: () => number): LoadRequest => ({
+  method: 'POST',
+  path: pipelinesPath(namespace),
+  contentType: 'application/json',
+  next: () => ({ body: pipelineBody(`c-${String(next()).padStart(7, '0')}`) }),
+});
+
+/** The GET row's load: {@link getName} over and over. */
+export const getLoad = (namespace: string): LoadRequest => ({ method: 'GET', path: pipelinePath(namespace, getName) });
 
 /** Creates one Pipeline after another on one connection for `seconds`; returns each create's latency in ms, ascending. */
 async function sequentialCreates(server: CairnProcess, seconds: number, name: () => string): Promise<Float64Array> {

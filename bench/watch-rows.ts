@@ -1,8 +1,9 @@
-/** The watch rows: delivery latency at three loads, idle watchers' memory, and across replicas. */
+/** The watch rows: delivery latency at three loads (Cairn's and kube-apiserver's), idle watchers' memory, and across replicas. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runName, step, type BenchContext } from './bench-context.js';
 import type { CairnProcess } from './cairn-process.js';
 import { mib } from './process-memory.js';
+import type { Subject } from './results.js';
 import type { Backend } from './rows.js';
 import type { ServerAccess } from './server-access.js';
 import { measureWatchLatency, type WatchRun, type WatchScenario } from './watch-latency.js';
@@ -12,18 +13,33 @@ const label = (s: WatchScenario): string => `${s.watchers.toLocaleString('en-US'
 
 /** Measures the burst and steady watch rows on `server`. */
 export async function watchRows(ctx: BenchContext, backend: Backend, server: CairnProcess): Promise<void> {
-  const { profile } = ctx;
-  const scenarios: [string, WatchScenario][] = [
-    ['watch-burst', profile.watchBurst],
-    ['watch-steady', profile.watchSteady],
-  ];
-  for (const [id, scenario] of scenarios) {
-    for (let run = 0; run < profile.runs; run++) {
-      await step(ctx, backend, id, `${label(scenario)}, ${scenario.writes} creates${runName(ctx, run)}`, async () => {
-        const result = await measureWatchLatency({ writer: server.access, watched: server.access, namespace: `${id}-${run}`, scenario });
-        record(ctx, backend, id, run, scenario, result);
-      });
-    }
+  for (const id of ['watch-burst', 'watch-steady'] as const) await watchScenarioRows(ctx, backend, id, server.access);
+}
+
+/** The scenario of each watch row of one server. */
+const scenarioOf = (ctx: BenchContext, id: 'watch-burst' | 'watch-steady' | 'watch-many'): WatchScenario =>
+  ({ 'watch-burst': ctx.profile.watchBurst, 'watch-steady': ctx.profile.watchSteady, 'watch-many': ctx.profile.watchMany })[id];
+
+/**
+ * Measures one watch row on the server at `access`, each run in a namespace of its own
+ * that `createNamespace`, when given, creates first (kube-apiserver refuses objects in a
+ * namespace that does not exist; Cairn has no Namespaces of its own).
+ */
+export async function watchScenarioRows(
+  ctx: BenchContext,
+  subject: Subject,
+  id: 'watch-burst' | 'watch-steady' | 'watch-many',
+  access: ServerAccess,
+  createNamespace?: (name: string) => Promise<void>,
+): Promise<void> {
+  const scenario = scenarioOf(ctx, id);
+  for (let run = 0; run < ctx.profile.runs; run++) {
+    await step(ctx, subject, id, `${label(scenario)}, ${scenario.writes} creates${runName(ctx, run)}`, async () => {
+      const namespace = `${id}-${run}`;
+      await createNamespace?.(namespace);
+      const result = await measureWatchLatency({ writer: access, watched: access, namespace, scenario });
+      record(ctx, subject, id, run, scenario, result);
+    });
   }
 }
 
@@ -66,7 +82,7 @@ export async function crossReplicaRow(ctx: BenchContext, writer: ServerAccess, w
   }
 }
 
-function record(ctx: BenchContext, backend: Backend, id: string, run: number, scenario: WatchScenario, result: WatchRun): void {
+function record(ctx: BenchContext, backend: Subject, id: string, run: number, scenario: WatchScenario, result: WatchRun): void {
   const { collector } = ctx;
   collector.add(backend, id, 'cairn', result.p99);
   collector.add(backend, id, 'secondary', result.p50);

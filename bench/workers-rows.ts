@@ -4,25 +4,18 @@
  * says of a machine with more cores — Cairn's CPU per request, read from /proc for the
  * primary and its workers, times the cores.
  */
-import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { step, type BenchContext } from './bench-context.js';
 import { CairnProcess, type CairnOptions } from './cairn-process.js';
 import { measureThroughput } from './http-load.js';
 import { pipelineBody, pipelinePath, pipelinesPath } from './pipeline-manifest.js';
 import { runPgbench } from './pgbench.js';
-import { cpuSeconds } from './process-cpu.js';
+import { processTreeCpuSeconds } from './process-cpu.js';
 import { expectStatus } from './server-access.js';
 
 const namespace = 'bench-workers';
 const getName = 'get-me';
 const workerCounts = [1, 2] as const;
-
-/** The CPU seconds `pid` and its children (a primary's workers) have used so far. */
-function serverCpuSeconds(pid: number): number {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  return [pid, ...children].reduce((sum, p) => sum + cpuSeconds(p), 0);
-}
 
 /** Measures the rows on fresh servers of `location`'s database, one worker count after the other. */
 export async function workersRows(ctx: BenchContext, location: CairnOptions): Promise<void> {
@@ -35,22 +28,22 @@ export async function workersRows(ctx: BenchContext, location: CairnOptions): Pr
       const server = await CairnProcess.start({ ...location, workers });
       try {
         await expectStatus(server.access, 'POST', pipelinesPath(namespace), { body: pipelineBody(`${getName}-${workers}`) });
-        let cpu = serverCpuSeconds(server.pid);
+        let cpu = processTreeCpuSeconds(server.pid);
         const creates = await measureThroughput(server.access, profile.createClients, profile.loadSeconds, {
           method: 'POST',
           path: pipelinesPath(namespace),
           contentType: 'application/json',
           next: () => ({ body: pipelineBody(`w-${String(seq++).padStart(7, '0')}`) }),
         });
-        if (workers === 2) cpuPerRequestMs.creates.push(((serverCpuSeconds(server.pid) - cpu) * 1000) / Math.max(1, creates.ok));
+        if (workers === 2) cpuPerRequestMs.creates.push(((processTreeCpuSeconds(server.pid) - cpu) * 1000) / Math.max(1, creates.ok));
         collector.add('postgres', 'creates-workers', figure, creates.perSecond);
         if (workers === 2) collector.add('postgres', 'creates-workers', 'limit', await runPgbench(ctx.postgres!.pgbench, 16, profile.loadSeconds));
-        cpu = serverCpuSeconds(server.pid);
+        cpu = processTreeCpuSeconds(server.pid);
         const gets = await measureThroughput(server.access, profile.getConnections, profile.loadSeconds, {
           method: 'GET',
           path: pipelinePath(namespace, `${getName}-${workers}`),
         });
-        if (workers === 2) cpuPerRequestMs.get.push(((serverCpuSeconds(server.pid) - cpu) * 1000) / Math.max(1, gets.ok));
+        if (workers === 2) cpuPerRequestMs.get.push(((processTreeCpuSeconds(server.pid) - cpu) * 1000) / Math.max(1, gets.ok));
         collector.add('postgres', 'get-workers', figure, gets.perSecond);
         if (workers === 2)
           collector.add(

@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- --quick` measures every row end to end, on PostgreSQL and PGlite,
- * and writes well-formed outputs; `npm run bench -- --scale --quick` then measures every
+ * and the kube-apiserver + etcd column beside them (a real control plane serving the
+ * Pipelines CRD, from the binaries the global setup built), and writes well-formed outputs; `npm run bench -- --scale --quick` then measures every
  * scale figure on 20,000 seeded Pipelines into the same outputs, keeping the rest, and
  * `npm run bench -- --history --quick` every history figure on 2,000 Pipelines of 10
  * revisions each.
@@ -14,7 +15,7 @@ import { delimiter, dirname, join } from 'node:path';
 import * as prettier from 'prettier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchResults, ResultsDocument } from '../../bench/bench-results.js';
-import { rowsFor, type Backend } from '../../bench/rows.js';
+import { rowSpecs, rowsFor, type Backend } from '../../bench/rows.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const backends: readonly Backend[] = ['postgres', 'pglite'];
@@ -52,7 +53,7 @@ describe('npm run bench -- --quick', () => {
     results = document as BenchResults;
     scale = document.scale;
     report = await readFile(join(outDir, 'report.md'), 'utf8');
-  }, 400_000);
+  }, 460_000);
   afterAll(async () => {
     await rm(outDir, { recursive: true, force: true });
   });
@@ -86,9 +87,31 @@ describe('npm run bench -- --quick', () => {
     }
   });
 
-  it('keeps a latency curve of every watch row', () => {
+  it('measures every compared row on kube-apiserver + etcd with fsync on, with its ratio and goal', () => {
+    expect(results.meta.kube).toMatch(/^kube-apiserver v1\.\d+\.\d+ \+ etcd v3\.\d+\.\d+ \(fsync on\)$/);
+    const compared = rowsFor(backends).filter(({ spec }) => spec.kube);
+    expect(compared.map(({ spec }) => spec.id)).toEqual(
+      expect.arrayContaining(['creates', 'get', 'list', 'watch-steady', 'watch-many', 'cpu-create', 'cpu-get', 'memory']),
+    );
+    for (const { spec, backend } of compared) {
+      const row = results.rows.find((r) => r.backend === backend && r.id === spec.id)!;
+      const where = `${backend}/${spec.id}: ${row.kubeError ?? ''}`;
+      expect(row.kubeError, where).toBeUndefined();
+      expect(row.kube?.runs, where).toHaveLength(1);
+      expect(row.kube!.median, where).toBeGreaterThan(0);
+      expect(Number.isFinite(row.kubeRatio), where).toBe(true);
+      if (spec.secondary) expect(Number.isFinite(row.kube?.secondary?.median), where).toBe(true);
+      if (spec.kube?.goal) expect(typeof row.kubeGoal?.met, where).toBe('boolean');
+    }
+    for (const row of results.rows.filter((r) => !rowSpecs.find((s) => s.id === r.id)?.kube)) expect(row.kube, row.id).toBeUndefined();
+  });
+
+  it('keeps a latency curve of every watch row, kube-apiserver’s too', () => {
     const watchRows = rowsFor(backends).filter(({ spec }) => spec.id.startsWith('watch-') || spec.id === 'cross-replica');
-    expect(results.latencyCurves.map((c) => `${c.backend}/${c.id}`).sort()).toEqual(watchRows.map(({ spec, backend }) => `${backend}/${spec.id}`).sort());
+    const kubeWatchRows = rowSpecs.filter((spec) => spec.kube && spec.id.startsWith('watch-')).map((spec) => `kube/${spec.id}`);
+    expect(results.latencyCurves.map((c) => `${c.backend}/${c.id}`).sort()).toEqual(
+      [...watchRows.map(({ spec, backend }) => `${backend}/${spec.id}`), ...kubeWatchRows].sort(),
+    );
     for (const curve of results.latencyCurves) {
       expect(curve.samples).toBeGreaterThan(0);
       expect(curve.points.every((p) => Number.isFinite(p.ms) && p.ms >= 0)).toBe(true);
@@ -96,13 +119,20 @@ describe('npm run bench -- --quick', () => {
     }
   });
 
-  it('writes a Markdown report with a row per result and a latency chart per backend', async () => {
-    expect(report).toMatch(/^\| backend +\| path +\| Cairn +\| the limit, same run +\| ratio +\| goal +\| met +\|$/m);
-    const tableRows = report.split('\n').filter((line) => /^\| (PostgreSQL|PGlite) /.test(line));
-    expect(tableRows).toHaveLength(results.rows.length);
-    for (const line of tableRows) expect(line).not.toContain('failed');
-    const charts = [...report.matchAll(/^### (PostgreSQL|PGlite)\n\n```text\n([^`]+)```/gm)];
-    expect(charts.map((c) => c[1])).toEqual(['PostgreSQL', 'PGlite']);
+  it('writes a Markdown report with a row per result against the limits, a row per compared result against kube-apiserver, and a latency chart per server', async () => {
+    const limits = report.slice(report.indexOf("## Against the machine's limits"), report.indexOf('## Against kube-apiserver + etcd (CRD)'));
+    const kube = report.slice(report.indexOf('## Against kube-apiserver + etcd (CRD)'), report.indexOf('## Notes'));
+    expect(limits).toMatch(/^\| backend +\| path +\| Cairn +\| the limit, same run +\| ratio +\| goal +\| met +\|$/m);
+    expect(kube).toMatch(/^\| backend +\| path +\| Cairn +\| kube-apiserver \+ etcd \(CRD\), same run +\| ratio +\| goal +\| met +\|$/m);
+    const tableRows = (section: string): string[] => section.split('\n').filter((line) => /^\| (PostgreSQL|PGlite) /.test(line));
+    expect(tableRows(limits)).toHaveLength(results.rows.length);
+    expect(tableRows(kube)).toHaveLength(results.rows.filter((r) => r.kube).length);
+    for (const line of [...tableRows(limits), ...tableRows(kube)]) expect(line).not.toContain('failed');
+    expect(kube).toMatch(
+      /^\| PostgreSQL +\| watch: 10 watchers × 10 creates sent at 100\/s, p99 \(p50\) +\| [^|]+ ms[^|]+\| [^|]+ ms[^|]+\| [\d.]+ +\| ≤ 0\.5 × kube-apiserver +\| (yes|no) +\|$/m,
+    );
+    const charts = [...report.matchAll(/^### (PostgreSQL|PGlite|kube-apiserver \+ etcd \(CRD\))\n\n```text\n([^`]+)```/gm)];
+    expect(charts.map((c) => c[1])).toEqual(['PostgreSQL', 'PGlite', 'kube-apiserver + etcd (CRD)']);
     for (const [, , chart] of charts) {
       expect(chart).toMatch(/ms ┤/);
       expect(chart).toContain('◂ ');

@@ -45,6 +45,8 @@ export interface KubeControlPlane {
   readonly proxyClient: IssuedCertificate;
   /** The `--requestheader-allowed-names`. */
   readonly allowedNames: readonly string[];
+  /** The processes' ids, for their CPU time and memory in /proc (the bench). */
+  readonly pids: { readonly apiserver: number; readonly etcd: number };
   /** Environment for a kubectl against this control plane: KUBECONFIG, a private HOME and KUBECACHEDIR. */
   kubectlEnv(): NodeJS.ProcessEnv;
   /** Runs kubectl ({@link controlPlaneKubectl} unless `binary` is given) against this control plane. */
@@ -65,6 +67,12 @@ export interface KubeControlPlaneOptions {
   readonly requestTimeout?: string;
   /** More kube-apiserver flags, after the ones above (e.g. `--tracing-config-file=FILE`). */
   readonly apiserverArgs?: readonly string[];
+  /**
+   * Whether etcd syncs its writes to disk as in a cluster. Off by default: the tests need
+   * no durability, and fsync would slow every write to the disk's pace; the bench turns
+   * it on to compare with Cairn on a PostgreSQL that syncs.
+   */
+  readonly etcdFsync?: boolean;
 }
 
 /**
@@ -85,7 +93,7 @@ const START_ATTEMPTS = 3;
 const LOG_TAIL_LINES = 30;
 
 /**
- * Generates a PKI, starts etcd (fresh data directory, no fsync) and kube-apiserver on free
+ * Generates a PKI, starts etcd (fresh data directory, no fsync unless asked) and kube-apiserver on free
  * loopback ports, waits for `/readyz`, namespace `default` and the
  * `kube-system/extension-apiserver-authentication` ConfigMap, and writes an admin
  * kubeconfig. On failure everything started is stopped before the promise rejects.
@@ -197,7 +205,7 @@ class LocalControlPlane implements KubeControlPlane {
           `--listen-peer-urls=${peerUrl}`,
           `--initial-advertise-peer-urls=${peerUrl}`,
           `--initial-cluster=default=${peerUrl}`,
-          '--unsafe-no-fsync',
+          ...(this.options.etcdFsync === true ? [] : ['--unsafe-no-fsync']),
           '--log-level=warn',
         ],
         this.#etcdLog,
@@ -320,6 +328,13 @@ class LocalControlPlane implements KubeControlPlane {
       return text.trimEnd().split('\n').slice(-lines).join('\n');
     };
     return `--- kube-apiserver log (tail) ---\n${await tail(this.#apiserverLog)}\n--- etcd log (tail) ---\n${await tail(this.#etcdLog)}`;
+  }
+
+  get pids(): { apiserver: number; etcd: number } {
+    const apiserver = this.#apiserver?.pid;
+    const etcd = this.#etcd?.pid;
+    if (apiserver === undefined || etcd === undefined) throw new Error('the control plane has not started');
+    return { apiserver, etcd };
   }
 
   stop(): Promise<void> {
