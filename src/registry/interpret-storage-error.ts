@@ -11,6 +11,7 @@ import {
   tooLargeResourceVersion,
   type GroupResource,
 } from '../machinery/errors.js';
+import type { StorageWatcher } from '../storage/interfaces.js';
 import { StorageError } from '../storage/storage-error.js';
 
 /** Translates a StorageError about `name` into the Status error kube would answer; others pass through. */
@@ -41,4 +42,26 @@ export function interpretStorageError(error: unknown, gr: GroupResource, name: s
 export function interpretReadError(error: unknown, gr: GroupResource, name: string, verb: 'get' | 'list'): unknown {
   if (error instanceof StorageError && error.code === 'TooOld') return expired(`The resourceVersion for the provided ${verb} is too old.`);
   return interpretStorageError(error, gr, name);
+}
+
+/**
+ * A watcher whose storage errors (compaction, outage) arrive as API errors. Its iterator
+ * passes each step of storage's through, without the suspensions of a generator's
+ * `yield*`: every delivery to every watcher goes this way.
+ */
+export function translatedWatcher(gr: GroupResource, watcher: StorageWatcher): StorageWatcher {
+  const translate = (error: unknown): never => {
+    throw interpretStorageError(error, gr, '');
+  };
+  return {
+    stop: () => watcher.stop(),
+    pending: () => watcher.pending(),
+    [Symbol.asyncIterator]: () => {
+      const events = watcher[Symbol.asyncIterator]();
+      return {
+        next: () => events.next().catch(translate),
+        return: async () => (await events.return?.()) ?? { value: undefined, done: true },
+      };
+    },
+  };
 }

@@ -30,7 +30,7 @@ import type { ListRequest, ListResult, ResourceStorage, StorageWatcher, WriteOri
 import { StorageError } from '../storage/storage-error.js';
 import { conversionAnnotationErrors } from './conversion-annotations.js';
 import { deletionComplete, deletionDecision, type DeletionDecision } from './deletion.js';
-import { interpretReadError, interpretStorageError } from './interpret-storage-error.js';
+import { interpretReadError, interpretStorageError, translatedWatcher } from './interpret-storage-error.js';
 import type { DeleteOptions, GetOptions, ListOptions, Preconditions, WatchOptions } from './request-options.js';
 import type { SchemaValidator } from './schema-validator.js';
 
@@ -554,7 +554,7 @@ export class Store {
   async watch(namespace: string | undefined, options: WatchOptions): Promise<RegistryWatch> {
     const predicate = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
     const watch = async (from: string | undefined) =>
-      this.#translated(await this.#storage.watch(namespace, from, predicate, { bookmarkIntervalMs: options.bookmarkIntervalMs }));
+      translatedWatcher(this.#gr, await this.#storage.watch(namespace, from, predicate, { bookmarkIntervalMs: options.bookmarkIntervalMs }));
     const rv = options.resourceVersion;
     const unversioned = rv === '' || rv === '0';
     return this.#call('', async () => {
@@ -574,28 +574,5 @@ export class Store {
       }
       return { initial: noObjects(), watcher: await watch(unversioned ? undefined : rv) };
     });
-  }
-
-  /**
-   * A watcher whose storage errors (compaction, outage) arrive as API errors. Its
-   * iterator passes each step of storage's through, without the suspensions of a
-   * generator's `yield*`: every delivery to every watcher goes this way.
-   */
-  #translated(watcher: StorageWatcher): StorageWatcher {
-    const gr = this.#gr;
-    const translate = (error: unknown): never => {
-      throw interpretStorageError(error, gr, '');
-    };
-    return {
-      stop: () => watcher.stop(),
-      pending: () => watcher.pending(),
-      [Symbol.asyncIterator]: () => {
-        const events = watcher[Symbol.asyncIterator]();
-        return {
-          next: () => events.next().catch(translate),
-          return: async () => (await events.return?.()) ?? { value: undefined, done: true },
-        };
-      },
-    };
   }
 }
