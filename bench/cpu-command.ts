@@ -13,18 +13,18 @@
  * graphs (`*.svg`); profiling costs CPU, so those rounds' figures are not the ones to quote.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CairnProcess } from './cairn-process.js';
+import type { CairnProcess } from './cairn-process.js';
+import { inAlternatingRounds, loadAverages } from './checkout-rounds.js';
 import { type CpuProfile, stacksBetween, topFunctionsTable } from './cpuprofile.js';
 import { flameGraphSvg } from './flame-graph-svg.js';
 import { pipelineBody, pipelinePath, pipelinesPath } from './pipeline-manifest.js';
-import { startPostgresCluster } from './postgres-cluster.js';
 import { cpuSeconds } from './process-cpu.js';
 import { repoRoot } from './repo-root.js';
 import { writeFormatted } from './results-file.js';
+import { medianOf } from './stats.js';
 import { expectStatus, keepAliveAgent, request, type ServerAccess } from './server-access.js';
 
 const namespace = 'bench';
@@ -101,52 +101,29 @@ async function main(): Promise<void> {
   const creates = Number(values.creates);
   const gets = Number(values.gets);
   const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
-  const workDir = await mkdtemp(join(tmpdir(), 'cairn-cpu-'));
-  const cluster = await startPostgresCluster();
   const results: Round[] = [];
-  try {
-    for (let round = 0; round < rounds; round++) {
-      for (const [index, { repo, compiled, name }] of targets.entries()) {
-        const tag = `${round}-${index}`;
-        const profOut = join(workDir, `prof-${tag}`);
-        const server = await CairnProcess.start({
-          dataDir: join(workDir, `data-${tag}`),
-          databaseUrl: await cluster.createDatabase(`cpu_${round}_${index}`),
-          logFile: join(workDir, `cairn-${tag}.log`),
-          repo,
-          compiled,
-          extraArgs: ['--garbage-collector', 'off'],
-          ...(profileDir && { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profOut, '--cpu-prof-interval', '200'] }),
-        });
-        let measured;
-        try {
-          measured = await measure(server, creates, gets, tag);
-        } finally {
-          await server.stop();
-        }
-        const load = loadavg()
-          .map((l) => l.toFixed(1))
-          .join(' ');
-        results.push({ target: name, createMicros: measured.createMicros, getMicros: measured.getMicros, load });
-        console.log(
-          `${name} round ${round + 1}: ${measured.createMicros.toFixed(0)} µs CPU per create, ${measured.getMicros.toFixed(1)} µs per GET (load ${load})`,
-        );
-        if (profileDir) await writeProfiles(profOut, profileDir, repo, compiled, measured.windows, { create: creates, get: gets });
-      }
-    }
-  } finally {
-    await cluster.destroy();
-    await rm(workDir, { recursive: true, force: true });
-  }
+  const profileOut = (workDir: string, tag: string): string => join(workDir, `prof-${tag}`);
+  await inAlternatingRounds(
+    'cpu',
+    rounds,
+    targets,
+    async (server, { repo, compiled, name }, { round, tag, workDir }) => {
+      const measured = await measure(server, creates, gets, tag);
+      // The profile is written as the server exits.
+      await server.stop();
+      const load = loadAverages();
+      results.push({ target: name, createMicros: measured.createMicros, getMicros: measured.getMicros, load });
+      console.log(
+        `${name} round ${round + 1}: ${measured.createMicros.toFixed(0)} µs CPU per create, ${measured.getMicros.toFixed(1)} µs per GET (load ${load})`,
+      );
+      if (profileDir) await writeProfiles(profileOut(workDir, tag), profileDir, repo, compiled, measured.windows, { create: creates, get: gets });
+    },
+    ({ tag, workDir }) => (profileDir ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileOut(workDir, tag), '--cpu-prof-interval', '200'] } : {}),
+  );
   for (const { name } of targets) {
     const mine = results.filter((r) => r.target === name);
-    const median = (xs: number[]): number => {
-      const sorted = xs.sort((a, b) => a - b);
-      const middle = sorted.length / 2;
-      return Number.isInteger(middle) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[Math.floor(middle)];
-    };
     console.log(
-      `${name}: median ${median(mine.map((r) => r.createMicros)).toFixed(0)} µs per create, ${median(mine.map((r) => r.getMicros)).toFixed(1)} µs per GET over ${mine.length} rounds`,
+      `${name}: median ${medianOf(mine.map((r) => r.createMicros)).toFixed(0)} µs per create, ${medianOf(mine.map((r) => r.getMicros)).toFixed(1)} µs per GET over ${mine.length} rounds`,
     );
   }
 }

@@ -31,6 +31,7 @@ import { SqlObjectStore } from '../src/storage/sql-object-store.js';
 import type { LogAppendRow } from './log-append-report.js';
 import { previousResults, writeResults } from './results-file.js';
 import { postgresVersion, runMeta, runStart } from './run-meta.js';
+import { medianOf } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -124,12 +125,6 @@ async function appendsBeforeCaps(database: Database): Promise<Variant> {
   return { row: 'before the caps', open: async () => ({ append, close: async () => {} }) };
 }
 
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
 const dataDir = values['database-url'] ? undefined : await mkdtemp(join(tmpdir(), 'cairn-log-append-'));
 const database: Database = dataDir ? await PGliteDatabase.open(dataDir) : new PostgresDatabase({ connectionString: values['database-url']! });
 try {
@@ -164,13 +159,13 @@ try {
   const measured = variants.slice(1).map((variant) => {
     const own = slices.get(variant)!;
     const ratios = own.map((s, round) => s.cpuMicros / limit[round].cpuMicros);
-    return { variant, rate: median(own.map((s) => s.rate)), cpuMicros: median(own.map((s) => s.cpuMicros)), ratio: median(ratios), ratios };
+    return { variant, rate: medianOf(own.map((s) => s.rate)), cpuMicros: medianOf(own.map((s) => s.cpuMicros)), ratio: medianOf(ratios), ratios };
   });
-  const beforeCpu = median(limit.map((s) => s.cpuMicros));
+  const beforeCpu = medianOf(limit.map((s) => s.cpuMicros));
   const loadText = `1-minute load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} over the rounds`;
   console.log(
     `${database.backend} log appends (10 lines of 100 B), ${rounds} interleaved rounds of ${seconds / rounds} s each, ${loadText}; ` +
-      `as before the caps: ${median(limit.map((s) => s.rate)).toFixed(0)}/s, ${beforeCpu.toFixed(0)} µs of CPU each`,
+      `as before the caps: ${medianOf(limit.map((s) => s.rate)).toFixed(0)}/s, ${beforeCpu.toFixed(0)} µs of CPU each`,
   );
   for (const { variant, rate, cpuMicros, ratio, ratios } of measured)
     console.log(

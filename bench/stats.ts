@@ -14,6 +14,11 @@ export function measured(runs: readonly number[]): Measured {
   return Object.freeze({ runs: Object.freeze([...runs]), min: sorted[0], median: median(sorted) });
 }
 
+/** The median of `values`, in any order. */
+export function medianOf(values: readonly number[]): number {
+  return median([...values].sort((a, b) => a - b));
+}
+
 /** The median of already sorted values. */
 function median(sorted: readonly number[]): number {
   const mid = sorted.length >> 1;

@@ -8,15 +8,13 @@
  * Beside each run's p50 and p99 it prints the server's CPU per delivery, from /proc: the
  * cost of a delivery, which the machine's load changes far less than the latency.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CairnProcess } from './cairn-process.js';
-import { startPostgresCluster } from './postgres-cluster.js';
+import { inAlternatingRounds, loadAverages } from './checkout-rounds.js';
 import { cpuSeconds } from './process-cpu.js';
 import { fullProfile } from './profile.js';
 import { repoRoot } from './repo-root.js';
+import { medianOf } from './stats.js';
 import { measureWatchLatency, type WatchScenario } from './watch-latency.js';
 
 /** One scenario's run on one checkout. */
@@ -38,17 +36,6 @@ function parseScenario(text: string): WatchScenario {
 }
 
 const name = (s: WatchScenario): string => `${s.watchers} watchers × ${s.perSecond}/s`;
-const load = (): string =>
-  loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -60,53 +47,37 @@ async function main(): Promise<void> {
   const repos = (values.repo ?? [repoRoot]).map((r) => resolve(r));
   const scenarios = values.scenario?.map(parseScenario) ?? [fullProfile.watchSteady, fullProfile.watchMany];
   const rounds = Number(values.rounds);
-  const workDir = await mkdtemp(join(tmpdir(), 'cairn-watch-'));
-  const cluster = await startPostgresCluster();
   const runs: Run[] = [];
-  try {
-    for (let round = 0; round < rounds; round++) {
-      for (const [index, repo] of repos.entries()) {
-        const tag = `${round}-${index}`;
-        const server = await CairnProcess.start({
-          dataDir: join(workDir, `data-${tag}`),
-          databaseUrl: await cluster.createDatabase(`watch_${round}_${index}`),
-          logFile: join(workDir, `cairn-${tag}.log`),
+  await inAlternatingRounds(
+    'watch',
+    rounds,
+    repos.map((repo) => ({ repo })),
+    async (server, { repo }, { round, tag }) => {
+      for (const [s, scenario] of scenarios.entries()) {
+        const cpu = cpuSeconds(server.pid);
+        const result = await measureWatchLatency({ writer: server.access, watched: server.access, namespace: `watch-${tag}-${s}`, scenario });
+        const deliveries = result.latenciesMs.length;
+        const run = {
           repo,
-          extraArgs: ['--garbage-collector', 'off'],
-        });
-        try {
-          for (const [s, scenario] of scenarios.entries()) {
-            const cpu = cpuSeconds(server.pid);
-            const result = await measureWatchLatency({ writer: server.access, watched: server.access, namespace: `watch-${tag}-${s}`, scenario });
-            const deliveries = result.latenciesMs.length;
-            const run = {
-              repo,
-              scenario: name(scenario),
-              p50: result.p50,
-              p99: result.p99,
-              cpuMicros: ((cpuSeconds(server.pid) - cpu) * 1e6) / deliveries,
-              load: load(),
-            };
-            runs.push(run);
-            const missing = result.missing > 0 ? `, ${result.missing} missing` : '';
-            console.log(
-              `${repo} round ${round + 1}, ${run.scenario}: p50 ${run.p50.toFixed(2)} ms, p99 ${run.p99.toFixed(2)} ms, ${run.cpuMicros.toFixed(1)} µs server CPU per delivery${missing} (load ${run.load})`,
-            );
-          }
-        } finally {
-          await server.stop();
-        }
+          scenario: name(scenario),
+          p50: result.p50,
+          p99: result.p99,
+          cpuMicros: ((cpuSeconds(server.pid) - cpu) * 1e6) / deliveries,
+          load: loadAverages(),
+        };
+        runs.push(run);
+        const missing = result.missing > 0 ? `, ${result.missing} missing` : '';
+        console.log(
+          `${repo} round ${round + 1}, ${run.scenario}: p50 ${run.p50.toFixed(2)} ms, p99 ${run.p99.toFixed(2)} ms, ${run.cpuMicros.toFixed(1)} µs server CPU per delivery${missing} (load ${run.load})`,
+        );
       }
-    }
-  } finally {
-    await cluster.destroy();
-    await rm(workDir, { recursive: true, force: true });
-  }
+    },
+  );
   for (const repo of repos) {
     for (const scenario of scenarios) {
       const mine = runs.filter((r) => r.repo === repo && r.scenario === name(scenario));
       console.log(
-        `${repo}, ${name(scenario)}: median p50 ${median(mine.map((r) => r.p50)).toFixed(2)} ms, p99 ${median(mine.map((r) => r.p99)).toFixed(2)} ms, ${median(mine.map((r) => r.cpuMicros)).toFixed(1)} µs per delivery over ${mine.length} rounds`,
+        `${repo}, ${name(scenario)}: median p50 ${medianOf(mine.map((r) => r.p50)).toFixed(2)} ms, p99 ${medianOf(mine.map((r) => r.p99)).toFixed(2)} ms, ${medianOf(mine.map((r) => r.cpuMicros)).toFixed(1)} µs per delivery over ${mine.length} rounds`,
       );
     }
   }
