@@ -102,7 +102,6 @@ export class SqlObjectStore implements ObjectStore {
   readonly #metrics: StorageRecorder;
   readonly #storages = new Map<string, ResourceStorage>();
   readonly #sqlStorages = new Set<SqlResourceStorage>();
-  readonly #eventsNotify: CoalescedNotify;
   readonly #logWakeups = new LogWakeups();
   readonly #logsNotify: CoalescedNotify;
   readonly #writes: WriteBatcher;
@@ -133,9 +132,14 @@ export class SqlObjectStore implements ObjectStore {
     this.#options = options;
     this.#metrics = options.metrics ?? noStorageMetrics;
     const onError = (error: unknown): void => options.onBackgroundError?.(error);
-    this.#eventsNotify = new CoalescedNotify(database, eventsChannel, onError, this.#id);
     this.#logsNotify = new CoalescedNotify(database, logsChannel, onError, this.#id);
-    this.#writes = new WriteBatcher({ database, metrics: this.#metrics, onCommit: (batch) => this.#afterCommit(batch) });
+    this.#writes = new WriteBatcher({
+      database,
+      metrics: this.#metrics,
+      onCommit: (batch) => this.#afterCommit(batch),
+      // A backend with one process has nobody to wake.
+      ...(database.backend === 'postgres' && { notify: { channel: eventsChannel, payload: this.#id } }),
+    });
     cache.onAppend((events) => {
       for (const event of events) this.#objects.get(event.resource)?.apply(event);
       this.#settleSyncs();
@@ -274,7 +278,7 @@ export class SqlObjectStore implements ObjectStore {
     this.#closed = true;
     clearInterval(this.#safetyTimer);
     clearTimeout(this.#retryTimer);
-    await Promise.all([this.#eventsNotify.close(), this.#logsNotify.close()]);
+    await this.#logsNotify.close();
     await Promise.all(this.#unlisten.map((unlisten) => unlisten()));
     for (const storage of this.#sqlStorages) storage.stopWatchers();
     this.#cache.close();
@@ -297,8 +301,6 @@ export class SqlObjectStore implements ObjectStore {
     const newest = this.#cache.newest;
     if (newest === batch.after) this.#cache.append(batch.events, batch.through);
     else if (newest < batch.after) this.#poll();
-    // A coalesced wake-up, sent after the commit: the event log is the truth.
-    this.#eventsNotify.wake();
   }
 
   /**

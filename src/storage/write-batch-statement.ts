@@ -28,6 +28,10 @@
  *   held, so lines an append committed while the batch waited for the lock are deleted
  *   too, and the counter is not held while a long log goes.
  *
+ * - **Other replicas hear of it at its commit.** Given a channel, the statement wakes
+ *   their watch caches with `pg_notify` when it accepted a write: delivered with the
+ *   commit itself, without a second round trip and a second commit flush after it.
+ *
  * Values travel as one jsonb array, each object's JSON text in it as two strings split
  * where its resourceVersion goes (object-text.ts; the statement joins them around the
  * resourceVersion it assigns and stores the text as it is, parsing no object): a
@@ -126,8 +130,17 @@ const deleteLogs = (deletes: string) => `DELETE FROM cairn_logs WHERE uid IN (
 /** Deletes the log lines of the objects the batch deletes. */
 const deleteLogLines = (deletes: string) => `DELETE FROM cairn_log_lines WHERE uid IN (${deletedUids(deletes)})`;
 
-/** The writes themselves; returns per write (`idx` from 1) its resourceVersion, and the batch's range. */
-const writeAll = (batch: string) => `WITH input AS MATERIALIZED (
+/** Who a batch wakes at its commit: the listeners of `channel`, told by `payload` who wrote. */
+export interface BatchNotify {
+  readonly channel: string;
+  readonly payload: string;
+}
+
+/**
+ * The writes themselves; returns per write (`idx` from 1) its resourceVersion, and the batch's range.
+ * With `notify` (two SQL expressions, channel and payload), a batch that accepted a write notifies.
+ */
+const writeAll = (batch: string, notify?: readonly [string, string]) => `WITH input AS MATERIALIZED (
   SELECT w.idx::int AS idx, w.v->>'op' AS op, w.v->>'r' AS resource, w.v->>'ns' AS namespace, w.v->>'n' AS name,
          w.v->>'uid' AS uid, (w.v->>'e')::bigint AS expected, w.v->>'av' AS api_version,
          w.v->'l' AS labels, w.v->'f' AS fields, w.v->'pl' AS prev_labels, w.v->'pf' AS prev_fields,
@@ -174,13 +187,17 @@ const writeAll = (batch: string) => `WITH input AS MATERIALIZED (
   FROM stamped s
   WHERE (s.resource, s.namespace, s.name) IN (SELECT * FROM inserted UNION ALL SELECT * FROM updated UNION ALL SELECT * FROM deleted)
   RETURNING resource_version
-)
+)${
+  // A CTE runs once: joined on true, its one row (none when nothing was accepted) leaves the rows as they are.
+  notify ? `, notified AS MATERIALIZED (SELECT pg_notify(${notify[0]}, ${notify[1]}) WHERE EXISTS (SELECT FROM accepted))` : ''
+}
 SELECT i.idx, l.resource_version::text AS rv, (SELECT after::text FROM counter) AS after, (SELECT through::text FROM counter) AS through
-FROM input i LEFT JOIN stamped s ON s.idx = i.idx LEFT JOIN logged l ON l.resource_version = s.rv
+FROM input i LEFT JOIN stamped s ON s.idx = i.idx LEFT JOIN logged l ON l.resource_version = s.rv${notify ? ' LEFT JOIN notified ON true' : ''}
 ORDER BY i.idx`;
 
-/** The statement of a batch without deletes, prepared once per connection: no parse, no plan per batch. */
+/** The statements of a batch without deletes, prepared once per connection: no parse, no plan per batch. */
 const preparedWriteAll = writeAll('$1::jsonb');
+const preparedWriteAllNotifying = writeAll('$1::jsonb', ['$2', '$3']);
 
 /**
  * Applies `writes`, which must be of distinct keys (two writes of one row in one
@@ -188,12 +205,16 @@ const preparedWriteAll = writeAll('$1::jsonb');
  * returns what the writes' statement returned (read it with {@link readBatchOutcome}).
  * Throws what the database throws: then none of them is applied.
  */
-export async function runWriteBatch(database: Database, writes: readonly BatchedWrite[]): Promise<readonly Row[]> {
+export async function runWriteBatch(database: Database, writes: readonly BatchedWrite[], notify?: BatchNotify): Promise<readonly Row[]> {
   const batch = `[${writes.map(element).join(',')}]`;
   const deletes = writes.filter((w) => w.op === 'delete');
-  if (deletes.length === 0) return database.query(preparedWriteAll, [batch], 'cairn-write-batch');
+  if (deletes.length === 0) {
+    if (notify) return database.query(preparedWriteAllNotifying, [batch, notify.channel, notify.payload], 'cairn-write-batch-notify');
+    return database.query(preparedWriteAll, [batch], 'cairn-write-batch');
+  }
   const deleted = keysLiteral(deletes, true);
-  const script = [lockRows(keysLiteral(writes, false)), deleteLogs(deleted), deleteLogLines(deleted), writeAll(`${dollarQuoted(batch)}::jsonb`)].join(';\n');
+  const notifyLiterals = notify && ([dollarQuoted(notify.channel), dollarQuoted(notify.payload)] as const);
+  const script = [lockRows(keysLiteral(writes, false)), deleteLogs(deleted), deleteLogLines(deleted), writeAll(`${dollarQuoted(batch)}::jsonb`, notifyLiterals)].join(';\n');
   return (await database.script(script)).at(-1) ?? [];
 }
 

@@ -9,7 +9,7 @@
 import type { Database, Row } from './database.js';
 import type { EventLogEntry } from './event-log-entry.js';
 import { classifyDatabaseError, isConnectionError, isReadOnlyError, StorageError } from './storage-error.js';
-import { readBatchOutcome, runWriteBatch, type BatchedWrite } from './write-batch-statement.js';
+import { readBatchOutcome, runWriteBatch, type BatchedWrite, type BatchNotify } from './write-batch-statement.js';
 import { noStorageMetrics, type StorageRecorder } from './metrics.js';
 import { activeSpanContext, contextOf, inSpan, SpanKind, type SpanContext } from '../machinery/tracing.js';
 
@@ -36,6 +36,8 @@ export interface WriteBatcherOptions {
    * whose outcome is unknown (the connection went while it ran): the log will tell.
    */
   readonly onCommit: (batch: CommittedBatch | undefined) => void;
+  /** Whom a batch that commits writes wakes, in its own transaction (the other replicas); nobody when undefined. */
+  readonly notify?: BatchNotify;
   /** Where each batch's size is recorded; nowhere by default. */
   readonly metrics?: StorageRecorder;
   /** The most writes in one batch; default 256. */
@@ -62,6 +64,7 @@ const attempts = 3;
 export class WriteBatcher {
   readonly #database: Database;
   readonly #onCommit: WriteBatcherOptions['onCommit'];
+  readonly #notifies: BatchNotify | undefined;
   readonly #metrics: StorageRecorder;
   readonly #maxWrites: number;
   readonly #maxBytes: number;
@@ -73,6 +76,7 @@ export class WriteBatcher {
   constructor(options: WriteBatcherOptions) {
     this.#database = options.database;
     this.#onCommit = options.onCommit;
+    this.#notifies = options.notify;
     this.#metrics = options.metrics ?? noStorageMetrics;
     this.#maxWrites = options.maxWrites ?? 256;
     this.#maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
@@ -152,6 +156,7 @@ export class WriteBatcher {
       rows = await runWriteBatch(
         this.#database,
         batch.map((p) => p.write),
+        this.#notifies,
       );
     } catch (error) {
       if (isConnectionError(error)) {

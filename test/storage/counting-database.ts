@@ -47,6 +47,8 @@ export class CountingDatabase implements Database {
   logTailReads = 0;
   /** Round trips that write objects: write batches, and anything else that would. */
   writeRoundTrips = 0;
+  /** NOTIFYs sent on their own (a write batch wakes the other replicas in its own statement). */
+  notifies = 0;
   /** Holds for the next snapshot transaction. */
   holds: SnapshotHolds | undefined;
   readonly #inner: Database;
@@ -81,7 +83,10 @@ export class CountingDatabase implements Database {
   }
 
   listen: Database['listen'] = (channel, onWake) => this.#inner.listen(channel, onWake);
-  notify: Database['notify'] = (channel, payload) => this.#inner.notify(channel, payload);
+  notify: Database['notify'] = (channel, payload) => {
+    this.notifies++;
+    return this.#inner.notify(channel, payload);
+  };
   ping = () => this.#inner.ping();
   connections = () => this.#inner.connections();
   close = () => this.#inner.close();

@@ -2,6 +2,7 @@
  * Group commit, on both SQL backends: concurrent writes share batches (one round trip
  * each, counted), and what one write of a batch does wrong fails that write only.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/storage/database.js';
 import { noStorageMetrics, type StorageRecorder } from '../../src/storage/metrics.js';
@@ -11,6 +12,8 @@ import { PGliteDatabase } from '../../src/storage/pglite-database.js';
 import { PostgresDatabase } from '../../src/storage/postgres-database.js';
 import { SqlObjectStore } from '../../src/storage/sql-object-store.js';
 import { testDatabaseUrl } from '../support/test-database.js';
+import { splitObjectText } from '../../src/storage/object-text.js';
+import { readBatchOutcome, runWriteBatch, type BatchedWrite } from '../../src/storage/write-batch-statement.js';
 import { CountingDatabase } from './counting-database.js';
 import { collect, expectStorageError, fieldsOf, Gate, key, object, within } from './conformance-support.js';
 
@@ -40,9 +43,11 @@ async function batchesDuring(work: () => Promise<unknown>): Promise<number[]> {
   return sizes;
 }
 
+/** The database the PostgreSQL store opened: a notification reaches the listeners of its own database only. */
+let postgresUrl = '';
 const opens: Record<string, () => Promise<Database>> = {
   pglite: () => PGliteDatabase.open(),
-  postgres: async () => new PostgresDatabase({ connectionString: await testDatabaseUrl() }),
+  postgres: async () => new PostgresDatabase({ connectionString: (postgresUrl = await testDatabaseUrl()) }),
 };
 
 describe.each(Object.keys(opens))('write batches on %s', (backend) => {
@@ -126,6 +131,57 @@ describe.each(Object.keys(opens))('write batches on %s', (backend) => {
       ['MODIFIED', 'raced'],
     ]);
   });
+
+  it.runIf(backend === 'postgres')(
+    'wakes the other replicas with the commit of each batch that wrote, in its own statement, with no NOTIFY round trip after it',
+    async () => {
+      const woken = store.forResource('woken.test', fieldsOf);
+      const notifiesBefore = database.notifies;
+      await woken.create(key('w'), object('w'));
+      await woken.delete(key('w'));
+      expect(database.notifies).toBe(notifiesBefore);
+      // What each statement sends, told apart by payload: notifications arrive in commit order.
+      const listener = new pg.Client({ connectionString: postgresUrl });
+      await listener.connect();
+      try {
+        const heard: string[] = [];
+        const deleteHeard = Promise.withResolvers<void>();
+        listener.on('notification', (n) => {
+          heard.push(n.payload ?? '');
+          if (n.payload === 'deleted') deleteHeard.resolve();
+        });
+        await listener.query('LISTEN woken_test');
+        const write = (op: 'create' | 'delete', expected?: string): BatchedWrite => ({
+          op,
+          resource: 'woken.test',
+          namespace: 'ns',
+          name: 'direct',
+          uid: 'uid-direct',
+          apiVersion: 'test/v1',
+          labels: '{}',
+          fields: '{}',
+          object: splitObjectText({
+            apiVersion: 'test/v1',
+            kind: 'Thing',
+            metadata: { name: 'direct', namespace: 'ns', uid: 'uid-direct', resourceVersion: '' },
+          }),
+          ...(expected !== undefined && { expected }),
+        });
+        const run = async (payload: string, w: BatchedWrite) =>
+          readBatchOutcome(await runWriteBatch(database, [w], { channel: 'woken_test', payload }), 1).resourceVersions[0];
+        const created = await run('created', write('create'));
+        expect(created).toBeDefined();
+        // The same create again is refused by its condition: nothing committed, nobody woken.
+        expect(await run('refused', write('create'))).toBeUndefined();
+        // A batch with a delete runs as a script of statements: its last one wakes them.
+        expect(await run('deleted', write('delete', created!.toString()))).toBeDefined();
+        await within("the delete's notification", deleteHeard.promise);
+        expect(heard).toEqual(['created', 'deleted']);
+      } finally {
+        await listener.end();
+      }
+    },
+  );
 
   it('runs each write of a batch the database refused alone, so only the write it cannot store fails', async () => {
     const refused = store.forResource('refused.test', fieldsOf);
