@@ -1,4 +1,4 @@
-/** Starts and stops {@link ./bare-koa-server.ts}, the bare server the GET row is compared with. */
+/** Starts and stops {@link ./bare-koa-server.ts}, the bare server the GET, create-CPU and watch rows are compared with. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -11,16 +11,19 @@ import { serverAccess, type ServerAccess } from './server-access.js';
 export interface BareKoa {
   readonly access: ServerAccess;
   readonly pid: number;
+  /** Whether it stores creates and serves watches (it was given a database). */
+  readonly writes: boolean;
   stop(): Promise<void>;
 }
 
 /** The names the bare server's certificate covers, as Cairn's generated one does. */
 export const loopbackHosts: readonly string[] = Object.freeze(['localhost', '127.0.0.1', '::1']);
 
-/** Starts the bare server with the PKI in `pkiDir`, generated there first when missing. */
-export async function startBareKoa(pkiDir: string): Promise<BareKoa> {
+/** Starts the bare server with the PKI in `pkiDir`, generated there first when missing, and its write path on `databaseUrl` when given. */
+export async function startBareKoa(pkiDir: string, databaseUrl?: string): Promise<BareKoa> {
   const pki = await ensurePki(pkiDir, { hosts: loopbackHosts });
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-koa-server.ts', pkiDir], {
+  const args = ['--import', 'tsx', 'bench/bare-koa-server.ts', pkiDir, ...(databaseUrl === undefined ? [] : [databaseUrl])];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -38,6 +41,7 @@ export async function startBareKoa(pkiDir: string): Promise<BareKoa> {
   return {
     access,
     pid: child.pid!,
+    writes: databaseUrl !== undefined,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = once(child, 'exit');

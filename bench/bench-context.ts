@@ -13,7 +13,7 @@ export interface BenchContext {
   readonly progress: Progress;
   /** A temporary directory for data directories, logs and scripts. */
   readonly workDir: string;
-  /** The bare server of the GET row's limit. */
+  /** The bare server of the limits of the GET, CPU and (on PostgreSQL) watch rows. */
   readonly koa: BareKoa;
   /** The throwaway PostgreSQL and pgbench's database, when PostgreSQL is benched. */
   readonly postgres?: { readonly cluster: PostgresCluster; readonly pgbench: PgbenchTarget };

@@ -144,14 +144,15 @@ async function main(): Promise<void> {
   let postgres: string | undefined;
   let context: BenchContext | undefined;
   try {
-    progress.step(backends.includes('postgres') ? 'starting the bare Koa server and PostgreSQL' : 'starting the bare Koa server');
-    koa = await startBareKoa(join(workDir, 'koa-pki'));
-    context = { profile, collector, progress, workDir, koa };
+    progress.step(backends.includes('postgres') ? 'starting PostgreSQL and the bare Koa server' : 'starting the bare Koa server');
     if (backends.includes('postgres')) {
       cluster = await startPostgresCluster();
       postgres = await postgresVersion(cluster.url);
-      context = { ...context, postgres: { cluster, pgbench: await preparePgbench(await cluster.createDatabase('bench_pgbench'), workDir) } };
     }
+    // On PostgreSQL the bare server is the write path's limit too, storing in the same cluster.
+    koa = await startBareKoa(join(workDir, 'koa-pki'), await cluster?.createDatabase('bench_bare'));
+    context = { profile, collector, progress, workDir, koa };
+    if (cluster) context = { ...context, postgres: { cluster, pgbench: await preparePgbench(await cluster.createDatabase('bench_pgbench'), workDir) } };
     for (const backend of backends) {
       try {
         await benchBackend(context, backend);

@@ -1,14 +1,16 @@
 /**
  * The closed-loop rows: creates, GET, updates and merge patches, each run beside its
  * limit in the same run (pgbench or raw PGlite inserts; bare Koa and raw PGlite
- * selects), the server's CPU per create and per GET over those loads, and the create
- * latency at one client.
+ * selects), the server's CPU per create and per GET over those loads beside the bare Koa
+ * server's over the same loads, and the create latency at one client.
  */
 import { runName, step, type BenchContext } from './bench-context.js';
 import type { CairnProcess } from './cairn-process.js';
+import type { BareKoa } from './bare-koa.js';
 import { measureThroughput, type LoadRequest, type Throughput } from './http-load.js';
 import { runPgbench } from './pgbench.js';
 import { pipelineBody, pipelinePath, pipelinesPath, revisionAnnotation } from './pipeline-manifest.js';
+import { cpuSeconds } from './process-cpu.js';
 import type { RawPglite } from './raw-pglite.js';
 import type { Backend } from './rows.js';
 import { expectStatus, keepAliveAgent, request } from './server-access.js';
@@ -44,6 +46,10 @@ export async function throughputRows(ctx: BenchContext, backend: Backend, server
     await step(ctx, backend, 'creates', `creates, ${profile.createClients} clients${runName(ctx, run)}`, async () => {
       const limit = raw ? await raw.inserts(profile.loadSeconds) : await runPgbench(ctx.postgres!.pgbench, 16, profile.loadSeconds);
       add('creates', 'limit', limit);
+      if (backend === 'postgres' && ctx.koa.writes) {
+        const bare = await bareLoad(ctx.koa, profile.createClients, profile.loadSeconds, createLoad(namespace, next));
+        add('cpu-create', 'limit', bare.cpuMs);
+      }
       const cpu = usage.cpuSeconds();
       const result = await measureThroughput(access, profile.createClients, profile.loadSeconds, createLoad(namespace, next));
       const after = usage.cpuSeconds();
@@ -56,8 +62,9 @@ export async function throughputRows(ctx: BenchContext, backend: Backend, server
   }
   for (let run = 0; run < profile.runs; run++) {
     await step(ctx, backend, 'get', `GET, ${profile.getConnections} connections${runName(ctx, run)}`, async () => {
-      const koa = await measureThroughput(ctx.koa.access, profile.getConnections, profile.loadSeconds, { method: 'GET', path: '/' });
-      add('get', 'limit', koa.perSecond);
+      const koa = await bareLoad(ctx.koa, profile.getConnections, profile.loadSeconds, { method: 'GET', path: '/' });
+      add('get', 'limit', koa.result.perSecond);
+      add('cpu-get', 'limit', koa.cpuMs);
       const cpu = usage.cpuSeconds();
       const result = await measureThroughput(access, profile.getConnections, profile.loadSeconds, getLoad(namespace));
       const after = usage.cpuSeconds();
@@ -109,6 +116,14 @@ export async function throughputRows(ctx: BenchContext, backend: Backend, server
       add('create-latency', 'secondary', percentile(latencies, 50));
     });
   }
+}
+
+/** A load on the bare server, and its CPU per request answered 2xx in ms. */
+async function bareLoad(koa: BareKoa, connections: number, seconds: number, load: LoadRequest): Promise<{ result: Throughput; cpuMs: number }> {
+  const before = cpuSeconds(koa.pid);
+  const result = await measureThroughput(koa.access, connections, seconds, load);
+  if (result.ok === 0) throw new Error('the bare server answered no request with 2xx');
+  return { result, cpuMs: ((cpuSeconds(koa.pid) - before) * 1000) / result.ok };
 }
 
 /** The creates row's load: each POST a new Pipeline, named from `next`. */

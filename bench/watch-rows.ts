@@ -1,4 +1,7 @@
-/** The watch rows: delivery latency at three loads (Cairn's and kube-apiserver's), idle watchers' memory, and across replicas. */
+/**
+ * The watch rows: delivery latency at three loads (Cairn's and kube-apiserver's, and on
+ * PostgreSQL the bare Koa server's as the limit), idle watchers' memory, and across replicas.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runName, step, type BenchContext } from './bench-context.js';
 import type { CairnProcess } from './cairn-process.js';
@@ -37,6 +40,7 @@ export async function watchScenarioRows(
     await step(ctx, subject, id, `${label(scenario)}, ${scenario.writes} creates${runName(ctx, run)}`, async () => {
       const namespace = `${id}-${run}`;
       await createNamespace?.(namespace);
+      await bareLimit(ctx, subject, id, run, scenario);
       const result = await measureWatchLatency({ writer: access, watched: access, namespace, scenario });
       record(ctx, subject, id, run, scenario, result);
     });
@@ -56,6 +60,7 @@ export async function manyWatchersRows(ctx: BenchContext, backend: Backend, star
       const server = await start();
       try {
         await sleep(1000);
+        await bareLimit(ctx, backend, 'watch-many', run, scenario);
         const before = server.residentBytes();
         const whenIdle = async (): Promise<void> => {
           const rss = server.residentBytes();
@@ -80,6 +85,18 @@ export async function crossReplicaRow(ctx: BenchContext, writer: ServerAccess, w
       record(ctx, 'postgres', 'cross-replica', run, scenario, result);
     });
   }
+}
+
+/**
+ * The row's limit on PostgreSQL, measured just before Cairn's run: the same scenario on
+ * the bare Koa server, which stores each create as one row of the same cluster and writes
+ * it to its watches with nothing of Kubernetes between (bench/bare-koa-server.ts).
+ */
+async function bareLimit(ctx: BenchContext, subject: Subject, id: string, run: number, scenario: WatchScenario): Promise<void> {
+  if (subject !== 'postgres' || !ctx.koa.writes) return;
+  const result = await measureWatchLatency({ writer: ctx.koa.access, watched: ctx.koa.access, namespace: `${id}-bare-${run}`, scenario });
+  ctx.collector.add(subject, id, 'limit', result.p99);
+  if (result.missing > 0) ctx.collector.note(subject, id, `run ${run + 1}: the bare server missed ${result.missing} deliveries`);
 }
 
 function record(ctx: BenchContext, backend: Subject, id: string, run: number, scenario: WatchScenario, result: WatchRun): void {
