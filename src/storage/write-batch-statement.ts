@@ -214,7 +214,12 @@ export async function runWriteBatch(database: Database, writes: readonly Batched
   }
   const deleted = keysLiteral(deletes, true);
   const notifyLiterals = notify && ([dollarQuoted(notify.channel), dollarQuoted(notify.payload)] as const);
-  const script = [lockRows(keysLiteral(writes, false)), deleteLogs(deleted), deleteLogLines(deleted), writeAll(`${dollarQuoted(batch)}::jsonb`, notifyLiterals)].join(';\n');
+  const script = [
+    lockRows(keysLiteral(writes, false)),
+    deleteLogs(deleted),
+    deleteLogLines(deleted),
+    writeAll(`${dollarQuoted(batch)}::jsonb`, notifyLiterals),
+  ].join(';\n');
   return (await database.script(script)).at(-1) ?? [];
 }
 
