@@ -19,6 +19,13 @@ import { crossReplicaRow, manyWatchersRows, watchRows } from './watch-rows.js';
 import { memoryRow } from './memory-row.js';
 import { postgresProcesses, processUsage } from './server-usage.js';
 
+/**
+ * The flags of the servers of the GET rows: every GET reads the database, as each does past the object
+ * cache's bound (at a million objects), not the cache on some runs and the database on others as the
+ * creates before them cross the default bound. A small bound, not none: past it is the path at scale.
+ */
+const pastTheObjectCache = ['--object-cache-size', '100'];
+
 /** Runs every row of `backend`; throws only when no server could be started. */
 export async function benchBackend(ctx: BenchContext, backend: Backend): Promise<void> {
   const logFile = join(ctx.workDir, `cairn-${backend}.log`);
@@ -31,10 +38,7 @@ export async function benchBackend(ctx: BenchContext, backend: Backend): Promise
   const location = await fresh();
 
   ctx.progress.step(`${backend}: starting Cairn`);
-  // Every GET of the GET rows reads the database, as each does past the object cache's bound (at a million
-  // objects), not the cache on some runs and the database on others as the creates before them cross the
-  // default bound. A small bound, not none: past it is the path at scale (PGlite without any cache: see the notes).
-  const first = await CairnProcess.start({ ...location, extraArgs: ['--object-cache-size', '100'] });
+  const first = await CairnProcess.start({ ...location, extraArgs: pastTheObjectCache });
   try {
     ctx.collector.add(backend, 'time-to-ready', 'cairn', first.timeToReadyMs / 1000);
     const raw = backend === 'pglite' ? await openRawPglite(await mkdtemp(join(ctx.workDir, 'raw-pglite-'))) : undefined;
@@ -50,7 +54,7 @@ export async function benchBackend(ctx: BenchContext, backend: Backend): Promise
   } finally {
     await first.stop();
   }
-  if (backend === 'postgres') await workersRows(ctx, await fresh());
+  if (backend === 'postgres') await workersRows(ctx, { ...(await fresh()), extraArgs: pastTheObjectCache });
   await manyWatchersRows(ctx, backend, () => CairnProcess.start(location));
 
   await seedAndMeasureLimit(ctx, backend, location);
