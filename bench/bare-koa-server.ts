@@ -8,9 +8,10 @@
  * fields, so that it is about as long as Cairn's), inserts it as one JSONB row
  * (autocommit, as pgbench's), answers 201 with it, and writes it as an ADDED event to
  * every watch of that namespace (`?watch=true`), each event encoded once for all — what
- * storing a create and delivering it to its watchers costs on this machine at least. Run as a process of its own, like the server it
- * stands beside: `node --import tsx bench/bare-koa-server.ts PKI_DIR [DATABASE_URL]`; it
- * prints `{"port":N}` once listening.
+ * storing a create and delivering it to its watchers costs on this machine at least.
+ * Run as a process of its own, like the server it stands beside:
+ * `node --import tsx bench/bare-koa-server.ts PKI_DIR [DATABASE_URL]`; it prints
+ * `{"port":N}` once listening.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';

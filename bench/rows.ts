@@ -36,7 +36,9 @@ export interface RowSpec {
 const both: readonly Backend[] = ['postgres', 'pglite'];
 const n = (value: number): string => value.toLocaleString('en-US');
 const watchTitle = (s: Profile['watchBurst']): string => `watch: ${n(s.watchers)} watchers × ${n(s.writes)} creates sent at ${n(s.perSecond)}/s, p99 (p50)`;
-const createsLimit = { name: 'creates, same backend and run', unit: '/s' };
+/** A limit that is the same on both backends. */
+const onBoth = (name: string, unit: string): NonNullable<RowSpec['limit']> => ({ postgres: { name, unit }, pglite: { name, unit } });
+const createsLimit = onBoth('creates, same backend and run', '/s');
 const bareKoa = 'bare Koa HTTPS returning a small constant JSON';
 /** The watch rows' limit: the same creates and watches on a server with nothing of Kubernetes (bench/bare-koa-server.ts). */
 const bareWatchLimit = { postgres: { name: 'bare Koa HTTPS: each create one INSERT, its event written to every watch', unit: 'ms' } };
@@ -60,7 +62,7 @@ export const rowSpecs: readonly RowSpec[] = Object.freeze([
     title: (p) => `GET one Pipeline by name, ${p.getConnections} connections`,
     unit: '/s',
     backends: both,
-    limit: { postgres: { name: bareKoa, unit: '/s' }, pglite: { name: bareKoa, unit: '/s' } },
+    limit: onBoth(bareKoa, '/s'),
     goal: { on: 'ratio', op: '>=', bound: 0.5 },
     kube: {},
   },
@@ -93,7 +95,7 @@ export const rowSpecs: readonly RowSpec[] = Object.freeze([
     title: (p) => `updates (PUT) of ~900-byte Pipelines, ${p.createClients} clients`,
     unit: '/s',
     backends: both,
-    limit: { postgres: createsLimit, pglite: createsLimit },
+    limit: createsLimit,
     goal: { on: 'ratio', op: '>=', bound: 0.6 },
   },
   {
@@ -101,7 +103,7 @@ export const rowSpecs: readonly RowSpec[] = Object.freeze([
     title: (p) => `merge patches of one annotation, ${p.createClients} clients`,
     unit: '/s',
     backends: both,
-    limit: { postgres: createsLimit, pglite: createsLimit },
+    limit: createsLimit,
     goal: { on: 'ratio', op: '>=', bound: 0.6 },
   },
   {
@@ -125,7 +127,7 @@ export const rowSpecs: readonly RowSpec[] = Object.freeze([
     title: (p) => `server CPU per GET, ${p.getConnections} connections (Node; kube-apiserver)`,
     unit: 'ms',
     backends: both,
-    limit: { postgres: { name: bareKoa, unit: 'ms' }, pglite: { name: bareKoa, unit: 'ms' } },
+    limit: onBoth(bareKoa, 'ms'),
     goal: { on: 'value', op: '<=', bound: 0.04 },
     kube: {},
   },
@@ -201,10 +203,7 @@ export const rowSpecs: readonly RowSpec[] = Object.freeze([
     title: (p) => `LIST ${n(p.listObjects)} Pipelines, one request`,
     unit: 'ms',
     backends: both,
-    limit: {
-      postgres: { name: 'query + JSON.stringify of the same rows', unit: 'ms' },
-      pglite: { name: 'query + JSON.stringify of the same rows', unit: 'ms' },
-    },
+    limit: onBoth('query + JSON.stringify of the same rows', 'ms'),
     goal: { on: 'ratio', op: '<=', bound: 2 },
     kube: {},
   },
@@ -214,7 +213,7 @@ export const rowSpecs: readonly RowSpec[] = Object.freeze([
     title: (p) => `LIST ${n(p.streamedObjects)} Pipelines, one request: server RSS growth (time)`,
     unit: 'MiB',
     backends: both,
-    limit: { postgres: { name: 'response size', unit: 'MiB' }, pglite: { name: 'response size', unit: 'MiB' } },
+    limit: onBoth('response size', 'MiB'),
     secondary: { label: 'time', unit: 'ms' },
     goal: { on: 'ratio', op: '<=', bound: 2 },
   },
